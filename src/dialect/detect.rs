@@ -1,0 +1,171 @@
+//! Auto-detection: which framing and which dialect a stream speaks.
+//!
+//! Headers decide when they are explicit (the AI SDK's protocol headers, `application/x-ndjson`);
+//! otherwise the first bytes choose the framing and the first meaningful frame the dialect.
+//!
+//! ```
+//! use chatstream::dialect::{detect, Dialect};
+//! use chatstream::framing::Frame;
+//! let frame = Frame::data(r#"{"object":"chat.completion.chunk","choices":[]}"#);
+//! assert_eq!(detect::from_frame(&frame), Some(Dialect::OpenAi));
+//! ```
+
+use serde_json::Value;
+
+use super::Dialect;
+use crate::framing::{Frame, Framing};
+
+/// The dialect the response headers name, if they name one.
+pub fn from_headers<'a>(content_type: Option<&str>, headers: impl IntoIterator<Item = (&'a str, &'a str)>) -> Option<Dialect> {
+    for (name, value) in headers {
+        let value = value.trim();
+        if name.eq_ignore_ascii_case("x-vercel-ai-ui-message-stream") && !value.is_empty() {
+            return Some(Dialect::UiMessageStream);
+        }
+        if name.eq_ignore_ascii_case("x-vercel-ai-data-stream") && !value.is_empty() {
+            return Some(Dialect::DataStream);
+        }
+    }
+    let mime = content_type?.split(';').next()?.trim().to_ascii_lowercase();
+    match mime.as_str() {
+        "application/x-ndjson" | "application/ndjson" | "application/jsonl" => Some(Dialect::Ollama),
+        _ => None,
+    }
+}
+
+/// The framing the stream's first bytes show, or `None` while too few bytes have arrived.
+///
+/// A JSON object at the start means NDJSON; one character and a colon (`0:"Hi"`, `f:{…}`) means
+/// AI SDK v4 lines; anything else is read as Server-Sent Events, whose field names are words.
+pub fn framing_from_prefix(bytes: &[u8]) -> Option<Framing> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
+    let rest = &bytes[start..];
+    match rest {
+        [b'{', ..] => Some(Framing::Lines),
+        [c, b':', ..] if c.is_ascii_digit() || c.is_ascii_lowercase() => Some(Framing::Lines),
+        [_] => None,
+        _ => Some(Framing::Sse),
+    }
+}
+
+/// The dialect one frame shows, or `None` when it could belong to several (`[DONE]`, a frame
+/// that is not JSON). Event names decide first; then the JSON's shape.
+pub fn from_frame(frame: &Frame) -> Option<Dialect> {
+    if let Some(event) = frame.event.as_deref() {
+        if event.starts_with("response.") {
+            return Some(Dialect::OpenAiResponses);
+        }
+        if matches!(event, "message_start" | "content_block_start" | "content_block_delta" | "content_block_stop" | "message_delta" | "message_stop") {
+            return Some(Dialect::Anthropic);
+        }
+    }
+    let data = frame.data.trim_start();
+    if let [c, b':', ..] = data.as_bytes() {
+        if c.is_ascii_digit() || c.is_ascii_lowercase() {
+            return Some(Dialect::DataStream);
+        }
+    }
+    let value: Value = serde_json::from_str(data).ok()?;
+    from_json(&value)
+}
+
+fn from_json(value: &Value) -> Option<Dialect> {
+    let obj = value.as_object()?;
+    if let Some(kind) = obj.get("type").and_then(Value::as_str) {
+        if kind.starts_with("response.") {
+            return Some(Dialect::OpenAiResponses);
+        }
+        match kind {
+            "message_start" | "content_block_start" | "content_block_delta" | "content_block_stop" | "message_delta"
+            | "message_stop" | "ping" => return Some(Dialect::Anthropic),
+            "status" | "text_delta" | "tool_start" | "tool_progress" | "tool_complete" | "complete" | "cancelled" => {
+                return Some(Dialect::Agent)
+            }
+            "error" => {
+                return Some(if obj.get("error").is_some_and(Value::is_object) {
+                    Dialect::Anthropic
+                } else if obj.contains_key("errorText") {
+                    Dialect::UiMessageStream
+                } else {
+                    Dialect::Agent
+                })
+            }
+            _ if kind.contains('-') || matches!(kind, "start" | "finish" | "abort") => return Some(Dialect::UiMessageStream),
+            _ => {}
+        }
+    }
+    if obj.get("object").and_then(Value::as_str).is_some_and(|o| o.starts_with("chat.completion")) || obj.contains_key("choices") {
+        return Some(Dialect::OpenAi);
+    }
+    if obj.contains_key("candidates") || obj.contains_key("promptFeedback") || obj.contains_key("usageMetadata") {
+        return Some(Dialect::Gemini);
+    }
+    if obj.contains_key("done") || (obj.contains_key("model") && obj.contains_key("message")) {
+        return Some(Dialect::Ollama);
+    }
+    if let Some(error) = obj.get("error") {
+        // Gemini's envelope carries a numeric `code` and a `status` word; OpenAI-style servers don't.
+        if error.get("status").is_some_and(Value::is_string) && error.get("code").is_some_and(Value::is_number) {
+            return Some(Dialect::Gemini);
+        }
+        return Some(Dialect::OpenAi);
+    }
+    if obj.get("object").and_then(Value::as_str) == Some("error") {
+        return Some(Dialect::OpenAi); // vLLM's error object
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_name_the_ai_sdk_protocols_and_ndjson() {
+        assert_eq!(from_headers(None, [("X-Vercel-AI-UI-Message-Stream", "v1")]), Some(Dialect::UiMessageStream));
+        assert_eq!(from_headers(None, [("x-vercel-ai-data-stream", "v1")]), Some(Dialect::DataStream));
+        assert_eq!(from_headers(Some("application/x-ndjson; charset=utf-8"), []), Some(Dialect::Ollama));
+        assert_eq!(from_headers(Some("text/event-stream"), []), None);
+    }
+
+    #[test]
+    fn first_bytes_choose_the_framing() {
+        assert_eq!(framing_from_prefix(b"data: {}"), Some(Framing::Sse));
+        assert_eq!(framing_from_prefix(b": keep-alive\n"), Some(Framing::Sse));
+        assert_eq!(framing_from_prefix(b"\xEF\xBB\xBFevent: x"), Some(Framing::Sse));
+        assert_eq!(framing_from_prefix(b"{\"model\""), Some(Framing::Lines));
+        assert_eq!(framing_from_prefix(b"0:\"Hi\"\n"), Some(Framing::Lines));
+        assert_eq!(framing_from_prefix(b"f:{"), Some(Framing::Lines));
+        assert_eq!(framing_from_prefix(b"\n\n d"), None);
+        assert_eq!(framing_from_prefix(b""), None);
+    }
+
+    #[test]
+    fn frames_name_their_dialect() {
+        let cases: &[(Option<&str>, &str, Option<Dialect>)] = &[
+            (None, r#"{"id":"x","object":"chat.completion.chunk","choices":[]}"#, Some(Dialect::OpenAi)),
+            (Some("response.created"), r#"{"type":"response.created"}"#, Some(Dialect::OpenAiResponses)),
+            (None, r#"{"type":"response.output_text.delta"}"#, Some(Dialect::OpenAiResponses)),
+            (Some("message_start"), r#"{"type":"message_start"}"#, Some(Dialect::Anthropic)),
+            (None, r#"{"type":"error","error":{"type":"overloaded_error"}}"#, Some(Dialect::Anthropic)),
+            (None, r#"{"candidates":[{"content":{"parts":[{"text":"Hi"}]}}]}"#, Some(Dialect::Gemini)),
+            (None, r#"{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}"#, Some(Dialect::Gemini)),
+            (None, r#"{"model":"llama3","message":{"role":"assistant","content":"Hi"},"done":false}"#, Some(Dialect::Ollama)),
+            (None, r#"{"type":"start","messageId":"m"}"#, Some(Dialect::UiMessageStream)),
+            (None, r#"{"type":"message-start","messageId":"m"}"#, Some(Dialect::UiMessageStream)),
+            (None, r#"{"type":"error","errorText":"boom"}"#, Some(Dialect::UiMessageStream)),
+            (None, r#"0:"Hello""#, Some(Dialect::DataStream)),
+            (None, r#"{"type":"status","message":"Thinking..."}"#, Some(Dialect::Agent)),
+            (None, r#"{"type":"text_delta","text":"Hi"}"#, Some(Dialect::Agent)),
+            (None, r#"{"error":{"message":"bad","type":"invalid_request_error"}}"#, Some(Dialect::OpenAi)),
+            (None, r#"{"object":"error","message":"bad","code":400}"#, Some(Dialect::OpenAi)),
+            (None, "[DONE]", None),
+            (None, "<html>", None),
+        ];
+        for (event, data, want) in cases {
+            let frame = Frame { event: event.map(str::to_owned), data: (*data).to_owned(), id: None };
+            assert_eq!(from_frame(&frame), *want, "{data}");
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! Stage 2: frames → [`ProviderEvent`]s, one decoder per wire dialect.
+//!
+//! A decoder reads one [`Frame`] at a time and appends what it means, in provider-neutral
+//! terms, to an output vector. It does no cleaning (markers, thinking tags, control characters
+//! are the next stage's work) and never sees bytes. Auto-detection lives in [`detect`].
+
+pub mod detect;
+
+mod agent;
+mod anthropic;
+mod data_stream;
+mod gemini;
+mod ollama;
+mod openai;
+mod openai_responses;
+mod ui_message_stream;
+
+pub use agent::AgentDecoder;
+pub use anthropic::AnthropicDecoder;
+pub use data_stream::DataStreamDecoder;
+pub use gemini::GeminiDecoder;
+pub use ollama::OllamaDecoder;
+pub use openai::OpenAiDecoder;
+pub use openai_responses::OpenAiResponsesDecoder;
+pub use ui_message_stream::UiMessageStreamDecoder;
+
+use serde_json::{Map, Value};
+
+use crate::error::ErrorCode;
+use crate::event::Usage;
+use crate::framing::{Frame, Framing};
+
+/// What a provider said, in provider-neutral terms. Text is raw: the cleaning stage strips it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ProviderEvent {
+    /// A status line from a backend ("Thinking…").
+    Status(String),
+    /// Response text, as the provider sent it.
+    Text(String),
+    /// Provider-native thinking / reasoning text (summaries included).
+    Thinking(String),
+    /// The model starts asking for a tool call; its arguments may stream in `ToolCallDelta`s.
+    ToolCallStart { id: String, name: String },
+    /// More argument text (a JSON fragment) for the call `id`.
+    ToolCallDelta { id: String, delta: String },
+    /// The call's arguments are complete. `input` is set when the provider sent the parsed value
+    /// (Gemini, Ollama, AI SDK `tool-input-available`); otherwise the cleaner parses the deltas.
+    /// A `ToolCallEnd` with no `ToolCallStart` before it stands for both.
+    ToolCallEnd { id: String, name: Option<String>, input: Option<Value> },
+    /// A backend started running a tool itself (agent `tool_start`). `id` may be absent.
+    ToolRun { id: Option<String>, name: String, input: Value },
+    /// Progress of a running tool.
+    ToolProgress {
+        id: Option<String>,
+        name: String,
+        stage: Option<String>,
+        message: Option<String>,
+        progress: Option<f64>,
+        data: Value,
+    },
+    /// A tool finished: matched by `id`, else by `index`, else to the oldest unfinished tool.
+    ToolResult { id: Option<String>, name: Option<String>, index: Option<u32>, output: Value, is_error: bool },
+    /// Token counts; later reports replace earlier ones field by field within one stream.
+    Usage(Usage),
+    /// Why generation stopped, normalized to one of: `stop`, `length`, `tool_calls`,
+    /// `content_filter`, `refusal`, `error`, `other`.
+    Finish { reason: String },
+    /// Fields the backend sent for `complete.payload` (agent `complete`, message metadata,
+    /// `conversation_id`, `suggested_values`, `tool_history`, …). Merged key by key.
+    Payload(Map<String, Value>),
+    /// A value to append to the array `complete.payload[key]` (`sources`, `files`, `data`,
+    /// `citations`, …).
+    Attach { key: String, value: Value },
+    /// An error. `fatal`: the provider ended the message (its error event, a refusal of the
+    /// whole request). Not fatal: one frame could not be read; the stream goes on.
+    Error { code: ErrorCode, message: String, fatal: bool },
+    /// The dialect's terminal event arrived (`[DONE]`, `message_stop`, `response.completed`,
+    /// `done: true`, `finish`, …): the stream finished properly.
+    End,
+    /// The backend reports the request was cancelled.
+    Cancelled,
+}
+
+impl ProviderEvent {
+    /// The error for a frame that is not what its dialect allows.
+    pub fn unreadable(detail: impl std::fmt::Display) -> ProviderEvent {
+        ProviderEvent::Error {
+            code: ErrorCode::ServiceUnavailable,
+            message: format!("Failed to parse response: {detail}"),
+            fatal: false,
+        }
+    }
+}
+
+/// A wire-dialect decoder.
+pub trait DialectDecoder {
+    /// Decodes one frame, appending its events to `out`.
+    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>);
+    /// The input ended. Dialects whose end of body is their terminal event (Gemini) emit
+    /// `End` here when the stream finished properly; the others add nothing.
+    fn finish(&mut self, _out: &mut Vec<ProviderEvent>) {}
+}
+
+/// The wire dialects (DESIGN.md, "Wire dialects to read").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Dialect {
+    OpenAi,
+    OpenAiResponses,
+    Anthropic,
+    Gemini,
+    Ollama,
+    UiMessageStream,
+    DataStream,
+    Agent,
+}
+
+impl Dialect {
+    pub const ALL: [Dialect; 8] = [
+        Dialect::OpenAi,
+        Dialect::OpenAiResponses,
+        Dialect::Anthropic,
+        Dialect::Gemini,
+        Dialect::Ollama,
+        Dialect::UiMessageStream,
+        Dialect::DataStream,
+        Dialect::Agent,
+    ];
+
+    /// The name used in options and fixtures: `openai`, `openai-responses`, ….
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::OpenAi => "openai",
+            Dialect::OpenAiResponses => "openai-responses",
+            Dialect::Anthropic => "anthropic",
+            Dialect::Gemini => "gemini",
+            Dialect::Ollama => "ollama",
+            Dialect::UiMessageStream => "ui-message-stream",
+            Dialect::DataStream => "data-stream",
+            Dialect::Agent => "agent",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Dialect> {
+        Dialect::ALL.into_iter().find(|d| d.name() == name)
+    }
+
+    pub fn framing(self) -> Framing {
+        match self {
+            Dialect::Ollama | Dialect::DataStream => Framing::Lines,
+            _ => Framing::Sse,
+        }
+    }
+
+    pub fn decoder(self) -> Box<dyn DialectDecoder> {
+        match self {
+            Dialect::OpenAi => Box::<OpenAiDecoder>::default(),
+            Dialect::OpenAiResponses => Box::<OpenAiResponsesDecoder>::default(),
+            Dialect::Anthropic => Box::<AnthropicDecoder>::default(),
+            Dialect::Gemini => Box::<GeminiDecoder>::default(),
+            Dialect::Ollama => Box::<OllamaDecoder>::default(),
+            Dialect::UiMessageStream => Box::<UiMessageStreamDecoder>::default(),
+            Dialect::DataStream => Box::<DataStreamDecoder>::default(),
+            Dialect::Agent => Box::<AgentDecoder>::default(),
+        }
+    }
+}
+
+impl std::fmt::Display for Dialect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

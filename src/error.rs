@@ -1,0 +1,91 @@
+//! The error contract shared by every stage: a code from the seeds' list and a message.
+//!
+//! ```
+//! use chatstream::error::ErrorCode;
+//! assert_eq!(ErrorCode::from_http_status(429), ErrorCode::RateLimited);
+//! assert_eq!(ErrorCode::RateLimited.as_str(), "RATE_LIMITED");
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+/// The seeds' error codes (`chat_service` requirements, "Error Handling").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[non_exhaustive]
+pub enum ErrorCode {
+    ValidationError,
+    NotFound,
+    /// HTTP 401/403 or a provider's authentication error: "Invalid API key".
+    Unauthorized,
+    /// HTTP 429 or a provider's rate-limit error: "Rate limited, try again".
+    RateLimited,
+    /// The connection failed or the stream ended before its terminal event.
+    NetworkError,
+    /// Provider errors (overloaded, 5xx, model errors) and unreadable streams.
+    ServiceUnavailable,
+    /// Cancel after the stream completed.
+    Conflict,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::ValidationError => "VALIDATION_ERROR",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::Unauthorized => "UNAUTHORIZED",
+            ErrorCode::RateLimited => "RATE_LIMITED",
+            ErrorCode::NetworkError => "NETWORK_ERROR",
+            ErrorCode::ServiceUnavailable => "SERVICE_UNAVAILABLE",
+            ErrorCode::Conflict => "CONFLICT",
+        }
+    }
+
+    /// The code for an HTTP error status from a provider or backend.
+    pub fn from_http_status(status: u16) -> ErrorCode {
+        match status {
+            400 | 422 => ErrorCode::ValidationError,
+            401 | 403 => ErrorCode::Unauthorized,
+            404 => ErrorCode::NotFound,
+            409 => ErrorCode::Conflict,
+            429 => ErrorCode::RateLimited,
+            _ => ErrorCode::ServiceUnavailable,
+        }
+    }
+
+    /// The code for a provider's error `type` or `code` string
+    /// (`authentication_error`, `rate_limit_error`, `overloaded_error`, `RESOURCE_EXHAUSTED`, …).
+    /// Anything not recognised is a provider error: SERVICE_UNAVAILABLE.
+    pub fn from_provider_kind(kind: &str) -> ErrorCode {
+        let k = kind.to_ascii_lowercase();
+        if k.contains("auth") || k.contains("api_key") || k.contains("permission") || k == "unauthenticated" {
+            ErrorCode::Unauthorized
+        } else if k.contains("rate_limit") || k.contains("resource_exhausted") || k.contains("too_many") {
+            ErrorCode::RateLimited
+        } else if k.contains("not_found") {
+            ErrorCode::NotFound
+        } else if k.contains("invalid_request") || k.contains("invalid_argument") {
+            ErrorCode::ValidationError
+        } else {
+            ErrorCode::ServiceUnavailable
+        }
+    }
+
+    /// The contract's fixed user-facing message for this code, where it has one.
+    pub fn default_message(self) -> &'static str {
+        match self {
+            ErrorCode::Unauthorized => "Invalid API key",
+            ErrorCode::RateLimited => "Rate limited, try again",
+            ErrorCode::NetworkError => "Connection failed",
+            ErrorCode::ServiceUnavailable => "Failed to parse response",
+            ErrorCode::ValidationError => "Invalid request",
+            ErrorCode::NotFound => "Not found",
+            ErrorCode::Conflict => "Nothing to cancel",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,163 @@
+//! The clean event contract: what the UI receives (DESIGN.md, "The clean event contract").
+//!
+//! Events serialize to plain objects discriminated by `type`, with the field names of the
+//! seeds' frontend so that existing `switch (event.type)` code keeps working.
+//!
+//! ```
+//! use chatstream::event::StreamEvent;
+//! let e = StreamEvent::TextDelta { text: "Hi".into() };
+//! assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"type":"text_delta","text":"Hi"}"#);
+//! ```
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::ErrorCode;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum StreamEvent {
+    Status {
+        message: String,
+    },
+    /// Clean response text: no ␄, control characters, thinking tags, payload markers or `[[tool:N]]`.
+    TextDelta {
+        text: String,
+    },
+    /// Provider-native or inline `<think>` thinking, cleaned the same way.
+    ThinkingDelta {
+        text: String,
+    },
+    /// A tool call begins. `index` is the N of `[[tool:N]]`: the order tools started in this message.
+    ToolStart {
+        tool_use_id: String,
+        tool: String,
+        index: u32,
+        input: Value,
+    },
+    /// More argument text for a streaming tool call; `partial_input` is the best JSON value so far.
+    ToolInputDelta {
+        tool_use_id: String,
+        delta: String,
+        partial_input: Value,
+    },
+    /// The arguments are complete and parsed: the model asks for this call.
+    ToolCall {
+        tool_use_id: String,
+        tool: String,
+        index: u32,
+        input: Value,
+    },
+    ToolProgress {
+        tool_use_id: Option<String>,
+        tool: String,
+        stage: Option<String>,
+        message: Option<String>,
+        progress: Option<f64>,
+        data: Value,
+    },
+    /// A tool finished (run by the backend or the browser). A tool error never stops the stream.
+    ToolComplete {
+        tool_use_id: String,
+        tool: String,
+        index: u32,
+        input: Value,
+        output: Value,
+        is_error: bool,
+    },
+    /// Exactly once per message, also after cancel (with the partial content).
+    Complete {
+        payload: CompletePayload,
+    },
+    Error {
+        code: ErrorCode,
+        message: String,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        field: Option<String>,
+    },
+    /// After the `complete` that carries the partial content.
+    Cancelled,
+}
+
+impl StreamEvent {
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> StreamEvent {
+        StreamEvent::Error { code, message: message.into(), field: None }
+    }
+}
+
+/// `complete.payload`: the whole message, ready to persist and render.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompletePayload {
+    /// Clean text with `[[tool:N]]` kept where tools ran (as the seeds persist it).
+    pub message: String,
+    /// Clean text with no markers at all.
+    pub text: String,
+    pub thinking: Option<String>,
+    pub segments: Vec<Segment>,
+    pub tool_history: Vec<ToolRecord>,
+    pub suggested_values: Option<Value>,
+    pub suggested_actions: Option<Value>,
+    pub custom_payload: Option<Value>,
+    pub finish_reason: Option<String>,
+    pub usage: Option<Usage>,
+    /// Whatever else the backend sent (`conversation_id`, `diagnostics`, …), passed through.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One piece of a message in reading order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Segment {
+    Text {
+        text: String,
+    },
+    /// A tool card. `tool_use_id`, `tool`, `input` and `output` are null for a marker whose
+    /// tool never ran: the card stays visible with no output.
+    Tool {
+        index: u32,
+        tool_use_id: Option<String>,
+        tool: Option<String>,
+        input: Value,
+        output: Value,
+        is_error: bool,
+    },
+}
+
+/// One entry of `tool_history`, by index (the seeds' shape).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolRecord {
+    pub tool_name: String,
+    pub tool_use_id: String,
+    pub input: Value,
+    pub output: Value,
+    pub is_error: bool,
+}
+
+/// Token counts normalized across providers; `None` where the provider did not say.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    /// Thinking tokens, where the provider counts them separately.
+    pub reasoning_tokens: Option<u64>,
+    pub cached_input_tokens: Option<u64>,
+    pub total_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// Adds `other` into `self`, field by field (usage summed over agent iterations).
+    pub fn add(&mut self, other: &Usage) {
+        fn sum(a: &mut Option<u64>, b: Option<u64>) {
+            if let Some(b) = b {
+                *a = Some(a.unwrap_or(0) + b);
+            }
+        }
+        sum(&mut self.input_tokens, other.input_tokens);
+        sum(&mut self.output_tokens, other.output_tokens);
+        sum(&mut self.reasoning_tokens, other.reasoning_tokens);
+        sum(&mut self.cached_input_tokens, other.cached_input_tokens);
+        sum(&mut self.total_tokens, other.total_tokens);
+    }
+}

@@ -1,0 +1,101 @@
+//! Stage 1: bytes → frames.
+//!
+//! Two framings cover every dialect: Server-Sent Events ([`SseDecoder`], WHATWG "event stream
+//! interpretation") and newline-delimited records ([`LineDecoder`]: Ollama's NDJSON and the AI SDK
+//! v4 `CODE:JSON` lines). Both take input in chunks of any size, decode UTF-8 across chunk
+//! boundaries, never scan consumed bytes again, and cap the size of one frame.
+
+mod lines;
+mod sse;
+
+pub use lines::LineDecoder;
+pub use sse::SseDecoder;
+
+/// Default cap on one frame (one SSE event or one line): generous for long tool inputs,
+/// small enough that a runaway stream cannot take the tab's memory.
+pub const DEFAULT_MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
+
+/// One dispatched unit: an SSE event, or one line of a line-framed stream.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Frame {
+    /// The SSE `event` field; `None` when the event had none (the spec's default, "message").
+    /// Always `None` for line framing.
+    pub event: Option<String>,
+    /// SSE: the `data` lines joined with `\n`. Lines: the line without its terminator.
+    pub data: String,
+    /// The SSE `id` field when this event set one. Always `None` for line framing.
+    pub id: Option<String>,
+}
+
+impl Frame {
+    pub fn data(data: impl Into<String>) -> Frame {
+        Frame { event: None, data: data.into(), id: None }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FramingError {
+    /// One frame grew past the cap; it is dropped and decoding resumes after its end.
+    FrameTooLarge { limit: usize },
+}
+
+impl std::fmt::Display for FramingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FramingError::FrameTooLarge { limit } => {
+                write!(f, "one stream event exceeded the {limit}-byte limit and was dropped")
+            }
+        }
+    }
+}
+
+/// How the input ended, reported by `finish`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// Nothing was left undecided.
+    Clean,
+    /// An event had started (fields seen, no blank line yet) when the input ended. Per the
+    /// WHATWG rule it was not dispatched; later stages use this to tell truncation from a finish.
+    Truncated,
+}
+
+/// The framing a dialect is carried in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    Sse,
+    Lines,
+}
+
+/// Either decoder behind one interface, chosen at run time.
+#[derive(Debug)]
+pub enum FrameDecoder {
+    Sse(SseDecoder),
+    Lines(LineDecoder),
+}
+
+impl FrameDecoder {
+    pub fn new(framing: Framing, max_frame_bytes: usize) -> FrameDecoder {
+        match framing {
+            Framing::Sse => FrameDecoder::Sse(SseDecoder::with_limit(max_frame_bytes)),
+            Framing::Lines => FrameDecoder::Lines(LineDecoder::with_limit(max_frame_bytes)),
+        }
+    }
+
+    /// Decodes `chunk`, appending every frame it completes to `out`. On an oversized frame the
+    /// frames before it are in `out`, the error is returned, and the decoder skips to the frame's end.
+    pub fn push(&mut self, chunk: &[u8], out: &mut Vec<Frame>) -> Result<(), FramingError> {
+        match self {
+            FrameDecoder::Sse(d) => d.push(chunk, out),
+            FrameDecoder::Lines(d) => d.push(chunk, out),
+        }
+    }
+
+    /// Ends the input: dispatches what the framing's rules allow and says how it ended.
+    pub fn finish(&mut self, out: &mut Vec<Frame>) -> Ending {
+        match self {
+            FrameDecoder::Sse(d) => d.finish(out),
+            FrameDecoder::Lines(d) => d.finish(out),
+        }
+    }
+}

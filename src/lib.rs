@@ -1,0 +1,12 @@
+//! chatstream: read any LLM chat stream, get clean events and chat state.
+//! (Crate docs are written in full once the pipeline exists.)
+
+pub mod clean;
+pub mod dialect;
+pub mod error;
+pub mod event;
+pub mod framing;
+pub mod stream;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;

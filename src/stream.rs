@@ -1,0 +1,266 @@
+//! The whole pipeline in one object: bytes in, clean events out.
+//!
+//! [`ChatStream`] chooses the framing and the dialect (or takes the ones it is given), runs each
+//! push through framing → dialect → clean, and returns the events that input completed.
+//!
+//! ```
+//! use chatstream::stream::{ChatStream, StreamOptions};
+//! use chatstream::event::StreamEvent;
+//!
+//! let mut stream = ChatStream::new(StreamOptions::default());
+//! let mut events = Vec::new();
+//! // An OpenAI chunk split in the middle of its JSON: nothing is decided until it completes.
+//! stream.push(br#"data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"con"#, &mut events);
+//! assert!(events.is_empty());
+//! stream.push(b"tent\":\"Hi\"}}]}\n\n", &mut events);
+//! assert_eq!(events, [StreamEvent::TextDelta { text: "Hi".into() }]);
+//! ```
+
+use crate::clean::{CleanOptions, Cleaner};
+use crate::dialect::{detect, Dialect, DialectDecoder, ProviderEvent};
+use crate::error::ErrorCode;
+use crate::event::StreamEvent;
+use crate::framing::{Frame, FrameDecoder, Framing, DEFAULT_MAX_FRAME_BYTES};
+
+/// How many frames auto-detection looks at before it gives up on a stream it cannot recognise.
+const DETECTION_FRAME_LIMIT: usize = 16;
+
+#[derive(Debug, Clone)]
+pub struct StreamOptions {
+    /// The wire dialect; `None` detects it from the headers or the first frames.
+    pub dialect: Option<Dialect>,
+    /// The response's `Content-Type`, when known (helps detection).
+    pub content_type: Option<String>,
+    /// The response's headers, when known (the AI SDK protocols announce themselves there).
+    pub headers: Vec<(String, String)>,
+    /// Cap on one SSE event or one line.
+    pub max_frame_bytes: usize,
+    pub clean: CleanOptions,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        StreamOptions {
+            dialect: None,
+            content_type: None,
+            headers: Vec::new(),
+            max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
+            clean: CleanOptions::default(),
+        }
+    }
+}
+
+pub struct ChatStream {
+    max_frame_bytes: usize,
+    /// Bytes held until the first of them show the framing (auto-detection only).
+    prefix: Vec<u8>,
+    frames: Option<FrameDecoder>,
+    dialect: Option<Dialect>,
+    decoder: Option<Box<dyn DialectDecoder>>,
+    /// Frames held until one of them shows the dialect (auto-detection only).
+    undetected: Vec<Frame>,
+    cleaner: Cleaner,
+    saw_input: bool,
+    ended: bool,
+    // Reused between pushes so the hot path does not allocate per call.
+    frame_buf: Vec<Frame>,
+    provider_buf: Vec<ProviderEvent>,
+}
+
+impl ChatStream {
+    pub fn new(options: StreamOptions) -> ChatStream {
+        let headers = options.headers.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+        let dialect = options.dialect.or_else(|| detect::from_headers(options.content_type.as_deref(), headers));
+        ChatStream {
+            max_frame_bytes: options.max_frame_bytes,
+            prefix: Vec::new(),
+            frames: dialect.map(|d| FrameDecoder::new(d.framing(), options.max_frame_bytes)),
+            dialect,
+            decoder: dialect.map(Dialect::decoder),
+            undetected: Vec::new(),
+            cleaner: Cleaner::new(options.clean),
+            saw_input: false,
+            ended: false,
+            frame_buf: Vec::new(),
+            provider_buf: Vec::new(),
+        }
+    }
+
+    /// The dialect in use, once known.
+    pub fn dialect(&self) -> Option<Dialect> {
+        self.dialect
+    }
+
+    /// Whether `complete` has been emitted.
+    pub fn is_complete(&self) -> bool {
+        self.cleaner.is_complete()
+    }
+
+    /// Feeds the next chunk of the body, appending the events it completes to `out`.
+    /// Adjacent text and thinking deltas within one push are merged.
+    pub fn push(&mut self, chunk: &[u8], out: &mut Vec<StreamEvent>) {
+        if self.ended || chunk.is_empty() {
+            return;
+        }
+        self.saw_input = true;
+        let first = out.len();
+        let mut frames = std::mem::take(&mut self.frame_buf);
+        if let Some(decoder) = self.frames.as_mut() {
+            if let Err(err) = decoder.push(chunk, &mut frames) {
+                self.frames_then_error(&mut frames, err.to_string(), out);
+            }
+        } else {
+            self.prefix.extend_from_slice(chunk);
+            if let Some(framing) = detect::framing_from_prefix(&self.prefix) {
+                self.start_framing(framing, &mut frames, out);
+            } else {
+                // Only whitespace so far (or one byte): nothing in it can matter to either framing
+                // but a lone first byte, so keep at most that.
+                let keep = self.prefix.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(0, |i| i + 1);
+                self.prefix.truncate(keep);
+            }
+        }
+        self.decode_frames(&mut frames, out);
+        self.frame_buf = frames;
+        merge_adjacent_deltas(out, first);
+    }
+
+    /// The body ended: resolves what is held and emits `complete` (and an error if the stream
+    /// ended before its dialect's terminal event).
+    pub fn finish(&mut self, out: &mut Vec<StreamEvent>) {
+        if self.ended {
+            return;
+        }
+        let first = out.len();
+        let mut frames = std::mem::take(&mut self.frame_buf);
+        if self.frames.is_none() && !self.prefix.is_empty() {
+            self.start_framing(Framing::Sse, &mut frames, out);
+        }
+        if let Some(decoder) = self.frames.as_mut() {
+            decoder.finish(&mut frames);
+        }
+        self.decode_frames(&mut frames, out);
+        let mut events = std::mem::take(&mut self.provider_buf);
+        match self.decoder.as_mut() {
+            Some(decoder) => decoder.finish(&mut events),
+            None => {
+                let message = if self.saw_input {
+                    "Failed to parse response: not a chat stream this package can read"
+                } else {
+                    "Failed to parse response: the response body was empty"
+                };
+                events.push(ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message: message.into(), fatal: true });
+            }
+        }
+        for event in events.drain(..) {
+            self.cleaner.push(event, out);
+        }
+        self.provider_buf = events;
+        self.cleaner.finish(out);
+        self.ended = true;
+        merge_adjacent_deltas(out, first);
+    }
+
+    /// Stops reading: `complete` with the partial content, then `cancelled`
+    /// (or an `error` CONFLICT when the stream had already completed).
+    pub fn cancel(&mut self, out: &mut Vec<StreamEvent>) {
+        let first = out.len();
+        self.cleaner.cancel(out);
+        self.ended = true;
+        merge_adjacent_deltas(out, first);
+    }
+
+    fn start_framing(&mut self, framing: Framing, frames: &mut Vec<Frame>, out: &mut Vec<StreamEvent>) {
+        let mut decoder = FrameDecoder::new(framing, self.max_frame_bytes);
+        let prefix = std::mem::take(&mut self.prefix);
+        if let Err(err) = decoder.push(&prefix, frames) {
+            self.frames_then_error(frames, err.to_string(), out);
+        }
+        self.frames = Some(decoder);
+    }
+
+    /// A framing error comes after the frames completed before it.
+    fn frames_then_error(&mut self, frames: &mut Vec<Frame>, message: String, out: &mut Vec<StreamEvent>) {
+        self.decode_frames(frames, out);
+        self.cleaner.push(ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message, fatal: false }, out);
+    }
+
+    fn decode_frames(&mut self, frames: &mut Vec<Frame>, out: &mut Vec<StreamEvent>) {
+        if frames.is_empty() {
+            return;
+        }
+        if self.decoder.is_none() {
+            self.detect_dialect(frames, out);
+            if self.decoder.is_none() {
+                return;
+            }
+        }
+        let decoder = self.decoder.as_mut().expect("decoder chosen above");
+        let mut events = std::mem::take(&mut self.provider_buf);
+        for frame in frames.drain(..) {
+            decoder.decode(&frame, &mut events);
+            for event in events.drain(..) {
+                self.cleaner.push(event, out);
+            }
+        }
+        self.provider_buf = events;
+    }
+
+    /// Holds frames until one shows the dialect, then lets them all through in order.
+    fn detect_dialect(&mut self, frames: &mut Vec<Frame>, out: &mut Vec<StreamEvent>) {
+        self.undetected.append(frames);
+        if let Some(dialect) = self.undetected.iter().find_map(detect::from_frame) {
+            self.dialect = Some(dialect);
+            self.decoder = Some(dialect.decoder());
+            std::mem::swap(frames, &mut self.undetected);
+        } else if self.undetected.len() > DETECTION_FRAME_LIMIT {
+            self.undetected.clear();
+            let message = "Failed to parse response: not a chat stream this package can read".into();
+            self.cleaner.push(ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message, fatal: true }, out);
+            self.cleaner.finish(out);
+            self.ended = true;
+        }
+    }
+}
+
+/// Merges runs of text deltas (and of thinking deltas) in `events[first..]`, so that a push
+/// returns one event per run however the bytes were chunked.
+fn merge_adjacent_deltas(events: &mut Vec<StreamEvent>, first: usize) {
+    if events.len() < first + 2 {
+        return;
+    }
+    let mut write = first;
+    for read in first..events.len() {
+        if write > first {
+            let (head, tail) = events.split_at_mut(read);
+            let merged = match (&mut head[write - 1], &mut tail[0]) {
+                (StreamEvent::TextDelta { text: a }, StreamEvent::TextDelta { text: b })
+                | (StreamEvent::ThinkingDelta { text: a }, StreamEvent::ThinkingDelta { text: b }) => {
+                    a.push_str(b);
+                    true
+                }
+                _ => false,
+            };
+            if merged {
+                continue;
+            }
+        }
+        events.swap(write, read);
+        write += 1;
+    }
+    events.truncate(write);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adjacent_deltas_merge_and_others_stay() {
+        let text = |t: &str| StreamEvent::TextDelta { text: t.into() };
+        let think = |t: &str| StreamEvent::ThinkingDelta { text: t.into() };
+        let mut events = vec![text("0"), text("a"), text("b"), think("c"), think("d"), StreamEvent::Cancelled, text("e"), text("f")];
+        merge_adjacent_deltas(&mut events, 1);
+        assert_eq!(events, vec![text("0"), text("ab"), think("cd"), StreamEvent::Cancelled, text("ef")]);
+    }
+}

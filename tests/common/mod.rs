@@ -1,0 +1,239 @@
+//! The fixture harness: every fixture through every split.
+//!
+//! A fixture is an input file (`<case>.sse`, `.ndjson` or `.txt`) beside `<case>.json`:
+//!
+//! ```json
+//! { "dialect": "openai", "content_type": null, "headers": {}, "events": [ … ] }
+//! ```
+//!
+//! `events` is the expected output in canonical form (runs of text, thinking and tool-input
+//! deltas merged; see [`canonical`]). Each expected event is matched as a subset: every key it
+//! names must be equal in the actual event, keys it leaves out are not checked; arrays must have
+//! the same length. The run is repeated with the input in one piece, split at every point (inputs
+//! up to `ALL_SPLITS_MAX` bytes), fed a byte at a time, and in random chunks from a seed that is
+//! printed on failure (`CHATSTREAM_SEED=<n>` reproduces it); with the dialect given and detected.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use chatstream::dialect::Dialect;
+use chatstream::event::StreamEvent;
+use chatstream::stream::{ChatStream, StreamOptions};
+use serde_json::{json, Value};
+
+pub const ALL_SPLITS_MAX: usize = 4096;
+const RANDOM_SPLIT_RUNS: usize = 64;
+
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// `../shared/fixtures/real`, or `None` (with a line saying so) where it is absent.
+pub fn shared_real_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("skipping the recorded streams: {} is absent", dir.display());
+        None
+    }
+}
+
+/// A small, seedable generator (SplitMix64): reproducible splits without a dependency.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+pub fn seed() -> u64 {
+    match std::env::var("CHATSTREAM_SEED") {
+        Ok(s) => s.parse().expect("CHATSTREAM_SEED must be a number"),
+        Err(_) => std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64,
+    }
+}
+
+/// Runs `input` through a fresh stream, cut at `cuts` (sorted byte offsets).
+pub fn run(options: &StreamOptions, input: &[u8], cuts: &[usize]) -> (Vec<StreamEvent>, Option<Dialect>) {
+    let mut stream = ChatStream::new(options.clone());
+    let mut events = Vec::new();
+    let mut start = 0;
+    for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
+        stream.push(&input[start..cut], &mut events);
+        start = cut;
+    }
+    stream.finish(&mut events);
+    (events, stream.dialect())
+}
+
+/// The events as JSON with runs of text deltas, thinking deltas and tool-input deltas (for one
+/// call) merged, so that output can be compared whatever the chunking was.
+pub fn canonical(events: &[StreamEvent]) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for event in events {
+        let value = serde_json::to_value(event).unwrap();
+        if let Some(last) = out.last_mut() {
+            let kind = value["type"].as_str().unwrap_or("");
+            if last["type"] == value["type"] && (kind == "text_delta" || kind == "thinking_delta") {
+                let joined = format!("{}{}", last["text"].as_str().unwrap(), value["text"].as_str().unwrap());
+                last["text"] = json!(joined);
+                continue;
+            }
+            if kind == "tool_input_delta" && last["type"] == value["type"] && last["tool_use_id"] == value["tool_use_id"] {
+                let joined = format!("{}{}", last["delta"].as_str().unwrap(), value["delta"].as_str().unwrap());
+                last["delta"] = json!(joined);
+                last["partial_input"] = value["partial_input"].clone();
+                continue;
+            }
+        }
+        out.push(value);
+    }
+    out
+}
+
+/// `Err(path)` naming the first place where `actual` does not contain `expected`.
+pub fn subset(expected: &Value, actual: &Value, path: &str) -> Result<(), String> {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (k, ev) in e {
+                let av = a.get(k).unwrap_or(&Value::Null);
+                subset(ev, av, &format!("{path}.{k}"))?;
+            }
+            Ok(())
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            if e.len() != a.len() {
+                return Err(format!("{path}: expected {} items, got {}: {}", e.len(), a.len(), short(actual)));
+            }
+            for (i, (ev, av)) in e.iter().zip(a).enumerate() {
+                subset(ev, av, &format!("{path}[{i}]"))?;
+            }
+            Ok(())
+        }
+        (Value::Number(e), Value::Number(a)) if e.as_f64() == a.as_f64() => Ok(()),
+        _ if expected == actual => Ok(()),
+        _ => Err(format!("{path}: expected {}, got {}", short(expected), short(actual))),
+    }
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() > 300 {
+        format!("{}…", &s[..s.char_indices().take_while(|(i, _)| *i < 300).last().map_or(0, |(i, c)| i + c.len_utf8())])
+    } else {
+        s
+    }
+}
+
+pub struct Fixture {
+    pub name: String,
+    pub input: Vec<u8>,
+    pub spec: Value,
+}
+
+impl Fixture {
+    pub fn options(&self, explicit_dialect: bool) -> StreamOptions {
+        let mut options = StreamOptions::default();
+        if explicit_dialect {
+            let name = self.spec["dialect"].as_str().expect("fixture names its dialect");
+            options.dialect = Some(Dialect::from_name(name).unwrap_or_else(|| panic!("unknown dialect {name}")));
+        }
+        options.content_type = self.spec["content_type"].as_str().map(str::to_owned);
+        if let Some(headers) = self.spec["headers"].as_object() {
+            options.headers = headers.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_owned())).collect();
+        }
+        options
+    }
+
+    /// Checks one run's output; `how` says which split, for the failure message.
+    fn check_run(&self, options: &StreamOptions, cuts: &[usize], how: &str) -> Result<(), String> {
+        let (events, dialect) = run(options, &self.input, cuts);
+        let expected_dialect = self.spec["dialect"].as_str();
+        if dialect.map(Dialect::name) != expected_dialect {
+            return Err(format!("{}: {how}: dialect {:?}, expected {:?}", self.name, dialect.map(Dialect::name), expected_dialect));
+        }
+        let actual = Value::Array(canonical(&events));
+        subset(&self.spec["events"], &actual, "events").map_err(|e| format!("{}: {how}: {e}\nactual: {}", self.name, short(&actual)))
+    }
+
+    /// Every split this harness makes; `Err` lists the first failure.
+    pub fn check(&self, seed: u64) -> Result<(), String> {
+        for explicit in [true, false] {
+            let options = self.options(explicit);
+            let mode = if explicit { "dialect given" } else { "dialect detected" };
+            self.check_run(&options, &[], &format!("{mode}, one piece"))?;
+            let every_byte: Vec<usize> = (1..self.input.len()).collect();
+            self.check_run(&options, &every_byte, &format!("{mode}, one byte at a time"))?;
+            if self.input.len() <= ALL_SPLITS_MAX {
+                for cut in 1..self.input.len() {
+                    self.check_run(&options, &[cut], &format!("{mode}, split at byte {cut}"))?;
+                }
+            }
+            let mut rng = Rng(seed);
+            for run in 0..RANDOM_SPLIT_RUNS {
+                let count = 1 + rng.below(self.input.len().min(64));
+                let mut cuts: Vec<usize> = (0..count).map(|_| rng.below(self.input.len())).collect();
+                cuts.sort_unstable();
+                self.check_run(&options, &cuts, &format!("{mode}, random run {run} (CHATSTREAM_SEED={seed})"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The fixtures under `dir`: each `<case>.json` with the input file of the same stem, looked
+/// for beside it or, for recordings, under `input_root` at the same relative path.
+pub fn load_fixtures(dir: &Path, input_root: Option<&Path>) -> Vec<Fixture> {
+    let mut found = Vec::new();
+    collect(dir, dir, input_root, &mut found);
+    found.sort_by(|a, b| a.name.cmp(&b.name));
+    found
+}
+
+fn collect(root: &Path, dir: &Path, input_root: Option<&Path>, found: &mut Vec<Fixture>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            // Expectations for the recorded streams are loaded on their own, with their inputs.
+            if input_root.is_none() && dir == root && path.file_name().is_some_and(|n| n == "real") {
+                continue;
+            }
+            collect(root, &path, input_root, found);
+            continue;
+        }
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let rel = path.strip_prefix(root).unwrap().with_extension("");
+        let name = rel.to_string_lossy().replace('\\', "/");
+        if let Ok(filter) = std::env::var("FIXTURE") {
+            if !name.contains(&filter) {
+                continue;
+            }
+        }
+        let base = input_root.map_or_else(|| path.with_extension(""), |r| r.join(&rel));
+        let input = ["sse", "ndjson", "txt"].iter().map(|ext| base.with_extension(ext)).find(|p| p.is_file());
+        let input = input.unwrap_or_else(|| panic!("fixture {name}: no input file beside {}", base.display()));
+        let spec: Value = serde_json::from_slice(&std::fs::read(&path).unwrap())
+            .unwrap_or_else(|e| panic!("fixture {name}: {}: {e}", path.display()));
+        found.push(Fixture { name, input: std::fs::read(input).unwrap(), spec });
+    }
+}
+
+/// Checks every fixture, reporting all failures at once.
+pub fn check_all(fixtures: &[Fixture]) {
+    let seed = seed();
+    let failures: Vec<String> = fixtures.iter().filter_map(|f| f.check(seed).err()).collect();
+    eprintln!("{} fixtures checked, {} failed (seed {seed})", fixtures.len(), failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
