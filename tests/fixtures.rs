@@ -6,7 +6,6 @@ mod common;
 #[test]
 fn own_fixtures() {
     let fixtures = common::load_fixtures(&common::fixtures_dir(), None);
-    let fixtures: Vec<_> = common::load_fixtures(&dir, None).into_iter().filter(|f| !f.name.starts_with("real/")).collect();
     common::check_all(&fixtures);
 }
 
