@@ -149,7 +149,11 @@ impl ChatStream {
                 } else {
                     "Failed to parse response: the response body was empty"
                 };
-                events.push(ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message: message.into(), fatal: true });
+                events.push(ProviderEvent::Error {
+                    code: ErrorCode::ServiceUnavailable,
+                    message: message.into(),
+                    fatal: true,
+                });
             }
         }
         for event in events.drain(..) {
@@ -259,7 +263,8 @@ mod tests {
     fn adjacent_deltas_merge_and_others_stay() {
         let text = |t: &str| StreamEvent::TextDelta { text: t.into() };
         let think = |t: &str| StreamEvent::ThinkingDelta { text: t.into() };
-        let mut events = vec![text("0"), text("a"), text("b"), think("c"), think("d"), StreamEvent::Cancelled, text("e"), text("f")];
+        let mut events =
+            vec![text("0"), text("a"), text("b"), think("c"), think("d"), StreamEvent::Cancelled, text("e"), text("f")];
         merge_adjacent_deltas(&mut events, 1);
         assert_eq!(events, vec![text("0"), text("ab"), think("cd"), StreamEvent::Cancelled, text("ef")]);
     }

@@ -27,7 +27,10 @@ impl Default for CleanOptions {
         CleanOptions {
             inline_thinking: true,
             thinking_tags: vec!["think".into(), "thinking".into()],
-            payload_markers: vec![PayloadMarker { marker: "SCHEMA_PROPOSAL:".into(), type_name: "schema_proposal".into() }],
+            payload_markers: vec![PayloadMarker {
+                marker: "SCHEMA_PROPOSAL:".into(),
+                type_name: "schema_proposal".into(),
+            }],
         }
     }
 }

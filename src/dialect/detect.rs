@@ -16,7 +16,10 @@ use super::Dialect;
 use crate::framing::{Frame, Framing};
 
 /// The dialect the response headers name, if they name one.
-pub fn from_headers<'a>(content_type: Option<&str>, headers: impl IntoIterator<Item = (&'a str, &'a str)>) -> Option<Dialect> {
+pub fn from_headers<'a>(
+    content_type: Option<&str>,
+    headers: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Option<Dialect> {
     for (name, value) in headers {
         let value = value.trim();
         if name.eq_ignore_ascii_case("x-vercel-ai-ui-message-stream") && !value.is_empty() {
@@ -56,7 +59,15 @@ pub fn from_frame(frame: &Frame) -> Option<Dialect> {
         if event.starts_with("response.") {
             return Some(Dialect::OpenAiResponses);
         }
-        if matches!(event, "message_start" | "content_block_start" | "content_block_delta" | "content_block_stop" | "message_delta" | "message_stop") {
+        if matches!(
+            event,
+            "message_start"
+                | "content_block_start"
+                | "content_block_delta"
+                | "content_block_stop"
+                | "message_delta"
+                | "message_stop"
+        ) {
             return Some(Dialect::Anthropic);
         }
     }
@@ -77,8 +88,13 @@ fn from_json(value: &Value) -> Option<Dialect> {
             return Some(Dialect::OpenAiResponses);
         }
         match kind {
-            "message_start" | "content_block_start" | "content_block_delta" | "content_block_stop" | "message_delta"
-            | "message_stop" | "ping" => return Some(Dialect::Anthropic),
+            "message_start"
+            | "content_block_start"
+            | "content_block_delta"
+            | "content_block_stop"
+            | "message_delta"
+            | "message_stop"
+            | "ping" => return Some(Dialect::Anthropic),
             "status" | "text_delta" | "tool_start" | "tool_progress" | "tool_complete" | "complete" | "cancelled" => {
                 return Some(Dialect::Agent)
             }
@@ -91,11 +107,15 @@ fn from_json(value: &Value) -> Option<Dialect> {
                     Dialect::Agent
                 })
             }
-            _ if kind.contains('-') || matches!(kind, "start" | "finish" | "abort") => return Some(Dialect::UiMessageStream),
+            _ if kind.contains('-') || matches!(kind, "start" | "finish" | "abort") => {
+                return Some(Dialect::UiMessageStream)
+            }
             _ => {}
         }
     }
-    if obj.get("object").and_then(Value::as_str).is_some_and(|o| o.starts_with("chat.completion")) || obj.contains_key("choices") {
+    if obj.get("object").and_then(Value::as_str).is_some_and(|o| o.starts_with("chat.completion"))
+        || obj.contains_key("choices")
+    {
         return Some(Dialect::OpenAi);
     }
     if obj.contains_key("candidates") || obj.contains_key("promptFeedback") || obj.contains_key("usageMetadata") {
@@ -151,7 +171,11 @@ mod tests {
             (None, r#"{"type":"error","error":{"type":"overloaded_error"}}"#, Some(Dialect::Anthropic)),
             (None, r#"{"candidates":[{"content":{"parts":[{"text":"Hi"}]}}]}"#, Some(Dialect::Gemini)),
             (None, r#"{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}"#, Some(Dialect::Gemini)),
-            (None, r#"{"model":"llama3","message":{"role":"assistant","content":"Hi"},"done":false}"#, Some(Dialect::Ollama)),
+            (
+                None,
+                r#"{"model":"llama3","message":{"role":"assistant","content":"Hi"},"done":false}"#,
+                Some(Dialect::Ollama),
+            ),
             (None, r#"{"type":"start","messageId":"m"}"#, Some(Dialect::UiMessageStream)),
             (None, r#"{"type":"message-start","messageId":"m"}"#, Some(Dialect::UiMessageStream)),
             (None, r#"{"type":"error","errorText":"boom"}"#, Some(Dialect::UiMessageStream)),

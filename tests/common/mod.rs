@@ -88,7 +88,10 @@ pub fn canonical(events: &[StreamEvent]) -> Vec<Value> {
                 last["text"] = json!(joined);
                 continue;
             }
-            if kind == "tool_input_delta" && last["type"] == value["type"] && last["tool_use_id"] == value["tool_use_id"] {
+            if kind == "tool_input_delta"
+                && last["type"] == value["type"]
+                && last["tool_use_id"] == value["tool_use_id"]
+            {
                 let joined = format!("{}{}", last["delta"].as_str().unwrap(), value["delta"].as_str().unwrap());
                 last["delta"] = json!(joined);
                 last["partial_input"] = value["partial_input"].clone();
@@ -159,10 +162,16 @@ impl Fixture {
         let (events, dialect) = run(options, &self.input, cuts);
         let expected_dialect = self.spec["dialect"].as_str();
         if dialect.map(Dialect::name) != expected_dialect {
-            return Err(format!("{}: {how}: dialect {:?}, expected {:?}", self.name, dialect.map(Dialect::name), expected_dialect));
+            return Err(format!(
+                "{}: {how}: dialect {:?}, expected {:?}",
+                self.name,
+                dialect.map(Dialect::name),
+                expected_dialect
+            ));
         }
         let actual = Value::Array(canonical(&events));
-        subset(&self.spec["events"], &actual, "events").map_err(|e| format!("{}: {how}: {e}\nactual: {}", self.name, short(&actual)))
+        subset(&self.spec["events"], &actual, "events")
+            .map_err(|e| format!("{}: {how}: {e}\nactual: {}", self.name, short(&actual)))
     }
 
     /// Every split this harness makes; `Err` lists the first failure.

@@ -1,0 +1,1 @@
+//! The JS bindings: a thin conversion layer over the core. (Being written.)
