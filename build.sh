@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# chatstream: one command builds, one tests, one runs the demo.
+#
+#   ./build.sh          build pkg/ (the npm package) from the crate and pkg-template/
+#   ./build.sh test     install what is missing, build, run every test
+#   ./build.sh demo     build, start the proxy with its offline simulated provider, print the URL
+#   ./build.sh bench    the benchmarks (not part of `test`)
+#
+# Every install step checks first and says what it installs, so running it again is cheap.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$PWD
+export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
+
+say() { printf '==> %s\n' "$*" >&2; }
+
+# --- prerequisites -----------------------------------------------------------------------
+
+wasm_bindgen_version() {
+  # The CLI must equal the crate's version exactly; Cargo.lock is the source of truth.
+  awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
+}
+
+ensure_rust() {
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    say "installing the wasm32-unknown-unknown Rust target"
+    rustup target add wasm32-unknown-unknown
+  fi
+  local want have
+  want=$(wasm_bindgen_version)
+  have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+  if [ "$have" != "$want" ]; then
+    say "installing wasm-bindgen-cli $want (found: ${have:-none}; takes about 2 minutes)"
+    cargo install wasm-bindgen-cli --version "$want"
+  fi
+}
+
+ensure_node_modules() {
+  # package-lock.json pins the dev tools: binaryen's wasm-opt (Debian's is too old), playwright-core, tsc.
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    say "installing the npm dev tools (npm ci)"
+    npm ci --no-audit --no-fund
+  fi
+}
+
+ensure_chromium() {
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    say "installing Chromium and ChromeDriver (Debian packages)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update
+    apt-get install -y chromium chromium-driver
+  fi
+  export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
+}
+
+# --- build -------------------------------------------------------------------------------
+
+build_pkg() {
+  ensure_rust
+  ensure_node_modules
+  say "building the wasm module (release)"
+  cargo build --release --target wasm32-unknown-unknown --lib
+  rm -rf pkg
+  mkdir -p pkg
+  wasm-bindgen --target web --out-dir pkg --out-name chatstream \
+    target/wasm32-unknown-unknown/release/chatstream.wasm
+  say "optimizing with wasm-opt $(node_modules/.bin/wasm-opt --version | awk '{print $3}')"
+  # Not --all-features: the module then fails to load with current wasm-bindgen.
+  node_modules/.bin/wasm-opt -Oz --enable-reference-types --enable-bulk-memory \
+    --enable-nontrapping-float-to-int --enable-sign-ext --enable-multivalue \
+    pkg/chatstream_bg.wasm -o pkg/chatstream_bg.wasm
+  cp -R pkg-template/. pkg/
+  rm -f pkg/.gitignore
+  local raw gz
+  raw=$(wc -c < pkg/chatstream_bg.wasm)
+  gz=$(gzip -9c pkg/chatstream_bg.wasm | wc -c)
+  say "pkg/chatstream_bg.wasm: $raw bytes raw, $gz bytes gzip"
+}
+
+# --- tests -------------------------------------------------------------------------------
+
+test_native() {
+  say "native tests (cargo test --workspace)"
+  cargo test --workspace
+}
+
+test_wasm() {
+  ensure_chromium
+  say "wasm tests in headless Chromium (wasm-bindgen-test)"
+  # .cargo/config.toml makes wasm-bindgen-test-runner the runner; it drives Chromium through
+  # ChromeDriver (CHROMEDRIVER) and passes --no-sandbox itself.
+  cargo test --target wasm32-unknown-unknown --test wasm
+}
+
+test_node() {
+  say "Node tests of the built package (node --test)"
+  node --test tests/node/
+}
+
+run_tests() {
+  build_pkg
+  test_native
+  test_wasm
+  test_node
+}
+
+# --- demo --------------------------------------------------------------------------------
+
+run_demo() {
+  build_pkg
+  if [ ! -f proxy/src/simulate.rs ]; then
+    say "the proxy (proxy/) is not written yet: pkg/ is built, but there is no server to start"
+    exit 0
+  fi
+  say "starting the proxy with its offline simulated provider"
+  cargo build --release -p chatstream-proxy
+  exec target/release/chatstream-proxy --www "$ROOT/www" --pkg "$ROOT/pkg" "$@"
+}
+
+case "${1:-build}" in
+  build) build_pkg ;;
+  test) run_tests ;;
+  demo) shift; run_demo "$@" ;;
+  *)
+    echo "usage: ./build.sh [build|test|demo]" >&2
+    exit 2
+    ;;
+esac

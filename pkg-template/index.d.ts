@@ -1,0 +1,1 @@
+export { default, initSync, ChatStream } from "./chatstream.js";

@@ -1,0 +1,145 @@
+//! `ChatStream` for JS: push bytes or text, get clean events.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::{from_js, to_js, PoisonGuard};
+use crate::clean::{CleanOptions, PayloadMarker};
+use crate::dialect::Dialect;
+use crate::event::StreamEvent;
+use crate::stream::{ChatStream as CoreStream, StreamOptions};
+
+/// The options a JS caller may pass (`ChatStreamOptions` in the TypeScript declarations).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub(crate) struct JsStreamOptions {
+    pub dialect: Option<String>,
+    pub content_type: Option<String>,
+    pub headers: Option<BTreeMap<String, String>>,
+    pub max_frame_bytes: Option<usize>,
+    pub inline_thinking: Option<bool>,
+    pub thinking_tags: Option<Vec<String>>,
+    pub payload_markers: Option<Vec<JsPayloadMarker>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct JsPayloadMarker {
+    pub marker: String,
+    #[serde(rename = "type")]
+    pub type_name: String,
+}
+
+impl JsStreamOptions {
+    pub(crate) fn into_core(self) -> Result<StreamOptions, JsError> {
+        let mut options = StreamOptions::default();
+        options.dialect = match self.dialect.as_deref() {
+            None | Some("auto") => None,
+            Some(name) => Some(Dialect::from_name(name).ok_or_else(|| {
+                let known: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
+                JsError::new(&format!("unknown dialect {name:?}: use \"auto\" or one of {}", known.join(", ")))
+            })?),
+        };
+        options.content_type = self.content_type;
+        options.headers = self.headers.unwrap_or_default().into_iter().collect();
+        if let Some(max) = self.max_frame_bytes {
+            options.max_frame_bytes = max;
+        }
+        let mut clean = CleanOptions::default();
+        if let Some(on) = self.inline_thinking {
+            clean.inline_thinking = on;
+        }
+        if let Some(tags) = self.thinking_tags {
+            clean.thinking_tags = tags;
+        }
+        if let Some(markers) = self.payload_markers {
+            clean
+                .payload_markers
+                .extend(markers.into_iter().map(|m| PayloadMarker { marker: m.marker, type_name: m.type_name }));
+        }
+        options.clean = clean;
+        Ok(options)
+    }
+}
+
+/// An incremental reader of one chat stream: `push` bytes or text as they arrive, get the
+/// clean events they complete.
+#[wasm_bindgen]
+pub struct ChatStream {
+    core: RefCell<CoreStream>,
+    busy: Cell<bool>,
+    events: RefCell<Vec<StreamEvent>>,
+    bytes: RefCell<Vec<u8>>,
+}
+
+#[wasm_bindgen]
+impl ChatStream {
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<ChatStream, JsError> {
+        let options: JsStreamOptions = from_js(&options, "ChatStream options")?;
+        Ok(ChatStream::from_options(options.into_core()?))
+    }
+
+    /// Feeds a chunk (`Uint8Array` or string); returns the events it completed.
+    pub fn push(&self, chunk: &JsValue) -> Result<JsValue, JsError> {
+        let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
+        let mut bytes = self.bytes.borrow_mut();
+        bytes.clear();
+        if let Some(text) = chunk.as_string() {
+            bytes.extend_from_slice(text.as_bytes());
+        } else if let Some(array) = chunk.dyn_ref::<js_sys::Uint8Array>() {
+            bytes.resize(array.length() as usize, 0);
+            array.copy_to(&mut bytes);
+        } else {
+            return Err(JsError::new("ChatStream.push takes a Uint8Array or a string"));
+        }
+        self.run(|core, out| core.push(&bytes, out))
+    }
+
+    /// The body ended: returns the last events (always including `complete`).
+    pub fn finish(&self) -> Result<JsValue, JsError> {
+        let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
+        self.run(|core, out| core.finish(out))
+    }
+
+    /// Stops: returns `complete` with the partial content and `cancelled`
+    /// (or a CONFLICT error after the stream completed).
+    pub fn cancel(&self) -> Result<JsValue, JsError> {
+        let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
+        self.run(|core, out| core.cancel(out))
+    }
+
+    /// The dialect in use (`undefined` until auto-detection has decided).
+    #[wasm_bindgen(getter)]
+    pub fn dialect(&self) -> Option<String> {
+        self.core.borrow().dialect().map(|d| d.name().to_owned())
+    }
+
+    /// Whether `complete` has been emitted.
+    #[wasm_bindgen(getter, js_name = isComplete)]
+    pub fn is_complete(&self) -> bool {
+        self.core.borrow().is_complete()
+    }
+}
+
+impl ChatStream {
+    pub(crate) fn from_options(options: StreamOptions) -> ChatStream {
+        ChatStream {
+            core: RefCell::new(CoreStream::new(options)),
+            busy: Cell::new(false),
+            events: RefCell::new(Vec::new()),
+            bytes: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn run(&self, step: impl FnOnce(&mut CoreStream, &mut Vec<StreamEvent>)) -> Result<JsValue, JsError> {
+        let mut events = self.events.borrow_mut();
+        events.clear();
+        step(&mut self.core.borrow_mut(), &mut events);
+        to_js(&*events)
+    }
+}
