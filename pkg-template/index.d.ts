@@ -1,1 +1,233 @@
-export { default, initSync, ChatStream } from "./chatstream.js";
+// Types for chatstream. Events are plain objects discriminated by `type`.
+
+export type Dialect =
+  | "openai"
+  | "openai-responses"
+  | "anthropic"
+  | "gemini"
+  | "ollama"
+  | "ui-message-stream"
+  | "data-stream"
+  | "agent";
+
+export type ErrorCode =
+  | "VALIDATION_ERROR"
+  | "NOT_FOUND"
+  | "UNAUTHORIZED"
+  | "RATE_LIMITED"
+  | "NETWORK_ERROR"
+  | "SERVICE_UNAVAILABLE"
+  | "CONFLICT";
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export interface Usage {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  reasoning_tokens: number | null;
+  cached_input_tokens: number | null;
+  total_tokens: number | null;
+}
+
+export type Segment =
+  | { type: "text"; text: string }
+  | {
+      type: "tool";
+      index: number;
+      /** null for a `[[tool:N]]` marker whose tool never ran */
+      tool_use_id: string | null;
+      tool: string | null;
+      input: Json;
+      output: Json;
+      is_error: boolean;
+    };
+
+export interface ToolRecord {
+  tool_name: string;
+  tool_use_id: string;
+  input: Json;
+  output: Json;
+  is_error: boolean;
+}
+
+export interface CompletePayload {
+  /** Clean text with `[[tool:N]]` kept where tools ran (as the seeds persist it). */
+  message: string;
+  /** Clean text with no markers at all. */
+  text: string;
+  thinking: string | null;
+  segments: Segment[];
+  tool_history: ToolRecord[];
+  suggested_values: Json | null;
+  suggested_actions: Json | null;
+  custom_payload: Json | null;
+  finish_reason: string | null;
+  usage: Usage | null;
+  /** Whatever else the backend sent: `conversation_id`, `diagnostics`, … */
+  [extra: string]: unknown;
+}
+
+export interface StatusEvent { type: "status"; message: string }
+export interface TextDeltaEvent { type: "text_delta"; text: string }
+export interface ThinkingDeltaEvent { type: "thinking_delta"; text: string }
+export interface ToolStartEvent { type: "tool_start"; tool_use_id: string; tool: string; index: number; input: Json }
+export interface ToolInputDeltaEvent { type: "tool_input_delta"; tool_use_id: string; delta: string; partial_input: Json }
+export interface ToolCallEvent { type: "tool_call"; tool_use_id: string; tool: string; index: number; input: Json }
+export interface ToolProgressEvent {
+  type: "tool_progress";
+  tool_use_id: string | null;
+  tool: string;
+  stage: string | null;
+  message: string | null;
+  progress: number | null;
+  data: Json;
+}
+export interface ToolCompleteEvent {
+  type: "tool_complete";
+  tool_use_id: string;
+  tool: string;
+  index: number;
+  input: Json;
+  output: Json;
+  is_error: boolean;
+}
+export interface CompleteEvent { type: "complete"; payload: CompletePayload }
+export interface ErrorEvent { type: "error"; code: ErrorCode; message: string; field?: string }
+export interface CancelledEvent { type: "cancelled" }
+
+export type StreamEvent =
+  | StatusEvent
+  | TextDeltaEvent
+  | ThinkingDeltaEvent
+  | ToolStartEvent
+  | ToolInputDeltaEvent
+  | ToolCallEvent
+  | ToolProgressEvent
+  | ToolCompleteEvent
+  | CompleteEvent
+  | ErrorEvent
+  | CancelledEvent;
+
+export interface PayloadMarker {
+  /** The text that starts the payload, e.g. `"QUERY_SUGGESTION:"`. */
+  marker: string;
+  /** The `custom_payload.type` it becomes, e.g. `"query_suggestion"`. */
+  type: string;
+}
+
+export interface CleanOptions {
+  /** Turn inline `<think>…</think>` into thinking. Default true. */
+  inlineThinking?: boolean;
+  /** Tag names read as inline thinking. Default `["think", "thinking"]`. */
+  thinkingTags?: string[];
+  /** Payload markers besides SUGGESTED_VALUES / SUGGESTED_ACTIONS / SCHEMA_PROPOSAL. */
+  payloadMarkers?: PayloadMarker[];
+}
+
+export interface ChatStreamOptions extends CleanOptions {
+  /** The wire dialect, or "auto" (the default) to detect it. */
+  dialect?: Dialect | "auto";
+  /** The response's Content-Type, to help detection. */
+  contentType?: string;
+  /** The response's headers, to help detection. */
+  headers?: Record<string, string>;
+  /** Cap on one SSE event or line, in bytes. Default 16 MiB. */
+  maxFrameBytes?: number;
+}
+
+export interface StreamEventsOptions extends ChatStreamOptions {
+  /** Cancels the read (and the fetch behind a Response): `complete`, then `cancelled`. */
+  signal?: AbortSignal;
+  /** Ends a stream that sends nothing for this long with NETWORK_ERROR. */
+  idleTimeoutMs?: number;
+}
+
+/** An incremental reader of one chat stream. */
+export class ChatStream {
+  constructor(options?: ChatStreamOptions);
+  /** Feeds a chunk; returns the events it completed (adjacent text deltas merged). */
+  push(chunk: Uint8Array | string): StreamEvent[];
+  /** The body ended: the last events, always including `complete`. */
+  finish(): StreamEvent[];
+  /** `complete` with the partial content, then `cancelled` (CONFLICT after completion). */
+  cancel(): StreamEvent[];
+  /** The dialect in use, once known. */
+  readonly dialect: Dialect | undefined;
+  readonly isComplete: boolean;
+  free(): void;
+}
+
+/** The clean events of a response body. `break` cancels the read and the request. */
+export function streamEvents(
+  input: Response | ReadableStream<Uint8Array> | Promise<Response>,
+  options?: StreamEventsOptions,
+): AsyncIterableIterator<StreamEvent>;
+
+export interface ChatMessage {
+  role: "user" | "assistant";
+  content: string;
+  thinking?: string;
+  segments?: Segment[];
+  tool_history?: ToolRecord[];
+  suggested_values?: Json;
+  suggested_actions?: Json;
+  custom_payload?: Json;
+  finish_reason?: string;
+  usage?: Usage;
+  cancelled?: boolean;
+}
+
+export interface ToolProgressState {
+  toolName: string;
+  updates: ToolProgressEvent[];
+}
+
+export type Phase = "idle" | "waiting" | "streaming" | "tool";
+
+export interface ChatState {
+  readonly messages: readonly ChatMessage[];
+  readonly isLoading: boolean;
+  readonly streamingText: string;
+  readonly thinkingText: string;
+  readonly statusText: string | null;
+  readonly activeToolProgress: ToolProgressState | null;
+  readonly error: { code: ErrorCode; message: string } | null;
+  readonly streamingSegments: readonly Segment[];
+  readonly phase: Phase;
+  readonly conversationId: Json | null;
+}
+
+export interface ChatSessionOptions extends CleanOptions {
+  /** The backend's streaming endpoint. Default `/api/chat/stream`. */
+  endpoint?: string;
+  dialect?: Dialect | "auto";
+  /** Request headers, e.g. authorization. */
+  headers?: Record<string, string>;
+  credentials?: "omit" | "same-origin" | "include";
+  /** A fetch to use instead of the global one. */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** A step that produces nothing for this long ends with NETWORK_ERROR. Default 60000. */
+  stepTimeoutMs?: number;
+  /** `interaction_type` in the request. Default "text_input". */
+  interactionType?: string;
+  /** "frame": notify subscribers at most once per animation frame (the first at once). */
+  coalesce?: "frame" | false;
+}
+
+/** A chat with a backend that runs the agent loop (the seeds' protocol, or any dialect). */
+export class ChatSession {
+  constructor(options?: ChatSessionOptions);
+  send(message: string, context?: Record<string, unknown> | null): AsyncIterableIterator<StreamEvent>;
+  /** Stops the turn in flight; a CONFLICT error event when nothing is in flight. */
+  cancel(): ErrorEvent | undefined;
+  subscribe(listener: () => void): () => void;
+  getSnapshot(): ChatState;
+  saveMessages(): string;
+  loadMessages(json: string | ChatMessage[]): void;
+}
+
+export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
+/** Loads the wasm module (browsers: `await init()`). */
+export default function init(input?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>): Promise<unknown>;
+/** Loads the wasm module synchronously (Node: `initSync({ module: bytes })`). */
+export function initSync(input: { module: BufferSource | WebAssembly.Module } | BufferSource | WebAssembly.Module): unknown;

@@ -1,3 +1,150 @@
-// chatstream: the package entry. The wasm-bindgen glue is ./chatstream.js; this file adds the
-// parts that are plain JS by nature and re-exports the rest.
-export { default, initSync, ChatStream } from "./chatstream.js";
+// chatstream: the package entry.
+//
+// The wasm module (./chatstream.js, made by wasm-bindgen) does the work: framing, dialects,
+// cleaning, the chat state machine, reading response bodies. This file adds what is JS by
+// nature: immutable snapshots for `subscribe` / `getSnapshot` (React's useSyncExternalStore
+// contract), built from the patches the state machine emits, so one update costs the same
+// however long the message is.
+import init, {
+  initSync,
+  ChatStream,
+  ChatSessionCore,
+  streamEvents,
+} from "./chatstream.js";
+
+export { init as default, initSync, ChatStream, streamEvents };
+
+export class ChatSession {
+  #core;
+  #snapshot;
+  #listeners = new Set();
+  #coalesce;
+  #frame = null; // the animation frame of the current coalescing window
+  #dirty = false;
+
+  /**
+   * @param {import("./index.js").ChatSessionOptions} options
+   */
+  constructor(options = {}) {
+    const { coalesce = false, ...coreOptions } = options;
+    this.#core = new ChatSessionCore(coreOptions);
+    this.#coalesce = coalesce === "frame" && typeof requestAnimationFrame === "function";
+    this.#snapshot = Object.freeze(this.#core.state());
+    this.#core.setListener((patches) => this.#apply(patches));
+  }
+
+  /** Sends a message; returns the turn's events (iterating them is optional). */
+  send(message, context) {
+    return this.#core.send(String(message ?? ""), context ?? null);
+  }
+
+  /** Stops the turn in flight. Returns a CONFLICT error event when nothing is in flight. */
+  cancel() {
+    return this.#core.cancel();
+  }
+
+  /** Subscribes to state changes; returns the unsubscribe function. */
+  subscribe = (listener) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  /** The current state: the same object until something changes, never mutated. */
+  getSnapshot = () => this.#snapshot;
+
+  /** The conversation as JSON text, to save. */
+  saveMessages() {
+    return this.#core.saveMessages();
+  }
+
+  /** Replaces the conversation with saved JSON text (not while a message is being answered). */
+  loadMessages(json) {
+    this.#core.loadMessages(typeof json === "string" ? json : JSON.stringify(json));
+  }
+
+  #apply(patches) {
+    const next = { ...this.#snapshot };
+    const copied = new Set(); // arrays already copied for this batch
+    const own = (key) => {
+      if (!copied.has(key)) {
+        next[key] = [...next[key]];
+        copied.add(key);
+      }
+      return next[key];
+    };
+    for (const p of patches) {
+      switch (p.op) {
+        case "set":
+          next[p.key] = p.value;
+          copied.delete(p.key);
+          break;
+        case "append":
+          next[p.key] += p.text;
+          break;
+        case "pushMessage":
+          own("messages").push(p.value);
+          break;
+        case "setLastMessage": {
+          const messages = own("messages");
+          messages[messages.length - 1] = p.value;
+          break;
+        }
+        case "pushSegment":
+          own("streamingSegments").push(p.value);
+          break;
+        case "appendSegmentText": {
+          const segments = own("streamingSegments");
+          const last = segments[segments.length - 1];
+          segments[segments.length - 1] = { ...last, text: last.text + p.text };
+          break;
+        }
+        case "setSegment":
+          own("streamingSegments")[p.at] = p.value;
+          break;
+        case "pushToolUpdate": {
+          const progress = next.activeToolProgress;
+          next.activeToolProgress = { ...progress, updates: [...progress.updates, p.value] };
+          break;
+        }
+        case "reset":
+          Object.assign(next, p.value);
+          copied.clear();
+          break;
+      }
+    }
+    this.#snapshot = Object.freeze(next);
+    this.#changed();
+  }
+
+  #changed() {
+    if (!this.#coalesce) return this.#notify();
+    if (this.#frame !== null) {
+      this.#dirty = true;
+      return;
+    }
+    // The first update of a window goes out at once; the rest wait for the next frame.
+    this.#notify();
+    const tick = () => {
+      if (this.#dirty) {
+        this.#dirty = false;
+        this.#notify();
+        this.#frame = requestAnimationFrame(tick);
+      } else {
+        this.#frame = null;
+      }
+    };
+    this.#frame = requestAnimationFrame(tick);
+  }
+
+  #notify() {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        // A subscriber's exception must not break the stream; report it to the host untouched.
+        if (typeof reportError === "function") reportError(error);
+        else setTimeout(() => { throw error; });
+      }
+    }
+  }
+}

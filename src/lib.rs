@@ -9,5 +9,6 @@ pub mod framing;
 pub mod session;
 pub mod stream;
 
+/// The JS bindings (only in the wasm build).
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;

@@ -174,6 +174,19 @@ impl ChatStream {
         merge_adjacent_deltas(out, first);
     }
 
+    /// The transport failed mid-stream (connection lost, timed out): `complete` with the partial
+    /// content, then an `error` with `code` and `message`.
+    pub fn fail(&mut self, code: ErrorCode, message: &str, out: &mut Vec<StreamEvent>) {
+        if self.ended {
+            return;
+        }
+        let first = out.len();
+        self.cleaner.push(ProviderEvent::Error { code, message: message.into(), fatal: true }, out);
+        self.cleaner.finish(out);
+        self.ended = true;
+        merge_adjacent_deltas(out, first);
+    }
+
     fn start_framing(&mut self, framing: Framing, frames: &mut Vec<Frame>, out: &mut Vec<StreamEvent>) {
         let mut decoder = FrameDecoder::new(framing, self.max_frame_bytes);
         let prefix = std::mem::take(&mut self.prefix);

@@ -331,8 +331,11 @@ impl Session {
                 self.end_turn(&mut patches);
             }
             StreamEvent::Error { code, message, .. } => {
+                // An error before `complete` may be one unreadable frame in a stream that goes on,
+                // so the turn ends when the stream does (`stream_closed`), not here.
                 self.set(&mut patches, Field::Error(Some(ChatError { code: *code, message: message.clone() })));
-                self.end_turn(&mut patches);
+                self.set(&mut patches, Field::StatusText(None));
+                self.set(&mut patches, Field::ActiveToolProgress(None));
             }
             StreamEvent::Cancelled => {
                 // The `complete` before this carried the partial answer: mark it as stopped.
@@ -350,7 +353,18 @@ impl Session {
     /// The transport failed before the stream could report it (HTTP status, network error):
     /// the user's message stays, the error is shown, nothing else changes.
     pub fn fail(&mut self, code: ErrorCode, message: &str) -> Vec<Patch> {
-        self.apply(&StreamEvent::error(code, message))
+        let mut patches = self.apply(&StreamEvent::error(code, message));
+        patches.extend(self.stream_closed());
+        patches
+    }
+
+    /// The turn's stream ended (after its last event): whatever it said, nothing is loading now.
+    pub fn stream_closed(&mut self) -> Vec<Patch> {
+        let mut patches = Vec::new();
+        if self.state.is_loading {
+            self.end_turn(&mut patches);
+        }
+        patches
     }
 
     /// `messages` as JSON, to save.

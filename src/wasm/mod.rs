@@ -3,7 +3,9 @@
 //! Events cross the boundary as one JSON text per call, parsed by the engine's `JSON.parse`:
 //! one copy per batch instead of one allocation per field, and no serializer in the module.
 
-mod stream;
+pub mod events;
+pub mod session;
+pub mod stream;
 
 use std::cell::{Cell, RefCell};
 

@@ -14,7 +14,7 @@ use crate::event::StreamEvent;
 use crate::stream::{ChatStream as CoreStream, StreamOptions};
 
 /// The options a JS caller may pass (`ChatStreamOptions` in the TypeScript declarations).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub(crate) struct JsStreamOptions {
     pub dialect: Option<String>,
@@ -24,9 +24,11 @@ pub(crate) struct JsStreamOptions {
     pub inline_thinking: Option<bool>,
     pub thinking_tags: Option<Vec<String>>,
     pub payload_markers: Option<Vec<JsPayloadMarker>>,
+    /// `streamEvents` only: end a stream that sends nothing for this long with NETWORK_ERROR.
+    pub idle_timeout_ms: Option<f64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct JsPayloadMarker {
     pub marker: String,

@@ -1,0 +1,460 @@
+//! `streamEvents`: an async iterable of clean events over a fetch `Response` or a
+//! `ReadableStream`, with the body read from Rust.
+//!
+//! A pump task reads the body (with `reader.read()`, not `for await`, which Safari's streams
+//! lack), runs each chunk through the pipeline and queues the events; the iterator hands them
+//! out. The pump runs whether or not anyone iterates, so a [`super::session`] that only
+//! subscribes to state still moves. `return()` (a `break`), an `AbortSignal` or a session's
+//! `cancel()` cancels the reader, which also aborts the fetch behind a `Response` body.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortSignal, ReadableStream, ReadableStreamDefaultReader, Response};
+
+use super::stream::JsStreamOptions;
+use super::{from_js, to_js};
+use crate::error::ErrorCode;
+use crate::event::StreamEvent;
+use crate::stream::{ChatStream as CoreStream, StreamOptions};
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(handler: &Function, ms: f64) -> JsValue;
+    #[wasm_bindgen(js_name = clearTimeout)]
+    fn clear_timeout(id: &JsValue);
+}
+
+/// Called with each event before it is queued (the session applies it to its state), and with
+/// `None` once the stream has ended.
+pub(crate) type EventHook = Box<dyn FnMut(Option<&StreamEvent>)>;
+
+/// What the pump and the iterator share.
+pub(crate) struct Pump {
+    queue: VecDeque<JsValue>,
+    /// No more events will be queued.
+    closed: bool,
+    /// The resolve function of a `next()` that found the queue empty.
+    waiting: Option<Function>,
+    reader: Option<ReadableStreamDefaultReader>,
+    /// Set by `cancel`: the next read ends in `complete` + `cancelled`.
+    cancelled: bool,
+    /// Set by `return()`: the consumer left; stop quietly.
+    abandoned: bool,
+    hook: Option<EventHook>,
+}
+
+impl Pump {
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    fn new(hook: Option<EventHook>) -> Rc<RefCell<Pump>> {
+        Rc::new(RefCell::new(Pump {
+            queue: VecDeque::new(),
+            closed: false,
+            waiting: None,
+            reader: None,
+            cancelled: false,
+            abandoned: false,
+            hook,
+        }))
+    }
+}
+
+/// Cancels the pump's body read: the pump then ends the stream with `complete` and `cancelled`.
+pub(crate) fn cancel(pump: &Rc<RefCell<Pump>>) {
+    let reader = {
+        let mut p = pump.borrow_mut();
+        p.cancelled = true;
+        p.reader.clone()
+    };
+    if let Some(reader) = reader {
+        // Resolves a pending read() with `done`; the pump sees `cancelled` and finishes.
+        let _ = reader.cancel();
+    }
+}
+
+/// Hands events to the hook and to the queue (or straight to a waiting `next()`).
+fn deliver(pump: &Rc<RefCell<Pump>>, events: &[StreamEvent]) {
+    for event in events {
+        // The hook runs user-visible state updates; take it out so no borrow is held while it runs.
+        let hook = pump.borrow_mut().hook.take();
+        if let Some(mut hook) = hook {
+            hook(Some(event));
+            pump.borrow_mut().hook = Some(hook);
+        }
+        let value = to_js(event).unwrap_or(JsValue::NULL);
+        let waiting = {
+            let mut p = pump.borrow_mut();
+            if p.abandoned {
+                continue;
+            }
+            match p.waiting.take() {
+                Some(resolve) => Some(resolve),
+                None => {
+                    p.queue.push_back(value.clone());
+                    None
+                }
+            }
+        };
+        if let Some(resolve) = waiting {
+            let _ = resolve.call1(&JsValue::UNDEFINED, &iter_result(value, false));
+        }
+    }
+}
+
+fn close(pump: &Rc<RefCell<Pump>>) {
+    let (waiting, hook) = {
+        let mut p = pump.borrow_mut();
+        if p.closed {
+            return;
+        }
+        p.closed = true;
+        p.reader = None;
+        (p.waiting.take(), p.hook.take())
+    };
+    if let Some(mut hook) = hook {
+        hook(None);
+    }
+    if let Some(resolve) = waiting {
+        let _ = resolve.call1(&JsValue::UNDEFINED, &iter_result(JsValue::UNDEFINED, true));
+    }
+}
+
+fn iter_result(value: JsValue, done: bool) -> JsValue {
+    let result = Object::new();
+    let _ = Reflect::set(&result, &"value".into(), &value);
+    let _ = Reflect::set(&result, &"done".into(), &done.into());
+    result.into()
+}
+
+/// What the pump reads: a response (maybe still on its way), or a bare body stream.
+pub(crate) struct Source {
+    pub input: JsValue,
+    pub options: StreamOptions,
+    pub idle_timeout_ms: Option<f64>,
+    pub signal: Option<AbortSignal>,
+}
+
+/// Starts a pump over `source`; returns the iterator over its events.
+pub(crate) fn start(source: Source, hook: Option<EventHook>) -> EventStream {
+    let pump = Pump::new(hook);
+    if let Some(signal) = &source.signal {
+        if signal.aborted() {
+            pump.borrow_mut().cancelled = true;
+        } else {
+            let target = Rc::downgrade(&pump);
+            let on_abort = Closure::once_into_js(move || {
+                if let Some(pump) = target.upgrade() {
+                    cancel(&pump);
+                }
+            });
+            let _ = signal.add_event_listener_with_callback("abort", on_abort.unchecked_ref());
+        }
+    }
+    wasm_bindgen_futures::spawn_local(run(pump.clone(), source));
+    EventStream { pump }
+}
+
+/// How waiting for a promise ended.
+enum Step {
+    Chunk(JsValue),
+    TimedOut,
+    Failed(JsValue),
+}
+
+async fn run(pump: Rc<RefCell<Pump>>, source: Source) {
+    let mut core = CoreStream::new(source.options.clone());
+    let mut events = Vec::new();
+    let timeout = source.idle_timeout_ms;
+
+    // A promise (e.g. `fetch(...)` itself) is awaited first: its failure is a connection failure.
+    let mut input = source.input;
+    if input.has_type::<Promise>() || is_thenable(&input) {
+        match await_with_timeout(Promise::resolve(&input), timeout).await {
+            Step::Chunk(value) => input = value,
+            Step::TimedOut => return finish_failed(&pump, &mut core, ErrorCode::NetworkError, &timed_out(timeout)),
+            _ if pump.borrow().cancelled => return finish_cancelled(&pump, &mut core),
+            Step::Failed(err) => {
+                return finish_failed(&pump, &mut core, ErrorCode::NetworkError, &connection_failed(&err))
+            }
+        }
+    }
+
+    let body: ReadableStream = if let Some(response) = input.dyn_ref::<Response>() {
+        if !response.ok() {
+            let (code, message) = http_error(response).await;
+            deliver(&pump, &[StreamEvent::error(code, message)]);
+            return close(&pump);
+        }
+        core = CoreStream::new(with_response_headers(source.options, response));
+        match response.body() {
+            Some(body) => body,
+            None => {
+                core.finish(&mut events);
+                deliver(&pump, &events);
+                return close(&pump);
+            }
+        }
+    } else if let Some(stream) = input.dyn_ref::<ReadableStream>() {
+        stream.clone()
+    } else {
+        let message = "streamEvents takes a Response, a ReadableStream or a promise of one";
+        deliver(&pump, &[StreamEvent::error(ErrorCode::ValidationError, message)]);
+        return close(&pump);
+    };
+    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    pump.borrow_mut().reader = Some(reader.clone());
+
+    let mut bytes = Vec::new();
+    loop {
+        if pump.borrow().cancelled {
+            let _ = reader.cancel();
+            return finish_cancelled(&pump, &mut core);
+        }
+        if pump.borrow().abandoned {
+            let _ = reader.cancel();
+            return close(&pump);
+        }
+        match await_with_timeout(reader.read(), timeout).await {
+            Step::Chunk(result) => {
+                let done = Reflect::get(&result, &"done".into()).map(|d| d.is_truthy()).unwrap_or(true);
+                if done {
+                    if pump.borrow().cancelled {
+                        return finish_cancelled(&pump, &mut core);
+                    }
+                    core.finish(&mut events);
+                    deliver(&pump, &events);
+                    return close(&pump);
+                }
+                let value = Reflect::get(&result, &"value".into()).unwrap_or(JsValue::UNDEFINED);
+                bytes.clear();
+                if let Some(text) = value.as_string() {
+                    bytes.extend_from_slice(text.as_bytes());
+                } else if let Some(array) = value.dyn_ref::<Uint8Array>() {
+                    bytes.resize(array.length() as usize, 0);
+                    array.copy_to(&mut bytes);
+                }
+                events.clear();
+                core.push(&bytes, &mut events);
+                deliver(&pump, &events);
+            }
+            Step::TimedOut => {
+                let _ = reader.cancel();
+                return finish_failed(&pump, &mut core, ErrorCode::NetworkError, &timed_out(timeout));
+            }
+            Step::Failed(err) => {
+                if pump.borrow().cancelled {
+                    return finish_cancelled(&pump, &mut core);
+                }
+                return finish_failed(&pump, &mut core, ErrorCode::NetworkError, &connection_failed(&err));
+            }
+        }
+    }
+}
+
+fn finish_cancelled(pump: &Rc<RefCell<Pump>>, core: &mut CoreStream) {
+    let mut events = Vec::new();
+    core.cancel(&mut events);
+    deliver(pump, &events);
+    close(pump);
+}
+
+fn finish_failed(pump: &Rc<RefCell<Pump>>, core: &mut CoreStream, code: ErrorCode, message: &str) {
+    let mut events = Vec::new();
+    core.fail(code, message, &mut events);
+    deliver(pump, &events);
+    close(pump);
+}
+
+fn timed_out(timeout: Option<f64>) -> String {
+    format!("Connection failed: no data for {} ms", timeout.unwrap_or_default())
+}
+
+fn connection_failed(err: &JsValue) -> String {
+    let detail = Reflect::get(err, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_default();
+    if detail.is_empty() {
+        "Connection failed".into()
+    } else {
+        format!("Connection failed: {detail}")
+    }
+}
+
+fn is_thenable(value: &JsValue) -> bool {
+    value.is_object() && Reflect::get(value, &"then".into()).is_ok_and(|then| then.is_function())
+}
+
+/// Waits for `promise`, or for `timeout` ms of silence.
+async fn await_with_timeout(promise: Promise, timeout: Option<f64>) -> Step {
+    let Some(ms) = timeout.filter(|ms| *ms > 0.0) else {
+        return match JsFuture::from(promise).await {
+            Ok(value) => Step::Chunk(value),
+            Err(err) => Step::Failed(err),
+        };
+    };
+    let mut timer_id = JsValue::UNDEFINED;
+    // The timer resolves the race with a marker no read result can equal.
+    let marker = JsValue::from_str("chatstream:timeout");
+    let timer = Promise::new(&mut |resolve, _| {
+        let marker = marker.clone();
+        let fire = Closure::once_into_js(move || {
+            let _ = resolve.call1(&JsValue::UNDEFINED, &marker);
+        });
+        timer_id = set_timeout(fire.unchecked_ref(), ms);
+    });
+    let race = Promise::race(&js_sys::Array::of2(&promise, &timer));
+    let outcome = JsFuture::from(race).await;
+    clear_timeout(&timer_id);
+    match outcome {
+        Ok(value) if value == marker => Step::TimedOut,
+        Ok(value) => Step::Chunk(value),
+        Err(err) => Step::Failed(err),
+    }
+}
+
+/// The error for a response whose status is not 2xx: the contract's code, and the body's own
+/// message where the contract has no fixed one.
+async fn http_error(response: &Response) -> (ErrorCode, String) {
+    let status = response.status();
+    let code = ErrorCode::from_http_status(status);
+    if matches!(code, ErrorCode::Unauthorized | ErrorCode::RateLimited) {
+        return (code, code.default_message().into());
+    }
+    let body = match response.text() {
+        Ok(promise) => JsFuture::from(promise).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
+        Err(_) => String::new(),
+    };
+    (code, error_message_from_body(status, &body))
+}
+
+/// `{"error":{"message":…}}`, `{"message":…}`, `{"detail":…}` or the start of a text body.
+fn error_message_from_body(status: u16, body: &str) -> String {
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(body) {
+        let found = [&value["error"]["message"], &value["error"], &value["message"], &value["detail"]]
+            .into_iter()
+            .find_map(|v| v.as_str().map(str::to_owned));
+        if let Some(message) = found {
+            return message;
+        }
+    }
+    let text: String = body.trim().chars().take(300).collect();
+    if text.is_empty() || text.starts_with('<') {
+        format!("HTTP {status}")
+    } else {
+        text
+    }
+}
+
+fn with_response_headers(mut options: StreamOptions, response: &Response) -> StreamOptions {
+    let headers = response.headers();
+    if options.content_type.is_none() {
+        options.content_type = headers.get("content-type").ok().flatten();
+    }
+    for name in ["x-vercel-ai-ui-message-stream", "x-vercel-ai-data-stream"] {
+        if let Ok(Some(value)) = headers.get(name) {
+            options.headers.push((name.to_owned(), value));
+        }
+    }
+    // Headers only help auto-detection; an explicit dialect stays.
+    if options.dialect.is_none() {
+        let named = crate::dialect::detect::from_headers(
+            options.content_type.as_deref(),
+            options.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        );
+        options.dialect = named;
+    }
+    options
+}
+
+/// The async iterator `streamEvents` returns (`for await (const event of …)`).
+#[wasm_bindgen]
+pub struct EventStream {
+    pump: Rc<RefCell<Pump>>,
+}
+
+#[wasm_bindgen]
+impl EventStream {
+    /// The next event, or `done` after the last.
+    pub fn next(&self) -> Promise {
+        let mut p = self.pump.borrow_mut();
+        if let Some(value) = p.queue.pop_front() {
+            return Promise::resolve(&iter_result(value, false));
+        }
+        if p.closed || p.abandoned {
+            return Promise::resolve(&iter_result(JsValue::UNDEFINED, true));
+        }
+        let mut waiting = None;
+        let promise = Promise::new(&mut |resolve, _| waiting = Some(resolve));
+        p.waiting = waiting;
+        promise
+    }
+
+    /// `break` out of `for await`: stops reading and cancels the request.
+    #[wasm_bindgen(js_name = "return")]
+    pub fn stop(&self) -> Promise {
+        let reader = {
+            let mut p = self.pump.borrow_mut();
+            p.abandoned = true;
+            p.queue.clear();
+            p.reader.clone()
+        };
+        if let Some(reader) = reader {
+            let _ = reader.cancel();
+        }
+        close(&self.pump);
+        Promise::resolve(&iter_result(JsValue::UNDEFINED, true))
+    }
+
+    #[wasm_bindgen(js_name = "[Symbol.asyncIterator]")]
+    pub fn async_iterator(&self) -> EventStream {
+        EventStream { pump: self.pump.clone() }
+    }
+}
+
+impl EventStream {
+    pub(crate) fn pump(&self) -> &Rc<RefCell<Pump>> {
+        &self.pump
+    }
+
+    /// An iterator over events already known (a refused `send`).
+    pub(crate) fn of(events: &[StreamEvent]) -> EventStream {
+        let pump = Pump::new(None);
+        deliver(&pump, events);
+        close(&pump);
+        EventStream { pump }
+    }
+}
+
+/// `streamEvents(responseOrStream, options)`: the clean events of a response body, as an
+/// async iterable. `options.signal` cancels (`complete` with the partial content, then
+/// `cancelled`); `options.idleTimeoutMs` ends a silent stream with NETWORK_ERROR.
+#[wasm_bindgen(js_name = streamEvents)]
+pub fn stream_events(input: JsValue, options: JsValue) -> Result<EventStream, JsError> {
+    let signal = if options.is_object() {
+        Reflect::get(&options, &"signal".into()).ok().and_then(|s| s.dyn_into::<AbortSignal>().ok())
+    } else {
+        None
+    };
+    let plain = without_key(&options, "signal");
+    let mut parsed: JsStreamOptions = from_js(&plain, "streamEvents options")?;
+    let idle_timeout_ms = parsed.idle_timeout_ms.take();
+    let source = Source { input, options: parsed.into_core()?, idle_timeout_ms, signal };
+    Ok(start(source, None))
+}
+
+/// A shallow copy of a plain options object without `key` (values JSON cannot carry).
+pub(crate) fn without_key(options: &JsValue, key: &str) -> JsValue {
+    if !options.is_object() {
+        return options.clone();
+    }
+    let copy = Object::assign(&Object::new(), options.unchecked_ref());
+    let _ = Reflect::delete_property(&copy, &key.into());
+    copy.into()
+}

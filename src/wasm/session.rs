@@ -1,0 +1,242 @@
+//! `ChatSession` for JS, talking to a backend that runs the agent loop itself (the seeds').
+//!
+//! The state machine is [`crate::session::Session`]; this binding sends the request, feeds the
+//! response through a pump ([`super::events`]) and hands every state change to one listener as
+//! an array of patches. The package's JS wrapper turns those into immutable snapshots for
+//! `subscribe` / `getSnapshot`.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use js_sys::{Function, Object, Reflect};
+use serde::Deserialize;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::AbortController;
+
+use super::events::{self, EventStream, Pump, Source};
+use super::stream::{JsPayloadMarker, JsStreamOptions};
+use super::{from_js, to_js, PoisonGuard};
+use crate::error::ErrorCode;
+use crate::event::StreamEvent;
+use crate::session::{Patch, Session};
+
+/// Default `stepTimeoutMs`: the seeds abort a step that takes longer than 60 seconds.
+const DEFAULT_STEP_TIMEOUT_MS: f64 = 60_000.0;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+struct JsSessionOptions {
+    endpoint: Option<String>,
+    dialect: Option<String>,
+    /// Request headers (e.g. authorization for the backend).
+    headers: Option<BTreeMap<String, String>>,
+    credentials: Option<String>,
+    step_timeout_ms: Option<f64>,
+    interaction_type: Option<String>,
+    inline_thinking: Option<bool>,
+    thinking_tags: Option<Vec<String>>,
+    payload_markers: Option<Vec<JsPayloadMarker>>,
+}
+
+struct Inner {
+    session: Session,
+    endpoint: String,
+    headers: BTreeMap<String, String>,
+    credentials: Option<String>,
+    step_timeout_ms: f64,
+    stream_options: JsStreamOptions,
+    fetch: Option<Function>,
+    listener: Option<Function>,
+    current: Option<(Rc<RefCell<Pump>>, AbortController)>,
+}
+
+/// Exported as `ChatSessionCore`; the package's `ChatSession` wraps it with snapshots.
+#[wasm_bindgen(js_name = ChatSessionCore)]
+pub struct ChatSession {
+    inner: Rc<RefCell<Inner>>,
+    busy: Cell<bool>,
+}
+
+#[wasm_bindgen(js_class = ChatSessionCore)]
+impl ChatSession {
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<ChatSession, JsError> {
+        let fetch = if options.is_object() {
+            Reflect::get(&options, &"fetch".into()).ok().and_then(|f| f.dyn_into::<Function>().ok())
+        } else {
+            None
+        };
+        let plain = events::without_key(&options, "fetch");
+        let parsed: JsSessionOptions = from_js(&plain, "ChatSession options")?;
+        let endpoint = parsed.endpoint.unwrap_or_else(|| "/api/chat/stream".into());
+        let stream_options = JsStreamOptions {
+            dialect: parsed.dialect,
+            inline_thinking: parsed.inline_thinking,
+            thinking_tags: parsed.thinking_tags,
+            payload_markers: parsed.payload_markers,
+            ..JsStreamOptions::default()
+        };
+        // Check the stream options now, so a bad dialect fails at construction, not at send.
+        JsStreamOptions { payload_markers: None, ..stream_options.clone() }.into_core()?;
+        let inner = Inner {
+            session: Session::default(),
+            endpoint,
+            headers: parsed.headers.unwrap_or_default(),
+            credentials: parsed.credentials,
+            step_timeout_ms: parsed.step_timeout_ms.unwrap_or(DEFAULT_STEP_TIMEOUT_MS),
+            stream_options,
+            fetch,
+            listener: None,
+            current: None,
+        };
+        Ok(ChatSession { inner: Rc::new(RefCell::new(inner)), busy: Cell::new(false) })
+    }
+
+    /// The one listener for state changes: called with an array of patches (the JS wrapper).
+    #[wasm_bindgen(js_name = setListener)]
+    pub fn set_listener(&self, listener: Option<Function>) {
+        self.inner.borrow_mut().listener = listener;
+    }
+
+    /// The whole state, as a plain object.
+    pub fn state(&self) -> Result<JsValue, JsError> {
+        let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
+        to_js(self.inner.borrow().session.state())
+    }
+
+    /// Sends `message` (with the page's `context`) and returns the turn's events. The state moves
+    /// whether or not the events are iterated.
+    pub fn send(&self, message: String, context: JsValue) -> Result<EventStream, JsError> {
+        let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
+        let context: Value = from_js(&context, "context")?;
+        let begun = self.inner.borrow_mut().session.begin(&message, context);
+        let (request, patches) = match begun {
+            Ok(begun) => begun,
+            Err(error) => {
+                let event = StreamEvent::error(error.code, error.message.clone());
+                if error.code == ErrorCode::ValidationError {
+                    let patches = self.inner.borrow_mut().session.fail(error.code, &error.message);
+                    notify(&self.inner, &patches);
+                }
+                return Ok(EventStream::of(&[event]));
+            }
+        };
+        notify(&self.inner, &patches);
+
+        let controller = AbortController::new().map_err(|_| JsError::new("AbortController is not available"))?;
+        let response = self.fetch(&request, &controller);
+        let (options, timeout) = {
+            let inner = self.inner.borrow();
+            (inner.stream_options.clone().into_core()?, inner.step_timeout_ms)
+        };
+        let source = Source { input: response, options, idle_timeout_ms: Some(timeout), signal: None };
+        let target = Rc::downgrade(&self.inner);
+        let hook = Box::new(move |event: Option<&StreamEvent>| {
+            let Some(inner) = target.upgrade() else { return };
+            let patches = {
+                let mut inner = inner.borrow_mut();
+                match event {
+                    Some(event) => inner.session.apply(event),
+                    None => {
+                        inner.current = None;
+                        inner.session.stream_closed()
+                    }
+                }
+            };
+            notify(&inner, &patches);
+        });
+        let stream = events::start(source, Some(hook));
+        if !stream.pump().borrow().is_closed() {
+            self.inner.borrow_mut().current = Some((stream.pump().clone(), controller));
+        }
+        Ok(stream)
+    }
+
+    /// Stops the turn in flight: its events end with `complete` (the partial answer) and
+    /// `cancelled`. With nothing in flight, returns a CONFLICT error event and changes nothing.
+    pub fn cancel(&self) -> Result<JsValue, JsError> {
+        let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
+        let current = self.inner.borrow_mut().current.take();
+        match current {
+            Some((pump, controller)) => {
+                events::cancel(&pump);
+                controller.abort();
+                Ok(JsValue::UNDEFINED)
+            }
+            None => to_js(&StreamEvent::error(ErrorCode::Conflict, "Nothing to cancel: no message is being answered")),
+        }
+    }
+
+    /// `messages` as JSON text, to save.
+    #[wasm_bindgen(js_name = saveMessages)]
+    pub fn save_messages(&self) -> String {
+        self.inner.borrow().session.messages_json()
+    }
+
+    /// Replaces the conversation with saved messages (JSON text from `saveMessages`).
+    #[wasm_bindgen(js_name = loadMessages)]
+    pub fn load_messages(&self, json: &str) -> Result<(), JsError> {
+        let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
+        self.inner.borrow_mut().session.load_messages(json).map_err(|e| JsError::new(&e.message))?;
+        let state = to_js(self.inner.borrow().session.state())?;
+        let reset = Object::new();
+        let _ = Reflect::set(&reset, &"op".into(), &"reset".into());
+        let _ = Reflect::set(&reset, &"value".into(), &state);
+        let listener = self.inner.borrow().listener.clone();
+        if let Some(listener) = listener {
+            listener
+                .call1(&JsValue::UNDEFINED, &js_sys::Array::of1(&reset))
+                .map_err(|_| JsError::new("listener threw"))?;
+        }
+        Ok(())
+    }
+}
+
+impl ChatSession {
+    /// Starts the POST; returns the fetch's promise (or a rejected one if fetch threw at once).
+    fn fetch(&self, request: &crate::session::ChatRequest, controller: &AbortController) -> JsValue {
+        let inner = self.inner.borrow();
+        let init = Object::new();
+        let headers = Object::new();
+        let _ = Reflect::set(&headers, &"content-type".into(), &"application/json".into());
+        let _ = Reflect::set(&headers, &"accept".into(), &"text/event-stream".into());
+        for (name, value) in &inner.headers {
+            let _ = Reflect::set(&headers, &name.into(), &value.into());
+        }
+        let body = serde_json::to_string(request).expect("request serializes");
+        let _ = Reflect::set(&init, &"method".into(), &"POST".into());
+        let _ = Reflect::set(&init, &"headers".into(), &headers);
+        let _ = Reflect::set(&init, &"body".into(), &body.into());
+        let _ = Reflect::set(&init, &"signal".into(), &controller.signal());
+        if let Some(credentials) = &inner.credentials {
+            let _ = Reflect::set(&init, &"credentials".into(), &credentials.into());
+        }
+        let global = js_sys::global();
+        let fetch =
+            inner.fetch.clone().or_else(|| Reflect::get(&global, &"fetch".into()).ok().and_then(|f| f.dyn_into().ok()));
+        let Some(fetch) = fetch else {
+            return js_sys::Promise::reject(&js_sys::Error::new("fetch is not available here").into()).into();
+        };
+        match fetch.call2(&global, &inner.endpoint.as_str().into(), &init) {
+            Ok(promise) => promise,
+            Err(err) => js_sys::Promise::reject(&err).into(),
+        }
+    }
+}
+
+/// Hands patches to the listener. A listener that throws is reported to the host as an uncaught
+/// error (it must not break the stream); the JS wrapper catches its subscribers' errors itself.
+fn notify(inner: &Rc<RefCell<Inner>>, patches: &[Patch]) {
+    if patches.is_empty() {
+        return;
+    }
+    let listener = inner.borrow().listener.clone();
+    if let Some(listener) = listener {
+        if let Ok(value) = to_js(patches) {
+            let _ = listener.call1(&JsValue::UNDEFINED, &value);
+        }
+    }
+}

@@ -1,0 +1,247 @@
+// ChatSession and streamEvents in Node 20 over real fetch Response objects (built package).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+
+import { initSync, ChatSession, streamEvents } from "../../pkg/index.js";
+
+initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
+
+const encoder = new TextEncoder();
+
+/** A body that sends `chunks` (strings), then ends; or stays open with `hang`; or fails with `fail`. */
+function body(chunks, { hang = false, fail = null } = {}) {
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (i < chunks.length) {
+        controller.enqueue(encoder.encode(chunks[i++]));
+      } else if (fail) {
+        controller.error(new TypeError(fail));
+      } else if (!hang) {
+        controller.close();
+      } else {
+        return new Promise(() => {}); // never resolves: a stalled connection
+      }
+    },
+  });
+}
+
+const sse = (events) => events.map((e) => `data: ${JSON.stringify(e)}\n\n`);
+
+const agentTurn = sse([
+  { type: "status", message: "Thinking..." },
+  { type: "text_delta", text: "Let me " },
+  { type: "text_delta", text: "look." },
+  { type: "tool_start", tool: "search", input: { q: "x" }, tool_use_id: "t1" },
+  { type: "tool_complete", tool: "search", index: 0, tool_use_id: "t1", output: "3 hits" },
+  { type: "text_delta", text: "[[tool:0]]" },
+  { type: "text_delta", text: "Found 3." },
+  { type: "complete", payload: { message: "Let me look.[[tool:0]]Found 3.", conversation_id: 42 } },
+]);
+
+function fetchReturning(makeResponse, requests = []) {
+  return async (url, init) => {
+    requests.push({ url, init, body: JSON.parse(init.body) });
+    return makeResponse(init);
+  };
+}
+
+async function collect(iterable) {
+  const events = [];
+  for await (const event of iterable) events.push(event);
+  return events;
+}
+
+test("streamEvents reads a Response body in chunks", async () => {
+  const chunks = ['data: {"type":"text_de', 'lta","text":"Hi"}\n\ndata: {"type":"complete","payload":{"message":"Hi"}}\n\n'];
+  const events = await collect(streamEvents(new Response(body(chunks))));
+  assert.deepEqual(events.map((e) => e.type), ["text_delta", "complete"]);
+  assert.equal(events[0].text, "Hi");
+});
+
+test("streamEvents: break cancels the body", async () => {
+  let cancelled = false;
+  const stream = new ReadableStream({
+    start(c) { c.enqueue(encoder.encode(sse([{ type: "text_delta", text: "a" }])[0])); },
+    cancel() { cancelled = true; },
+  });
+  for await (const event of streamEvents(stream)) {
+    assert.equal(event.type, "text_delta");
+    break;
+  }
+  await new Promise((r) => setTimeout(r, 10));
+  assert.ok(cancelled, "the reader was cancelled");
+});
+
+test("streamEvents: an AbortSignal gives complete with the partial text, then cancelled", async () => {
+  const controller = new AbortController();
+  const events = [];
+  for await (const event of streamEvents(new Response(body(sse([{ type: "text_delta", text: "partial" }]), { hang: true })), { signal: controller.signal })) {
+    events.push(event);
+    if (event.type === "text_delta") controller.abort();
+  }
+  assert.deepEqual(events.map((e) => e.type), ["text_delta", "complete", "cancelled"]);
+  assert.equal(events[1].payload.text, "partial");
+});
+
+test("streamEvents: a network failure mid-stream gives complete with the partial text and NETWORK_ERROR", async () => {
+  const events = await collect(streamEvents(new Response(body(sse([{ type: "text_delta", text: "half" }]), { fail: "socket hang up" }))));
+  assert.deepEqual(events.map((e) => e.type), ["text_delta", "complete", "error"]);
+  assert.equal(events[1].payload.text, "half");
+  assert.equal(events[2].code, "NETWORK_ERROR");
+});
+
+test("streamEvents: HTTP statuses map to the contract's codes", async () => {
+  for (const [status, code, message] of [
+    [401, "UNAUTHORIZED", "Invalid API key"],
+    [429, "RATE_LIMITED", "Rate limited, try again"],
+    [404, "NOT_FOUND", "Conversation not found"],
+    [503, "SERVICE_UNAVAILABLE", "overloaded"],
+  ]) {
+    const response = new Response(JSON.stringify({ error: { message: status === 404 ? "Conversation not found" : "overloaded" } }), { status });
+    const events = await collect(streamEvents(response));
+    assert.deepEqual(events, [{ type: "error", code, message }], `HTTP ${status}`);
+  }
+});
+
+test("streamEvents: a silent stream ends with NETWORK_ERROR after idleTimeoutMs", async () => {
+  const events = await collect(streamEvents(new Response(body([], { hang: true })), { idleTimeoutMs: 30, dialect: "agent" }));
+  assert.deepEqual(events.map((e) => e.type), ["complete", "error"]);
+  assert.equal(events[1].code, "NETWORK_ERROR");
+});
+
+test("ChatSession: a turn drives the state through the seeds' transitions", async () => {
+  const requests = [];
+  const session = new ChatSession({ endpoint: "/api/chat/stream", fetch: fetchReturning(() => new Response(body(agentTurn)), requests) });
+  const seen = [];
+  session.subscribe(() => seen.push(session.getSnapshot()));
+  const first = session.getSnapshot();
+  assert.equal(first, session.getSnapshot(), "stable identity between changes");
+  const events = await collect(session.send("Search x", { current_page: "reports" }));
+  assert.equal(events.at(-1).type, "complete");
+  const state = session.getSnapshot();
+  assert.equal(state.isLoading, false);
+  assert.equal(state.streamingText, "");
+  assert.equal(state.messages.length, 2);
+  assert.equal(state.messages[1].content, "Let me look.[[tool:0]]Found 3.");
+  assert.equal(state.conversationId, 42);
+  assert.ok(seen.some((s) => s.statusText === "Running search..."), "tool_start set the status");
+  assert.ok(seen.some((s) => s.streamingText === "Let me look."), "text streamed into the state");
+  assert.ok(Object.isFrozen(state));
+  assert.deepEqual(requests[0].body, {
+    message: "Search x",
+    context: { current_page: "reports" },
+    interaction_type: "text_input",
+    conversation_id: null,
+    conversation_history: [],
+  });
+  assert.equal(requests[0].init.method, "POST");
+  // The next request carries the conversation.
+  await collect(session.send("again"));
+  assert.equal(requests[1].body.conversation_id, 42);
+  assert.equal(requests[1].body.conversation_history.length, 2);
+});
+
+test("ChatSession: the state moves even when nobody iterates the events", async () => {
+  const session = new ChatSession({ fetch: fetchReturning(() => new Response(body(agentTurn))) });
+  const done = new Promise((resolve) => session.subscribe(() => { if (!session.getSnapshot().isLoading) resolve(); }));
+  session.send("hi");
+  await done;
+  assert.equal(session.getSnapshot().messages.length, 2);
+});
+
+test("CH-NT1: an empty message gives VALIDATION_ERROR and sends nothing", async () => {
+  const requests = [];
+  const session = new ChatSession({ fetch: fetchReturning(() => new Response(body(agentTurn)), requests) });
+  const events = await collect(session.send("   "));
+  assert.deepEqual(events.map((e) => [e.type, e.code]), [["error", "VALIDATION_ERROR"]]);
+  assert.equal(requests.length, 0);
+  assert.equal(session.getSnapshot().error.code, "VALIDATION_ERROR");
+  assert.equal(session.getSnapshot().messages.length, 0);
+});
+
+for (const [id, status, code, message] of [
+  ["CH-NT2", 404, "NOT_FOUND", "Conversation not found"],
+  ["CH-NT3", 401, "UNAUTHORIZED", "Invalid API key"],
+]) {
+  test(`${id}: HTTP ${status} gives ${code}, keeps the user's message and changes nothing else`, async () => {
+    const session = new ChatSession({ fetch: fetchReturning(() => new Response(JSON.stringify({ detail: message }), { status })) });
+    await collect(session.send("hello"));
+    const state = session.getSnapshot();
+    assert.deepEqual(state.error, { code, message });
+    assert.deepEqual(state.messages.map((m) => m.content), ["hello"]);
+    assert.equal(state.isLoading, false);
+  });
+}
+
+test("CH-NT4: a network failure gives NETWORK_ERROR and the session can send again", async () => {
+  let calls = 0;
+  const session = new ChatSession({
+    fetch: async () => {
+      calls++;
+      if (calls === 1) throw new TypeError("fetch failed");
+      return new Response(body(agentTurn));
+    },
+  });
+  const events = await collect(session.send("hello"));
+  assert.equal(events.at(-1).code, "NETWORK_ERROR");
+  assert.equal(session.getSnapshot().isLoading, false);
+  await collect(session.send("hello again"));
+  assert.equal(session.getSnapshot().error, null, "a new send clears the error");
+  assert.equal(session.getSnapshot().messages.length, 3);
+});
+
+test("CH-NT5: cancel with nothing in flight gives CONFLICT and changes nothing", () => {
+  const session = new ChatSession({ fetch: fetchReturning(() => new Response(body(agentTurn))) });
+  const before = session.getSnapshot();
+  const result = session.cancel();
+  assert.equal(result.code, "CONFLICT");
+  assert.equal(session.getSnapshot(), before);
+});
+
+test("CH-T5: cancel keeps the partial answer: complete, then cancelled", async () => {
+  const session = new ChatSession({ fetch: fetchReturning(() => new Response(body(sse([{ type: "text_delta", text: "Once upon" }]), { hang: true }))) });
+  const events = [];
+  for await (const event of session.send("story")) {
+    events.push(event);
+    if (event.type === "text_delta") session.cancel();
+  }
+  assert.deepEqual(events.map((e) => e.type), ["text_delta", "complete", "cancelled"]);
+  const state = session.getSnapshot();
+  assert.equal(state.messages[1].content, "Once upon");
+  assert.equal(state.messages[1].cancelled, true);
+  assert.equal(state.isLoading, false);
+});
+
+test("stepTimeoutMs: a silent backend ends the turn with NETWORK_ERROR", async () => {
+  const session = new ChatSession({ stepTimeoutMs: 30, fetch: fetchReturning(() => new Response(body([], { hang: true }))) });
+  const events = await collect(session.send("hello"));
+  assert.equal(events.at(-1).code, "NETWORK_ERROR");
+  assert.equal(session.getSnapshot().isLoading, false);
+});
+
+test("messages save and load as JSON", async () => {
+  const session = new ChatSession({ fetch: fetchReturning(() => new Response(body(agentTurn))) });
+  await collect(session.send("hi"));
+  const saved = session.saveMessages();
+  const restored = new ChatSession({ fetch: fetchReturning(() => new Response(body(agentTurn))) });
+  restored.loadMessages(saved);
+  assert.deepEqual(restored.getSnapshot().messages, session.getSnapshot().messages);
+  assert.throws(() => restored.loadMessages("{oops"), /Invalid saved messages/);
+});
+
+test("a subscriber that throws does not stop the stream", async () => {
+  const session = new ChatSession({ fetch: fetchReturning(() => new Response(body(agentTurn))) });
+  const reported = [];
+  const original = globalThis.reportError;
+  globalThis.reportError = (e) => reported.push(e);
+  try {
+    session.subscribe(() => { throw new Error("boom"); });
+    const events = await collect(session.send("hi"));
+    assert.equal(events.at(-1).type, "complete");
+    assert.ok(reported.length > 0 && reported[0].message === "boom", "the exception reached the host untouched");
+  } finally {
+    globalThis.reportError = original;
+  }
+});
