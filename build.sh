@@ -97,11 +97,17 @@ test_node() {
   node --test tests/node/
 }
 
+test_types() {
+  say "TypeScript declarations: an example compiled with tsc --strict"
+  node_modules/.bin/tsc -p tests/types
+}
+
 run_tests() {
   build_pkg
   test_native
   test_wasm
   test_node
+  test_types
 }
 
 # --- demo --------------------------------------------------------------------------------
