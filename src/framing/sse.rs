@@ -1,10 +1,51 @@
-//! WHATWG Server-Sent Events decoder. (Implementation in progress.)
+//! Server-Sent Events, following the WHATWG "event stream interpretation"
+//! (<https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation>).
+//!
+//! ```
+//! use chatstream::framing::{Ending, Frame, SseDecoder};
+//!
+//! let mut sse = SseDecoder::new();
+//! let mut frames = Vec::new();
+//! // One event in three chunks: a CRLF split between two of them, "é" split across the others.
+//! sse.push(b"event: delta\r", &mut frames).unwrap();
+//! sse.push(b"\ndata: caf\xC3", &mut frames).unwrap();
+//! sse.push(b"\xA9\n\n", &mut frames).unwrap();
+//! assert_eq!(frames, [Frame { event: Some("delta".into()), data: "café".into(), id: None }]);
+//! assert_eq!(sse.finish(&mut frames), Ending::Clean);
+//! ```
 
+use super::lines::{Line, LineSplitter};
 use super::{Ending, Frame, FramingError, DEFAULT_MAX_FRAME_BYTES};
 
+/// Decodes a `text/event-stream` body into [`Frame`]s, one per dispatched event.
+///
+/// Lines are split as [`LineSplitter`] says (CR, LF, CRLF; one leading BOM ignored) and decoded
+/// as UTF-8 once complete, invalid bytes becoming U+FFFD (the spec's "UTF-8 decode" does the same).
+///
+/// [`Frame::id`] is the `id` set by this event's own fields, `None` when it set none; the spec's
+/// last event ID, which carries over from earlier events, is [`SseDecoder::last_event_id`].
+///
+/// One event may hold at most `limit` bytes, counted as its data so far plus the line being read.
+/// Past that, the event is dropped with one [`FramingError::FrameTooLarge`], its remaining lines
+/// are skipped unread up to its end (the next blank line), and decoding resumes after it.
 #[derive(Debug)]
 pub struct SseDecoder {
     limit: usize,
+    lines: LineSplitter,
+    /// The spec's "data buffer": each `data` value followed by LF.
+    data: String,
+    /// The spec's "event type buffer".
+    event_type: String,
+    /// The `id` this event set, if any.
+    event_id: Option<String>,
+    /// The spec's "last event ID buffer".
+    last_event_id: String,
+    /// The reconnection time the stream asked for, in milliseconds.
+    retry: Option<u64>,
+    /// A field line has been seen since the last blank line: an event has started.
+    event_started: bool,
+    /// The current event grew past the limit; its lines are skipped up to the next blank line.
+    skipping: bool,
 }
 
 impl Default for SseDecoder {
@@ -17,14 +58,176 @@ impl SseDecoder {
     pub fn new() -> SseDecoder {
         SseDecoder::default()
     }
+
+    /// A decoder that refuses events larger than `limit` bytes.
     pub fn with_limit(limit: usize) -> SseDecoder {
-        SseDecoder { limit }
+        SseDecoder {
+            limit,
+            lines: LineSplitter::new(limit),
+            data: String::new(),
+            event_type: String::new(),
+            event_id: None,
+            last_event_id: String::new(),
+            retry: None,
+            event_started: false,
+            skipping: false,
+        }
     }
-    pub fn push(&mut self, _chunk: &[u8], _out: &mut Vec<Frame>) -> Result<(), FramingError> {
-        let _ = self.limit;
-        todo!("SseDecoder::push")
+
+    /// The last `retry` value the stream sent, in milliseconds.
+    pub fn retry(&self) -> Option<u64> {
+        self.retry
     }
+
+    /// The spec's last event ID: the last `id` value seen, kept across events until another
+    /// `id` replaces it (an empty `id` resets it to "").
+    pub fn last_event_id(&self) -> &str {
+        &self.last_event_id
+    }
+
+    /// Decodes `chunk`, appending every event it completes to `out`. When an event is too large
+    /// the whole chunk is still decoded (the events after it are in `out` too) and the error is
+    /// returned once, at the push that found it.
+    pub fn push(&mut self, chunk: &[u8], out: &mut Vec<Frame>) -> Result<(), FramingError> {
+        // The splitter is moved out for the duration so that its callback may borrow `self`.
+        let mut lines = std::mem::replace(&mut self.lines, LineSplitter::new(0));
+        let mut too_large = false;
+        lines.push(chunk, |line| {
+            match line {
+                Line::Complete(bytes) => self.process_line(bytes, out),
+                Line::TooLong => too_large |= self.drop_event(),
+            }
+            if self.data.len() > self.limit {
+                // Only possible when U+FFFD replacements made the data longer than its bytes.
+                too_large |= self.drop_event();
+            }
+            self.line_budget()
+        });
+        self.lines = lines;
+        if too_large {
+            Err(FramingError::FrameTooLarge { limit: self.limit })
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Ends the input without dispatching: "If the file ends in the middle of an event, before
+    /// the final empty line, the incomplete event is not dispatched." Returns
+    /// [`Ending::Truncated`] when an event had started (a field line since the last blank line,
+    /// or part of a line), so a cut-off stream can be told from a finished one.
     pub fn finish(&mut self, _out: &mut Vec<Frame>) -> Ending {
-        todo!("SseDecoder::finish")
+        let truncated = self.event_started || self.skipping || self.lines.has_partial_line();
+        self.lines.take_partial_line();
+        self.reset_event();
+        if truncated {
+            Ending::Truncated
+        } else {
+            Ending::Clean
+        }
+    }
+
+    /// Most bytes the next line may hold: what the limit leaves after the data so far. While
+    /// skipping, none: only a blank line (the event's end) is let through.
+    fn line_budget(&self) -> usize {
+        if self.skipping {
+            0
+        } else {
+            self.limit.saturating_sub(self.data.len())
+        }
+    }
+
+    /// Drops the current event; true when this is news (not already skipping it).
+    fn drop_event(&mut self) -> bool {
+        let news = !self.skipping;
+        self.reset_event();
+        self.skipping = true;
+        news
+    }
+
+    /// One complete line, per the spec:
+    /// - "If the line is empty (a blank line): Dispatch the event."
+    /// - "If the line starts with a U+003A COLON character (:): Ignore the line."
+    /// - "If the line contains a U+003A COLON character (:)": the field name is what comes before
+    ///   the first colon, the value what comes after, "If value starts with a U+0020 SPACE
+    ///   character, remove it from value."
+    /// - "Otherwise, the string is not empty but does not contain a U+003A COLON character (:)":
+    ///   the whole line is the field name and the value is empty.
+    ///
+    /// The split is made on bytes before decoding: a colon byte is never part of a multi-byte
+    /// character, and invalid bytes never absorb it, so this equals decoding first.
+    fn process_line(&mut self, line: &[u8], out: &mut Vec<Frame>) {
+        if line.is_empty() {
+            if !std::mem::take(&mut self.skipping) {
+                self.dispatch(out);
+            }
+            return;
+        }
+        if self.skipping || line[0] == b':' {
+            return;
+        }
+        self.event_started = true;
+        let (name, value) = match memchr::memchr(b':', line) {
+            Some(colon) => {
+                let value = &line[colon + 1..];
+                (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
+            }
+            None => (line, &b""[..]),
+        };
+        self.process_field(name, value);
+    }
+
+    /// The field rules:
+    /// - "event": "Set the event type buffer to field value."
+    /// - "data": "Append the field value to the data buffer, then append a single U+000A LINE
+    ///   FEED (LF) character to the data buffer."
+    /// - "id": "If the field value does not contain U+0000 NULL, then set the last event ID
+    ///   buffer to the field value. Otherwise, ignore the field."
+    /// - "retry": "If the field value consists of only ASCII digits, then interpret the field
+    ///   value as an integer in base ten, and set the event stream's reconnection time to that
+    ///   integer. Otherwise, ignore the field." An empty value or one too large for a `u64` is
+    ///   not an integer, so it is ignored too.
+    /// - "Otherwise: The field is ignored."
+    fn process_field(&mut self, name: &[u8], value: &[u8]) {
+        match name {
+            b"event" => self.event_type = String::from_utf8_lossy(value).into_owned(),
+            b"data" => {
+                self.data.push_str(&String::from_utf8_lossy(value));
+                self.data.push('\n');
+            }
+            b"id" if !value.contains(&0) => {
+                let id = String::from_utf8_lossy(value).into_owned();
+                self.last_event_id.clone_from(&id);
+                self.event_id = Some(id);
+            }
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                let millis = value.iter().try_fold(0u64, |n, d| n.checked_mul(10)?.checked_add(u64::from(d - b'0')));
+                if millis.is_some() {
+                    self.retry = millis;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// "If the data buffer is an empty string, set the data buffer and the event type buffer to
+    /// the empty string and return." Otherwise "If the data buffer's last character is a U+000A
+    /// LINE FEED (LF) character, then remove the last character from the data buffer", and the
+    /// event goes out with type "message" unless the event type buffer is not empty.
+    fn dispatch(&mut self, out: &mut Vec<Frame>) {
+        if !self.data.is_empty() {
+            let mut data = std::mem::take(&mut self.data);
+            data.pop();
+            let event = Some(std::mem::take(&mut self.event_type)).filter(|t| !t.is_empty());
+            out.push(Frame { event, data, id: self.event_id.take() });
+        }
+        self.reset_event();
+    }
+
+    fn reset_event(&mut self) {
+        self.data.clear();
+        self.event_type.clear();
+        self.event_id = None;
+        self.event_started = false;
+        self.skipping = false;
     }
 }
