@@ -8,7 +8,10 @@
 
 mod common;
 
-use chatstream::framing::{Ending, Frame, FrameDecoder, Framing};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use chatstream::framing::{Ending, Frame, FrameDecoder, Framing, SseDecoder};
 use common::Rng;
 
 const RANDOM_SPLIT_RUNS: usize = 64;
@@ -208,6 +211,12 @@ fn sse_line_ends_and_bom() {
         Case::sse("mixed line ends", "data: a\r\n\rdata: b\n\r\ndata: c\r\n\n").data(&["a", "b", "c"]),
         // LF then CR is two line ends (the CR is an empty line), unlike CR then LF.
         Case::sse("LF CR is a blank line", "data: a\n\rdata: b\n\n").data(&["a", "b"]),
+        // Split after each CR, a CRLF must still end one line, not a line and a blank one.
+        Case::sse("CRLFs inside one event", "data: A\r\ndata: B\r\ndata: C\r\n\n").data(&["A\nB\nC"]),
+        Case::sse("CR then CRLF", "data: one\r\r\n").data(&["one"]),
+        Case::sse("a bare field line ended by CRLF", "data: one\ndata\r\ndata: two\n\n").data(&["one\n\ntwo"]),
+        Case::sse("a comment ended by CRLF", "data: one\n:ignored\r\ndata: two\n\n").data(&["one\ntwo"]),
+        Case::sse("a comment ended by CR", "data: one\n:ignored\rdata: two\n\n").data(&["one\ntwo"]),
         Case::sse("CR as the very last byte", "data: a\n\r").data(&["a"]),
         Case::sse("blank lines before the first event", "\n\r\n\r\ndata: a\n\n").data(&["a"]),
         Case::sse("BOM", "\u{FEFF}data: a\n\n").data(&["a"]),
@@ -257,7 +266,14 @@ fn sse_fields() {
             "x",
             Some(""),
         )]),
+        // The NUL id is ignored, so the id set earlier in the same event stands.
+        Case::sse("an id with NUL after a good one", b"id: 123\nid: bad\x00id\ndata: hello\n\n")
+            .frames(vec![event(None, "hello", Some("123"))])
+            .last_event_id("123"),
         Case::sse("retry", "retry: 1500\n\n").retry(1500),
+        Case::sse("retry between events", "\nretry: 500\n\ndata: first\n\nretry: 50x\n\ndata: second\n\n")
+            .data(&["first", "second"])
+            .retry(500),
         Case::sse("retry with a non-digit ignored", "retry: 1000\n\nretry: 15x\n\nretry: -1\n\nretry: 1.5\n\n")
             .retry(1000),
         Case::sse("retry with two spaces ignored", "retry:  100\n\n"),
@@ -283,6 +299,8 @@ fn sse_endings() {
         Case::sse("partial comment", "data: a\n\n: pi").data(&["a"]).truncated(),
         Case::sse("any field starts an event", "data: a\n\nevent: x\n").data(&["a"]).truncated(),
         Case::sse("an unknown field too", "data: a\n\nfoo\n").data(&["a"]).truncated(),
+        // A JSON error body where an event stream was expected: one unknown field, no event.
+        Case::sse("not an event stream", "{\"error\":\"Internal Server Error\"}\n").truncated(),
     ]);
 }
 
@@ -395,5 +413,89 @@ fn eight_megabyte_line_one_byte_at_a_time() {
         }
         assert_eq!(decoder.finish(&mut frames), Ending::Clean);
         assert!(frames == expected, "{framing:?}: the 8 MB line did not decode");
+    }
+}
+
+/// Counts the heap bytes the current thread holds, and the most it held, so that a test can see
+/// what a decoder keeps (tests run on parallel threads; each sees only its own allocations).
+struct CountingAllocator;
+
+thread_local! {
+    static HELD: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count(grow: usize, shrink: usize) {
+    let _ = HELD.try_with(|held| {
+        held.set((held.get() + grow).saturating_sub(shrink));
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(held.get())));
+    });
+}
+
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count(layout.size(), 0);
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        count(0, layout.size());
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count(new_size, layout.size());
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+/// Bytes held now, and resets the peak to that.
+fn held_now() -> usize {
+    let held = HELD.with(Cell::get);
+    PEAK.with(|peak| peak.set(held));
+    held
+}
+
+fn peak_since_reset() -> usize {
+    PEAK.with(Cell::get)
+}
+
+/// While an oversized event is skipped, the decoder holds no more than a few times the limit,
+/// however long the event and whatever the chunking.
+#[test]
+fn memory_stays_bounded_while_skipping() {
+    const LIMIT: usize = 4096;
+    let input = format!("data: {}\ndata: more\n\ndata: ok\n\n", "x".repeat(4 << 20)).into_bytes();
+    for chunk_size in [1, 100, 64 * 1024, input.len()] {
+        let mut frames = Vec::with_capacity(4);
+        let before = held_now();
+        let mut sse = SseDecoder::with_limit(LIMIT);
+        let mut errors = 0;
+        for chunk in input.chunks(chunk_size) {
+            errors += usize::from(sse.push(chunk, &mut frames).is_err());
+        }
+        assert_eq!(sse.finish(&mut frames), Ending::Clean);
+        let peak = peak_since_reset() - before;
+        assert_eq!((frames, errors), (vec![Frame::data("ok")], 1), "chunks of {chunk_size}");
+        assert!(peak < 8 * LIMIT, "chunks of {chunk_size}: held up to {peak} bytes for a {LIMIT}-byte limit");
+    }
+}
+
+/// Between pushes only the undecided tail is kept: after a chunk of complete events, the decoder
+/// holds about one event's worth of buffers, not the chunk.
+#[test]
+fn only_the_undecided_tail_is_kept() {
+    let event = "data: {\"choices\":[{\"delta\":{\"content\":\"word\"}}]}\n\n";
+    let input = format!("{}data: {{\"cho", event.repeat(20_000)).into_bytes();
+    for framing in [Framing::Sse, Framing::Lines] {
+        let before = held_now();
+        let mut decoder = FrameDecoder::new(framing, chatstream::framing::DEFAULT_MAX_FRAME_BYTES);
+        let mut frames = Vec::new();
+        decoder.push(&input, &mut frames).unwrap();
+        assert_eq!(frames.len(), 20_000);
+        drop(frames);
+        let held = HELD.with(Cell::get) - before;
+        assert!(held < 1024, "{framing:?}: holds {held} bytes after a {}-byte chunk", input.len());
     }
 }
