@@ -346,6 +346,10 @@ fn sse_limit() {
             .limit(16, &[0])
             .data(&["y"]),
         Case::sse("oversized with CRLF", format!("data: {big}\r\n\r\ndata: ok\r\n\r\n")).limit(16, &[0]).data(&["ok"]),
+        // 12 bytes of line, but each invalid byte decodes to U+FFFD (3 bytes): 19 bytes of data.
+        Case::sse("replacement characters past the limit", b"data: \xFF\xFF\xFF\xFF\xFF\xFF\n\ndata: ok\n\n")
+            .limit(16, &[0])
+            .data(&["ok"]),
         Case::sse("oversized at the end", format!("data: a\n\ndata: {big}")).limit(16, &[1]).data(&["a"]).truncated(),
     ]);
 }

@@ -22,7 +22,7 @@ use super::{Ending, Frame, FramingError, DEFAULT_MAX_FRAME_BYTES};
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// What [`LineSplitter`] hands to its caller.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub(super) enum Line<'a> {
     /// A complete line, without its terminator, not yet decoded.
     Complete(&'a [u8]),
