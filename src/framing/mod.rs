@@ -84,6 +84,8 @@ impl FrameDecoder {
 
     /// Decodes `chunk`, appending every frame it completes to `out`. On an oversized frame the
     /// frames before it are in `out`, the error is returned, and the decoder skips to the frame's end.
+    /// The whole chunk is decoded all the same: frames completed after the oversized one in this
+    /// chunk are in `out` too, and one error stands for every frame this chunk dropped.
     pub fn push(&mut self, chunk: &[u8], out: &mut Vec<Frame>) -> Result<(), FramingError> {
         match self {
             FrameDecoder::Sse(d) => d.push(chunk, out),
