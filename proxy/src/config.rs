@@ -1,0 +1,199 @@
+//! Flags and environment → [`Config`]: where each provider lives and how the proxy protects itself.
+//!
+//! Keys are read from the environment only, never from flags: a flag shows up in `ps` and shell history.
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Parser;
+
+/// The thin proxy for chatstream: forwards chat requests to the configured providers and answers every
+/// other provider with an offline simulated one.
+///
+/// Keys come from the environment only: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY (or
+/// GOOGLE_API_KEY), COMPAT_API_KEY. A provider without its key (or URL) is simulated.
+#[derive(Debug, Parser)]
+#[command(name = "chatstream-proxy", version)]
+pub struct Args {
+    /// Address to listen on. Loopback by default: the proxy spends your keys.
+    #[arg(long, env = "PROXY_HOST", default_value = "127.0.0.1")]
+    pub host: IpAddr,
+    /// Port to listen on; 0 picks a free one (the first stdout line says which).
+    #[arg(long, env = "PROXY_PORT", default_value_t = 8787)]
+    pub port: u16,
+    /// Directory served at `/` (the demo page).
+    #[arg(long, env = "PROXY_WWW", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../www"))]
+    pub www: PathBuf,
+    /// Directory served at `/pkg/` (the wasm package).
+    #[arg(long, env = "PROXY_PKG", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../pkg"))]
+    pub pkg: PathBuf,
+    /// Allow cross-origin requests from this origin (e.g. http://localhost:5173). Same origin only when unset.
+    #[arg(long, env = "PROXY_CORS_ORIGIN")]
+    pub cors_origin: Option<String>,
+
+    /// OpenAI base URL (chat completions and responses are under it). Used when OPENAI_API_KEY is set.
+    #[arg(long, env = "OPENAI_BASE_URL", default_value = "https://api.openai.com/v1")]
+    pub openai_base_url: String,
+    /// Anthropic base URL. Used when ANTHROPIC_API_KEY is set.
+    #[arg(long, env = "ANTHROPIC_BASE_URL", default_value = "https://api.anthropic.com")]
+    pub anthropic_base_url: String,
+    /// Gemini base URL. Used when GEMINI_API_KEY or GOOGLE_API_KEY is set.
+    #[arg(long, env = "GEMINI_BASE_URL", default_value = "https://generativelanguage.googleapis.com/v1beta")]
+    pub gemini_base_url: String,
+    /// Gemini model used when the request body has no `model` field.
+    #[arg(long, env = "GEMINI_MODEL", default_value = "gemini-2.5-flash")]
+    pub gemini_model: String,
+    /// Ollama server (e.g. http://127.0.0.1:11434). Simulated when unset.
+    #[arg(long, env = "OLLAMA_HOST")]
+    pub ollama_host: Option<String>,
+    /// Base URL of an OpenAI-compatible server for /api/chat/compat (its key: COMPAT_API_KEY, optional).
+    #[arg(long, env = "COMPAT_BASE_URL")]
+    pub compat_base_url: Option<String>,
+    /// Full URL of an agent backend for /api/chat/stream. Simulated when unset.
+    #[arg(long, env = "AGENT_BACKEND_URL")]
+    pub agent_backend_url: Option<String>,
+
+    /// Delay between simulated chunks, in milliseconds.
+    #[arg(long, env = "PROXY_SIM_DELAY_MS", default_value_t = 20)]
+    pub sim_delay_ms: u64,
+    /// Largest accepted request body, in bytes (larger: 413).
+    #[arg(long, env = "PROXY_BODY_LIMIT", default_value_t = 1024 * 1024)]
+    pub body_limit: usize,
+    /// Chat requests allowed per client address per minute (more: 429 with Retry-After). 0 disables.
+    #[arg(long, env = "PROXY_RATE_LIMIT", default_value_t = 60)]
+    pub rate_limit: u32,
+    /// Upstream connect timeout, in milliseconds.
+    #[arg(long, env = "PROXY_CONNECT_TIMEOUT_MS", default_value_t = 10_000)]
+    pub connect_timeout_ms: u64,
+    /// Time allowed until the upstream's response headers, in milliseconds.
+    #[arg(long, env = "PROXY_FIRST_BYTE_TIMEOUT_MS", default_value_t = 60_000)]
+    pub first_byte_timeout_ms: u64,
+    /// Longest silence allowed between two chunks of a stream, in milliseconds.
+    #[arg(long, env = "PROXY_IDLE_TIMEOUT_MS", default_value_t = 60_000)]
+    pub idle_timeout_ms: u64,
+    /// Cap on a whole request, in milliseconds.
+    #[arg(long, env = "PROXY_TOTAL_TIMEOUT_MS", default_value_t = 600_000)]
+    pub total_timeout_ms: u64,
+}
+
+/// One configured upstream: its URL and the headers that carry its key.
+#[derive(Clone)]
+pub struct Upstream {
+    pub url: String,
+    pub auth_headers: Vec<(&'static str, String)>,
+}
+
+// Hand-written so a `{:?}` never prints a key.
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream").field("url", &self.url).finish_non_exhaustive()
+    }
+}
+
+/// Gemini names the model in the URL: `{base}/models/{model}:streamGenerateContent?alt=sse`.
+#[derive(Clone, Debug)]
+pub struct GeminiUpstream {
+    pub base_url: String,
+    pub default_model: String,
+    pub key: Upstream,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Upstreams {
+    pub openai: Option<Upstream>,
+    pub openai_responses: Option<Upstream>,
+    pub anthropic: Option<Upstream>,
+    pub gemini: Option<GeminiUpstream>,
+    pub ollama: Option<Upstream>,
+    pub compat: Option<Upstream>,
+    pub agent: Option<Upstream>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Limits {
+    pub body_bytes: usize,
+    pub requests_per_minute: u32,
+    pub connect: Duration,
+    pub first_byte: Duration,
+    pub idle: Duration,
+    pub total: Duration,
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub host: IpAddr,
+    pub port: u16,
+    pub www: PathBuf,
+    pub pkg: PathBuf,
+    pub cors_origin: Option<String>,
+    pub upstreams: Upstreams,
+    pub sim_delay: Duration,
+    pub limits: Limits,
+}
+
+impl Config {
+    /// `env` looks up a key (the process environment in `main`); empty values count as unset.
+    pub fn from_args(args: Args, env: impl Fn(&str) -> Option<String>) -> Config {
+        let env = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        let openai_base = trim_slash(&args.openai_base_url);
+        let bearer = |key: String| vec![("authorization", format!("Bearer {key}"))];
+        let upstreams = Upstreams {
+            openai: env("OPENAI_API_KEY")
+                .map(|key| Upstream { url: format!("{openai_base}/chat/completions"), auth_headers: bearer(key) }),
+            openai_responses: env("OPENAI_API_KEY")
+                .map(|key| Upstream { url: format!("{openai_base}/responses"), auth_headers: bearer(key) }),
+            anthropic: env("ANTHROPIC_API_KEY").map(|key| Upstream {
+                url: format!("{}/v1/messages", trim_slash(&args.anthropic_base_url)),
+                auth_headers: vec![("x-api-key", key), ("anthropic-version", "2023-06-01".into())],
+            }),
+            gemini: env("GEMINI_API_KEY").or_else(|| env("GOOGLE_API_KEY")).map(|key| GeminiUpstream {
+                base_url: trim_slash(&args.gemini_base_url).into(),
+                default_model: args.gemini_model.clone(),
+                key: Upstream { url: String::new(), auth_headers: vec![("x-goog-api-key", key)] },
+            }),
+            ollama: args.ollama_host.as_deref().filter(|h| !h.trim().is_empty()).map(|host| Upstream {
+                url: format!("{}/api/chat", with_scheme(trim_slash(host))),
+                auth_headers: Vec::new(),
+            }),
+            compat: args.compat_base_url.as_deref().filter(|u| !u.trim().is_empty()).map(|base| Upstream {
+                url: format!("{}/chat/completions", trim_slash(base)),
+                auth_headers: env("COMPAT_API_KEY").map(bearer).unwrap_or_default(),
+            }),
+            agent: args
+                .agent_backend_url
+                .filter(|u| !u.trim().is_empty())
+                .map(|url| Upstream { url, auth_headers: Vec::new() }),
+        };
+        Config {
+            host: args.host,
+            port: args.port,
+            www: args.www,
+            pkg: args.pkg,
+            cors_origin: args.cors_origin,
+            upstreams,
+            sim_delay: Duration::from_millis(args.sim_delay_ms),
+            limits: Limits {
+                body_bytes: args.body_limit,
+                requests_per_minute: args.rate_limit,
+                connect: Duration::from_millis(args.connect_timeout_ms),
+                first_byte: Duration::from_millis(args.first_byte_timeout_ms),
+                idle: Duration::from_millis(args.idle_timeout_ms),
+                total: Duration::from_millis(args.total_timeout_ms),
+            },
+        }
+    }
+}
+
+fn trim_slash(url: &str) -> &str {
+    url.trim().trim_end_matches('/')
+}
+
+/// `OLLAMA_HOST` is often written as `host:port`, as the Ollama CLI accepts it.
+fn with_scheme(host: &str) -> String {
+    if host.starts_with("http://") || host.starts_with("https://") {
+        host.into()
+    } else {
+        format!("http://{host}")
+    }
+}
