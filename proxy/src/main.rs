@@ -17,7 +17,8 @@ use crate::config::{Args, Config};
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     // Logs go to stderr: stdout's first line is the URL, for scripts to read.
-    tracing_subscriber::fmt().with_writer(std::io::stderr).with_target(false).init();
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(colour).with_target(false).init();
     let config = Config::from_args(Args::parse(), |name| std::env::var(name).ok());
     let listener = tokio::net::TcpListener::bind((config.host, config.port)).await?;
     let address = listener.local_addr()?;
