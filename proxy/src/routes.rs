@@ -134,7 +134,18 @@ async fn access_log(request: Request, next: Next) -> Response {
     let response = next.run(request).await;
     let status = response.status().as_u16();
     let (parts, body) = response.into_parts();
-    let log = AccessLog { method: method.to_string(), path, status, started, first_byte: None, bytes: 0, ended: false };
+    // hyper stops reading a body once it has sent Content-Length bytes: that counts as the end too.
+    let length = parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse().ok());
+    let log = AccessLog {
+        method: method.to_string(),
+        path,
+        status,
+        started,
+        first_byte: None,
+        bytes: 0,
+        length,
+        ended: false,
+    };
     let counted = futures_util::stream::unfold((body.into_data_stream(), log), |(mut body, mut log)| async move {
         match body.next().await {
             Some(Ok(chunk)) => {
@@ -160,6 +171,7 @@ struct AccessLog {
     started: Instant,
     first_byte: Option<Duration>,
     bytes: u64,
+    length: Option<u64>,
     ended: bool,
 }
 
@@ -172,7 +184,7 @@ impl Drop for AccessLog {
             bytes = self.bytes,
             first_byte_ms = self.first_byte.map(|d| d.as_millis() as u64),
             duration_ms = self.started.elapsed().as_millis() as u64,
-            outcome = if self.ended { "complete" } else { "client went away" },
+            outcome = if self.ended || self.length == Some(self.bytes) { "complete" } else { "client went away" },
         );
     }
 }

@@ -493,3 +493,43 @@ async fn keys_never_appear_in_responses_or_logs() {
     captured.push_str(&log);
     assert!(!captured.contains("CANARY"), "a key leaked:\n{captured}");
 }
+
+#[tokio::test]
+async fn the_agent_route_and_compat_forward_to_their_configured_urls() {
+    let seen = SeenLog::default();
+    let (agent_log, compat_log) = (seen.clone(), seen.clone());
+    let app = Router::new()
+        .route(
+            "/backend/chat",
+            post(move |uri: axum::http::Uri, headers: HeaderMap, body: Bytes| async move {
+                record(&agent_log, &uri, &headers, body);
+                "data: {\"type\":\"status\",\"message\":\"Thinking...\"}\n\n"
+            }),
+        )
+        .route(
+            "/compat/v1/chat/completions",
+            post(move |uri: axum::http::Uri, headers: HeaderMap, body: Bytes| async move {
+                record(&compat_log, &uri, &headers, body);
+                "data: [DONE]\n\n"
+            }),
+        );
+    let upstream = FakeUpstream::start(app).await;
+    let proxy = start(
+        &[],
+        &[
+            ("AGENT_BACKEND_URL", format!("{}/backend/chat", upstream.base)),
+            ("COMPAT_BASE_URL", format!("{}/compat/v1/", upstream.base)),
+            ("COMPAT_API_KEY", KEY.to_string()),
+        ],
+    );
+    let agent_body = r#"{"message":"hi","conversation_id":7}"#;
+    let response = client().post(proxy.endpoint("/api/chat/stream")).body(agent_body).send().await.unwrap();
+    assert_eq!(body_text(response).await, "data: {\"type\":\"status\",\"message\":\"Thinking...\"}\n\n");
+    let response = client().post(proxy.endpoint("/api/chat/compat")).body("{}").send().await.unwrap();
+    assert_eq!(body_text(response).await, "data: [DONE]\n\n");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen[0].uri, "/backend/chat");
+    assert_eq!(seen[0].body, agent_body.as_bytes());
+    assert_eq!(seen[1].uri, "/compat/v1/chat/completions");
+    assert_eq!(seen[1].headers["authorization"], format!("Bearer {KEY}"));
+}
