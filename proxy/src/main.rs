@@ -1,5 +1,7 @@
 //! `chatstream-proxy`: serves the demo and forwards chat requests to providers, or simulates them.
 
+#[macro_use]
+mod ordered;
 mod config;
 mod limits;
 mod provider;

@@ -1,8 +1,8 @@
 //! The routes' providers and the one thing every module needs from each: how it frames its stream and how
 //! it writes an error, so that an error the proxy adds reads like one from the provider itself.
 
+use crate::ordered::Json;
 use bytes::Bytes;
-use serde_json::json;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Provider {
@@ -56,31 +56,32 @@ impl Provider {
     pub fn error_frame(self, message: &str, separator: &str) -> Bytes {
         let frame = match self {
             // OpenAI ends a failing stream with a bare `error` object in a data line.
-            Provider::OpenAi | Provider::Compat => {
-                sse(None, &json!({"error": {"message": message, "type": "server_error", "param": null, "code": null}}))
-            }
+            Provider::OpenAi | Provider::Compat => sse(
+                None,
+                &ordered!({"error": {"message": message, "type": "server_error", "param": null, "code": null}}),
+            ),
             // Responses API: `event: error` then `response.failed` (as in the recorded insufficient-quota stream);
             // the proxy knows no response id, so it sends the error event alone.
             Provider::OpenAiResponses => sse(
                 Some("error"),
-                &json!({"type": "error", "error": {"type": "server_error", "code": "server_error", "message": message, "param": null}}),
+                &ordered!({"type": "error", "error": {"type": "server_error", "code": "server_error", "message": message, "param": null}}),
             ),
             // Anthropic: "event: error / data: {"type":"error","error":{"type":"overloaded_error",...}}".
             Provider::Anthropic => {
-                sse(Some("error"), &json!({"type": "error", "error": {"type": "api_error", "message": message}}))
+                sse(Some("error"), &ordered!({"type": "error", "error": {"type": "api_error", "message": message}}))
             }
             // Gemini sends a google.rpc.Status object in a data line.
             Provider::Gemini => {
-                sse(None, &json!({"error": {"code": 504, "message": message, "status": "DEADLINE_EXCEEDED"}}))
+                sse(None, &ordered!({"error": {"code": 504, "message": message, "status": "DEADLINE_EXCEEDED"}}))
             }
-            Provider::Ollama => format!("{}\n", json!({"error": message})),
-            Provider::Agent => sse(None, &json!({"type": "error", "message": message})),
+            Provider::Ollama => format!("{}\n", ordered!({"error": message})),
+            Provider::Agent => sse(None, &ordered!({"type": "error", "message": message})),
         };
         Bytes::from(format!("{separator}{frame}"))
     }
 
     /// An HTTP error body in the provider's own format.
-    pub fn error_body(self, status: u16, message: &str) -> serde_json::Value {
+    pub fn error_body(self, status: u16, message: &str) -> Json {
         match self {
             Provider::OpenAi | Provider::Compat | Provider::OpenAiResponses => {
                 let (kind, code) = match status {
@@ -89,7 +90,7 @@ impl Provider {
                     400 | 404 | 413 => ("invalid_request_error", "invalid_request"),
                     _ => ("server_error", "server_error"),
                 };
-                json!({"error": {"message": message, "type": kind, "param": null, "code": code}})
+                ordered!({"error": {"message": message, "type": kind, "param": null, "code": code}})
             }
             Provider::Anthropic => {
                 let kind = match status {
@@ -102,7 +103,7 @@ impl Provider {
                     529 => "overloaded_error",
                     _ => "api_error",
                 };
-                json!({"type": "error", "error": {"type": kind, "message": message}})
+                ordered!({"type": "error", "error": {"type": kind, "message": message}})
             }
             Provider::Gemini => {
                 let rpc_status = match status {
@@ -115,16 +116,16 @@ impl Provider {
                     504 => "DEADLINE_EXCEEDED",
                     _ => "INTERNAL",
                 };
-                json!({"error": {"code": status, "message": message, "status": rpc_status}})
+                ordered!({"error": {"code": status, "message": message, "status": rpc_status}})
             }
-            Provider::Ollama => json!({"error": message}),
-            Provider::Agent => json!({"type": "error", "message": message}),
+            Provider::Ollama => ordered!({"error": message}),
+            Provider::Agent => ordered!({"type": "error", "message": message}),
         }
     }
 }
 
 /// One server-sent event: an optional `event:` line, one `data:` line, a blank line.
-pub fn sse(event: Option<&str>, data: &serde_json::Value) -> String {
+pub fn sse(event: Option<&str>, data: &impl std::fmt::Display) -> String {
     match event {
         Some(event) => format!("event: {event}\ndata: {data}\n\n"),
         None => format!("data: {data}\n\n"),

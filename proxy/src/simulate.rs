@@ -21,11 +21,12 @@ use bytes::Bytes;
 use futures_util::stream::{self, BoxStream, StreamExt};
 use serde_json::{json, Value};
 
+use crate::ordered::Json;
 use crate::provider::{sse, Provider};
 
 /// A simulated answer: an HTTP error, or a stream of frames.
 pub enum Simulated {
-    Status { status: u16, body: Value },
+    Status { status: u16, body: Json },
     Stream { frames: Vec<Bytes>, stall: bool },
 }
 
@@ -418,238 +419,266 @@ fn json_pieces(value: &Value) -> Vec<String> {
 
 const CREATED: u64 = 1_767_225_600; // 2026-01-01T00:00:00Z: fixed so output is deterministic.
 
+// Field order in each dialect follows the recordings named in its heading.
+
 // --- OpenAI chat completions (real/openai/openai-text.sse, tool-call-with-finish-reason.sse) --------------
 
 fn openai(request: &Request, answer: &Answer, ending: &Ending) -> Vec<String> {
     let id = format!("chatcmpl-sim-{}", request.turn);
-    let chunk = |delta: Value, finish: Value| {
+    let chunk = |delta: Json, finish: Json| {
+        let choice = ordered!({"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish});
         sse(
             None,
-            &json!({"id": id, "object": "chat.completion.chunk", "created": CREATED, "model": request.model,
-                "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]}),
+            &ordered!({"id": (id.as_str()), "object": "chat.completion.chunk", "created": CREATED,
+                "model": (request.model.as_str()), "choices": [choice]}),
         )
     };
-    let mut frames = vec![chunk(json!({"role": "assistant", "content": ""}), Value::Null)];
+    let mut frames = vec![chunk(ordered!({"role": "assistant", "content": ""}), ordered!(null))];
     // Reasoning as the OpenAI-compatible reasoning models stream it (real/openai/deepseek-reasoning.sse).
     for piece in &answer.thinking {
-        frames.push(chunk(json!({"content": null, "reasoning_content": piece}), Value::Null));
+        frames.push(chunk(ordered!({"content": null, "reasoning_content": (piece.as_str())}), ordered!(null)));
     }
     for piece in &answer.text {
-        frames.push(chunk(json!({"content": piece}), Value::Null));
+        frames.push(chunk(ordered!({"content": (piece.as_str())}), ordered!(null)));
     }
     if let Some(call) = &answer.tool_call {
-        frames.push(chunk(
-            json!({"tool_calls": [{"index": 0, "id": call.id, "type": "function", "function": {"name": call.name, "arguments": ""}}]}),
-            Value::Null,
-        ));
+        let function = ordered!({"name": (call.name.as_str()), "arguments": ""});
+        let tool_call = ordered!({"index": 0, "id": (call.id.as_str()), "type": "function", "function": function});
+        frames.push(chunk(ordered!({"tool_calls": [tool_call]}), ordered!(null)));
         for piece in json_pieces(&call.arguments) {
-            frames.push(chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}), Value::Null));
+            frames.push(chunk(
+                ordered!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}),
+                ordered!(null),
+            ));
         }
     }
     match ending {
         Ending::Complete => {
             let finish = if answer.tool_call.is_some() { "tool_calls" } else { "stop" };
-            frames.push(chunk(json!({}), json!(finish)));
+            frames.push(chunk(ordered!({}), ordered!(finish)));
             frames.push("data: [DONE]\n\n".into());
         }
         Ending::Error(message) => frames.push(sse(
             None,
-            &json!({"error": {"message": message, "type": "server_error", "param": null, "code": null}}),
+            &ordered!({"error": {"message": (message.as_str()), "type": "server_error", "param": null, "code": null}}),
         )),
         Ending::Cut => {}
     }
     frames
 }
 
-// --- OpenAI Responses (real/openai-responses/reasoning-encrypted-content.sse, multi-tool-ordering.sse) ----
+// --- OpenAI Responses (real/openai-responses/reasoning-encrypted-content.sse, multi-tool-ordering.sse, ----
+// --- error-insufficient-quota.sse) ------------------------------------------------------------------------
 
 fn openai_responses(request: &Request, answer: &Answer, ending: &Ending) -> Vec<String> {
     let id = format!("resp_sim_{}", request.turn);
     let mut frames = Vec::new();
     let mut sequence = 0u64;
-    let mut emit = |frames: &mut Vec<String>, mut data: Value| {
-        data["sequence_number"] = json!(sequence);
+    // Every event: its type, then its sequence number, then its own fields; `event:` repeats the type.
+    let mut emit = |frames: &mut Vec<String>, mut data: Json| {
+        data.insert(Some(1), "sequence_number", sequence);
         sequence += 1;
-        let kind = data["type"].as_str().unwrap_or_default().to_string();
+        let kind = data.get("type").and_then(Json::as_str).unwrap_or_default().to_string();
         frames.push(sse(Some(&kind), &data));
     };
-    let response = |status: &str, output: Value, error: Value| {
-        json!({"id": id, "object": "response", "created_at": CREATED, "status": status, "error": error,
-            "incomplete_details": null, "model": request.model, "output": output,
-            "usage": if status == "completed" { json!({"input_tokens": 10, "output_tokens": 20, "total_tokens": 30}) } else { Value::Null }})
+    let response = |status: &str, output: Vec<Json>, error: Json| {
+        let usage = if status == "completed" {
+            ordered!({"input_tokens": 10, "output_tokens": 20, "total_tokens": 30})
+        } else {
+            ordered!(null)
+        };
+        ordered!({"id": (id.as_str()), "object": "response", "created_at": CREATED, "status": status, "error": error,
+            "incomplete_details": null, "model": (request.model.as_str()), "output": (Json::Array(output)), "usage": usage})
     };
-    emit(&mut frames, json!({"type": "response.created", "response": response("in_progress", json!([]), Value::Null)}));
     emit(
         &mut frames,
-        json!({"type": "response.in_progress", "response": response("in_progress", json!([]), Value::Null)}),
+        ordered!({"type": "response.created", "response": (response("in_progress", vec![], ordered!(null)))}),
+    );
+    emit(
+        &mut frames,
+        ordered!({"type": "response.in_progress", "response": (response("in_progress", vec![], ordered!(null)))}),
     );
     let mut output = Vec::new();
     if !answer.thinking.is_empty() {
         let item_id = format!("rs_sim_{}", request.turn);
+        let item_id = item_id.as_str();
         let index = output.len();
         let summary = answer.thinking.concat();
         emit(
             &mut frames,
-            json!({"type": "response.output_item.added", "output_index": index,
+            ordered!({"type": "response.output_item.added", "output_index": index,
             "item": {"id": item_id, "type": "reasoning", "summary": []}}),
         );
         emit(
             &mut frames,
-            json!({"type": "response.reasoning_summary_part.added", "item_id": item_id, "output_index": index,
-            "summary_index": 0, "part": {"type": "summary_text", "text": ""}}),
+            ordered!({"type": "response.reasoning_summary_part.added", "item_id": item_id,
+            "output_index": index, "summary_index": 0, "part": {"type": "summary_text", "text": ""}}),
         );
         for piece in &answer.thinking {
             emit(
                 &mut frames,
-                json!({"type": "response.reasoning_summary_text.delta", "item_id": item_id,
-                "output_index": index, "summary_index": 0, "delta": piece}),
+                ordered!({"type": "response.reasoning_summary_text.delta", "item_id": item_id,
+                "output_index": index, "summary_index": 0, "delta": (piece.as_str())}),
             );
         }
         emit(
             &mut frames,
-            json!({"type": "response.reasoning_summary_text.done", "item_id": item_id,
-            "output_index": index, "summary_index": 0, "text": summary}),
+            ordered!({"type": "response.reasoning_summary_text.done", "item_id": item_id,
+            "output_index": index, "summary_index": 0, "text": (summary.as_str())}),
         );
         emit(
             &mut frames,
-            json!({"type": "response.reasoning_summary_part.done", "item_id": item_id, "output_index": index,
-            "summary_index": 0, "part": {"type": "summary_text", "text": summary}}),
+            ordered!({"type": "response.reasoning_summary_part.done", "item_id": item_id,
+            "output_index": index, "summary_index": 0, "part": {"type": "summary_text", "text": (summary.as_str())}}),
         );
-        let item = json!({"id": item_id, "type": "reasoning", "summary": [{"type": "summary_text", "text": summary}]});
-        emit(&mut frames, json!({"type": "response.output_item.done", "output_index": index, "item": item}));
+        let item = ordered!({"id": item_id, "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": (summary.as_str())}]});
+        emit(
+            &mut frames,
+            ordered!({"type": "response.output_item.done", "output_index": index, "item": (item.clone())}),
+        );
         output.push(item);
     }
     let item_id = format!("msg_sim_{}", request.turn);
+    let item_id = item_id.as_str();
     let index = output.len();
     emit(
         &mut frames,
-        json!({"type": "response.output_item.added", "output_index": index,
+        ordered!({"type": "response.output_item.added", "output_index": index,
         "item": {"id": item_id, "type": "message", "status": "in_progress", "content": [], "role": "assistant"}}),
     );
     emit(
         &mut frames,
-        json!({"type": "response.content_part.added", "item_id": item_id, "output_index": index,
+        ordered!({"type": "response.content_part.added", "item_id": item_id, "output_index": index,
         "content_index": 0, "part": {"type": "output_text", "annotations": [], "text": ""}}),
     );
     for piece in &answer.text {
         emit(
             &mut frames,
-            json!({"type": "response.output_text.delta", "item_id": item_id, "output_index": index,
-            "content_index": 0, "delta": piece}),
+            ordered!({"type": "response.output_text.delta", "item_id": item_id, "output_index": index,
+            "content_index": 0, "delta": (piece.as_str())}),
         );
     }
     if let Ending::Complete = ending {
         let text = answer.text.concat();
-        let part = json!({"type": "output_text", "annotations": [], "text": text});
+        let part = ordered!({"type": "output_text", "annotations": [], "text": (text.as_str())});
         emit(
             &mut frames,
-            json!({"type": "response.output_text.done", "item_id": item_id, "output_index": index,
-            "content_index": 0, "text": text}),
+            ordered!({"type": "response.output_text.done", "item_id": item_id, "output_index": index,
+            "content_index": 0, "text": (text.as_str())}),
         );
         emit(
             &mut frames,
-            json!({"type": "response.content_part.done", "item_id": item_id, "output_index": index,
-            "content_index": 0, "part": part}),
+            ordered!({"type": "response.content_part.done", "item_id": item_id, "output_index": index,
+            "content_index": 0, "part": (part.clone())}),
         );
-        let item =
-            json!({"id": item_id, "type": "message", "status": "completed", "content": [part], "role": "assistant"});
-        emit(&mut frames, json!({"type": "response.output_item.done", "output_index": index, "item": item}));
+        let item = ordered!({"id": item_id, "type": "message", "status": "completed", "content": [part],
+            "role": "assistant"});
+        emit(
+            &mut frames,
+            ordered!({"type": "response.output_item.done", "output_index": index, "item": (item.clone())}),
+        );
         output.push(item);
         if let Some(call) = &answer.tool_call {
             let index = output.len();
             let item_id = format!("fc_sim_{}", request.turn);
+            let item_id = item_id.as_str();
             let arguments = call.arguments.to_string();
+            let (call_id, name) = (call.id.as_str(), call.name.as_str());
             emit(
                 &mut frames,
-                json!({"type": "response.output_item.added", "output_index": index,
+                ordered!({"type": "response.output_item.added", "output_index": index,
                 "item": {"id": item_id, "type": "function_call", "status": "in_progress", "arguments": "",
-                    "call_id": call.id, "name": call.name}}),
+                    "call_id": call_id, "name": name}}),
             );
             for piece in json_pieces(&call.arguments) {
                 emit(
                     &mut frames,
-                    json!({"type": "response.function_call_arguments.delta", "item_id": item_id,
+                    ordered!({"type": "response.function_call_arguments.delta", "item_id": item_id,
                     "output_index": index, "delta": piece}),
                 );
             }
             emit(
                 &mut frames,
-                json!({"type": "response.function_call_arguments.done", "item_id": item_id,
-                "output_index": index, "arguments": arguments}),
+                ordered!({"type": "response.function_call_arguments.done", "item_id": item_id,
+                "output_index": index, "arguments": (arguments.as_str())}),
             );
-            let item = json!({"id": item_id, "type": "function_call", "status": "completed", "arguments": arguments,
-                "call_id": call.id, "name": call.name});
-            emit(&mut frames, json!({"type": "response.output_item.done", "output_index": index, "item": item}));
+            let item = ordered!({"id": item_id, "type": "function_call", "status": "completed",
+                "arguments": (arguments.as_str()), "call_id": call_id, "name": name});
+            emit(
+                &mut frames,
+                ordered!({"type": "response.output_item.done", "output_index": index, "item": (item.clone())}),
+            );
             output.push(item);
         }
         emit(
             &mut frames,
-            json!({"type": "response.completed", "response": response("completed", json!(output), Value::Null)}),
+            ordered!({"type": "response.completed", "response": (response("completed", output, ordered!(null)))}),
         );
-    }
-    if let Ending::Error(message) = ending {
-        // As recorded (error-insufficient-quota.sse): an `error` event, then `response.failed`.
+    } else if let Ending::Error(message) = ending {
+        // As recorded: an `error` event, then `response.failed`.
+        let message = message.as_str();
         emit(
             &mut frames,
-            json!({"type": "error", "error": {"type": "server_error", "code": "server_error",
-            "message": message, "param": null}}),
+            ordered!({"type": "error",
+            "error": {"type": "server_error", "code": "server_error", "message": message, "param": null}}),
         );
-        let error = json!({"code": "server_error", "message": message});
-        emit(&mut frames, json!({"type": "response.failed", "response": response("failed", json!(output), error)}));
+        let error = ordered!({"code": "server_error", "message": message});
+        emit(&mut frames, ordered!({"type": "response.failed", "response": (response("failed", output, error))}));
     }
     frames
 }
 
-// --- Anthropic Messages (real/anthropic/text.sse, tool-stream.sse) ------------------------------------------
+// --- Anthropic Messages (real/anthropic/tool-stream.sse, text.sse) -----------------------------------------
 
 fn anthropic(request: &Request, answer: &Answer, ending: &Ending) -> Vec<String> {
-    let event = |data: Value| sse(data["type"].as_str(), &data);
-    let mut frames = vec![event(json!({"type": "message_start", "message": {
-        "id": format!("msg_sim_{}", request.turn), "type": "message", "role": "assistant", "model": request.model,
-        "content": [], "stop_reason": null, "stop_sequence": null,
-        "usage": {"input_tokens": 10, "output_tokens": 1}}}))];
+    let event = |data: Json| sse(data.get("type").and_then(Json::as_str), &data);
+    let id = format!("msg_sim_{}", request.turn);
+    let mut frames = vec![event(ordered!({"type": "message_start", "message": {
+        "id": (id.as_str()), "type": "message", "role": "assistant", "content": [], "model": (request.model.as_str()),
+        "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}))];
     let mut index = 0;
     if !answer.thinking.is_empty() {
         // Extended thinking: a `thinking` block of thinking_delta, closed by a signature_delta.
-        frames.push(event(json!({"type": "content_block_start", "index": index,
+        frames.push(event(ordered!({"type": "content_block_start", "index": index,
             "content_block": {"type": "thinking", "thinking": "", "signature": ""}})));
         for piece in &answer.thinking {
-            frames.push(event(json!({"type": "content_block_delta", "index": index,
-                "delta": {"type": "thinking_delta", "thinking": piece}})));
+            frames.push(event(ordered!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "thinking_delta", "thinking": (piece.as_str())}})));
         }
-        frames.push(event(json!({"type": "content_block_delta", "index": index,
+        frames.push(event(ordered!({"type": "content_block_delta", "index": index,
             "delta": {"type": "signature_delta", "signature": "c2ltdWxhdGVkLXNpZ25hdHVyZQ=="}})));
-        frames.push(event(json!({"type": "content_block_stop", "index": index})));
+        frames.push(event(ordered!({"type": "content_block_stop", "index": index})));
         index += 1;
     }
-    frames.push(event(
-        json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}),
-    ));
-    frames.push(event(json!({"type": "ping"})));
+    frames.push(event(ordered!({"type": "content_block_start", "index": index,
+        "content_block": {"type": "text", "text": ""}})));
+    frames.push(event(ordered!({"type": "ping"})));
     for piece in &answer.text {
-        frames.push(event(json!({"type": "content_block_delta", "index": index,
-            "delta": {"type": "text_delta", "text": piece}})));
+        frames.push(event(ordered!({"type": "content_block_delta", "index": index,
+            "delta": {"type": "text_delta", "text": (piece.as_str())}})));
     }
     match ending {
         Ending::Complete => {
-            frames.push(event(json!({"type": "content_block_stop", "index": index})));
+            frames.push(event(ordered!({"type": "content_block_stop", "index": index})));
             if let Some(call) = &answer.tool_call {
                 index += 1;
-                frames.push(event(json!({"type": "content_block_start", "index": index,
-                    "content_block": {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}})));
+                frames.push(event(ordered!({"type": "content_block_start", "index": index,
+                    "content_block": {"type": "tool_use", "id": (call.id.as_str()), "name": (call.name.as_str()), "input": {}}})));
                 for piece in json_pieces(&call.arguments) {
-                    frames.push(event(json!({"type": "content_block_delta", "index": index,
+                    frames.push(event(ordered!({"type": "content_block_delta", "index": index,
                         "delta": {"type": "input_json_delta", "partial_json": piece}})));
                 }
-                frames.push(event(json!({"type": "content_block_stop", "index": index})));
+                frames.push(event(ordered!({"type": "content_block_stop", "index": index})));
             }
             let stop = if answer.tool_call.is_some() { "tool_use" } else { "end_turn" };
-            frames.push(event(json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
+            frames
+                .push(event(ordered!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
                 "usage": {"output_tokens": 20}})));
-            frames.push(event(json!({"type": "message_stop"})));
+            frames.push(event(ordered!({"type": "message_stop"})));
         }
-        Ending::Error(message) => frames.push(event(json!({"type": "error",
-            "error": {"type": "overloaded_error", "message": message}}))),
+        Ending::Error(message) => frames.push(event(ordered!({"type": "error",
+            "error": {"type": "overloaded_error", "message": (message.as_str())}}))),
         Ending::Cut => {}
     }
     frames
@@ -659,35 +688,36 @@ fn anthropic(request: &Request, answer: &Answer, ending: &Ending) -> Vec<String>
 // Gemini ends its lines with CRLF.
 
 fn gemini(request: &Request, answer: &Answer, ending: &Ending) -> Vec<String> {
-    let frame = |data: Value| format!("data: {data}\r\n\r\n");
-    let chunk = |parts: Value, finish: Option<&str>| {
-        let mut candidate = json!({"content": {"parts": parts, "role": "model"}, "index": 0});
+    let frame = |data: Json| format!("data: {data}\r\n\r\n");
+    let response_id = format!("sim-{}", request.turn);
+    let chunk = |part: Json, finish: Option<&str>| {
+        let mut candidate = ordered!({"content": {"parts": [part], "role": "model"}});
         if let Some(finish) = finish {
-            candidate["finishReason"] = json!(finish);
+            candidate.insert(None, "finishReason", finish);
         }
-        frame(json!({"candidates": [candidate],
+        candidate.insert(None, "index", 0);
+        frame(ordered!({"candidates": [candidate],
             "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 20, "totalTokenCount": 30},
-            "modelVersion": request.model, "responseId": format!("sim-{}", request.turn)}))
+            "modelVersion": (request.model.as_str()), "responseId": (response_id.as_str())}))
     };
     let mut frames = Vec::new();
     for piece in &answer.thinking {
-        frames.push(chunk(json!([{"text": piece, "thought": true}]), None));
+        frames.push(chunk(ordered!({"text": (piece.as_str()), "thought": true}), None));
     }
     for piece in &answer.text {
-        frames.push(chunk(json!([{"text": piece}]), None));
+        frames.push(chunk(ordered!({"text": (piece.as_str())}), None));
     }
     match ending {
-        Ending::Complete => match &answer.tool_call {
+        Ending::Complete => {
             // Gemini sends a function call whole, in one part (real/gemini/tool-call.sse).
-            Some(call) => {
-                frames.push(chunk(json!([{"functionCall": {"name": call.name, "args": call.arguments}}]), None));
-                frames.push(chunk(json!([{"text": ""}]), Some("STOP")));
+            if let Some(call) = &answer.tool_call {
+                let function_call = ordered!({"name": (call.name.as_str()), "args": (call.arguments.clone())});
+                frames.push(chunk(ordered!({"functionCall": function_call}), None));
             }
-            None => frames.push(chunk(json!([{"text": ""}]), Some("STOP"))),
-        },
-        Ending::Error(message) => {
-            frames.push(frame(json!({"error": {"code": 503, "message": message, "status": "UNAVAILABLE"}})))
+            frames.push(chunk(ordered!({"text": ""}), Some("STOP")));
         }
+        Ending::Error(message) => frames.push(frame(ordered!({"error": {"code": 503, "message": (message.as_str()),
+            "status": "UNAVAILABLE"}}))),
         Ending::Cut => {}
     }
     frames
@@ -696,36 +726,36 @@ fn gemini(request: &Request, answer: &Answer, ending: &Ending) -> Vec<String> {
 // --- Ollama /api/chat NDJSON (real/ollama/simple-stream.ndjson) --------------------------------------------
 
 fn ollama(request: &Request, answer: &Answer, ending: &Ending) -> Vec<String> {
-    let line = |message: Value, done: bool| {
-        let mut data =
-            json!({"model": request.model, "created_at": "2026-01-01T00:00:00Z", "message": message, "done": done});
+    let line = |message: Json, done: bool| {
+        let mut data = ordered!({"model": (request.model.as_str()), "created_at": "2026-01-01T00:00:00Z",
+            "message": message, "done": done});
         if done {
-            data["done_reason"] = json!("stop");
-            data["total_duration"] = json!(1_000_000);
-            data["prompt_eval_count"] = json!(10);
-            data["eval_count"] = json!(20);
+            data.insert(None, "done_reason", "stop");
+            data.insert(None, "total_duration", 1_000_000);
+            data.insert(None, "prompt_eval_count", 10);
+            data.insert(None, "eval_count", 20);
         }
         format!("{data}\n")
     };
     let mut frames = Vec::new();
     for piece in &answer.thinking {
-        frames.push(line(json!({"role": "assistant", "content": "", "thinking": piece}), false));
+        frames.push(line(ordered!({"role": "assistant", "content": "", "thinking": (piece.as_str())}), false));
     }
     for piece in &answer.text {
-        frames.push(line(json!({"role": "assistant", "content": piece}), false));
+        frames.push(line(ordered!({"role": "assistant", "content": (piece.as_str())}), false));
     }
     match ending {
         Ending::Complete => {
             if let Some(call) = &answer.tool_call {
+                let function = ordered!({"name": (call.name.as_str()), "arguments": (call.arguments.clone())});
                 frames.push(line(
-                    json!({"role": "assistant", "content": "",
-                        "tool_calls": [{"function": {"name": call.name, "arguments": call.arguments}}]}),
+                    ordered!({"role": "assistant", "content": "", "tool_calls": [{"function": function}]}),
                     false,
                 ));
             }
-            frames.push(line(json!({"role": "assistant", "content": ""}), true));
+            frames.push(line(ordered!({"role": "assistant", "content": ""}), true));
         }
-        Ending::Error(message) => frames.push(format!("{}\n", json!({"error": message}))),
+        Ending::Error(message) => frames.push(format!("{}\n", ordered!({"error": (message.as_str())}))),
         Ending::Cut => {}
     }
     frames
@@ -735,40 +765,43 @@ fn ollama(request: &Request, answer: &Answer, ending: &Ending) -> Vec<String> {
 // --- complete, error) ---------------------------------------------------------------------------------------
 
 fn agent(request: &Request, answer: &Answer, ending: &Ending) -> Vec<String> {
-    let event = |data: Value| sse(None, &data);
-    let mut frames = vec![event(json!({"type": "status", "message": "Thinking..."}))];
+    let event = |data: Json| sse(None, &data);
+    let mut frames = vec![event(ordered!({"type": "status", "message": "Thinking..."}))];
     for piece in &answer.text {
-        frames.push(event(json!({"type": "text_delta", "text": piece})));
+        frames.push(event(ordered!({"type": "text_delta", "text": (piece.as_str())})));
     }
     let mut tool_history = Vec::new();
     if let Some(tool) = &answer.agent_tool {
-        frames.push(event(
-            json!({"type": "tool_start", "tool": tool.name, "input": tool.arguments, "tool_use_id": tool.id}),
-        ));
+        let (name, input) = (tool.name.as_str(), tool.arguments.clone());
+        frames.push(event(ordered!({"type": "tool_start", "tool": name, "input": (input.clone()),
+            "tool_use_id": (tool.id.as_str())})));
         for (stage, message, progress) in
             [("searching", "Searching articles...", 0.5), ("ranking", "Found 3 articles", 0.9)]
         {
-            frames.push(event(json!({"type": "tool_progress", "tool": tool.name, "stage": stage, "message": message,
+            frames.push(event(ordered!({"type": "tool_progress", "tool": name, "stage": stage, "message": message,
                 "progress": progress, "data": null})));
         }
-        frames.push(event(json!({"type": "tool_complete", "tool": tool.name, "index": 0})));
-        tool_history.push(json!({"tool_name": tool.name, "input": tool.arguments,
+        frames.push(event(ordered!({"type": "tool_complete", "tool": name, "index": 0})));
+        tool_history.push(ordered!({"tool_name": name, "input": input,
             "output": "Found 3 articles: Simulated article one; Simulated article two; Simulated article three."}));
     }
     for piece in &answer.after_tool {
-        frames.push(event(json!({"type": "text_delta", "text": piece})));
+        frames.push(event(ordered!({"type": "text_delta", "text": (piece.as_str())})));
     }
     match ending {
-        Ending::Complete => frames.push(event(json!({"type": "complete", "payload": {
-            "message": answer.full_text(),
-            "suggested_values": [{"label": "Tell me more", "value": "Tell me more about the first article"},
-                                 {"label": "Search again", "value": "Search for something else"}],
-            "suggested_actions": [{"label": "Close Chat", "action": "close_chat", "handler": "client", "style": "secondary"}],
-            "custom_payload": {"type": "tool_history", "data": tool_history},
-            "tool_history": tool_history,
-            "conversation_id": request.conversation_id,
-        }}))),
-        Ending::Error(message) => frames.push(event(json!({"type": "error", "message": message}))),
+        Ending::Complete => {
+            let tool_history = Json::Array(tool_history);
+            frames.push(event(ordered!({"type": "complete", "payload": {
+                "message": (answer.full_text()),
+                "suggested_values": [{"label": "Tell me more", "value": "Tell me more about the first article"},
+                                     {"label": "Search again", "value": "Search for something else"}],
+                "suggested_actions": [{"label": "Close Chat", "action": "close_chat", "handler": "client", "style": "secondary"}],
+                "custom_payload": {"type": "tool_history", "data": (tool_history.clone())},
+                "tool_history": tool_history,
+                "conversation_id": (request.conversation_id.clone()),
+            }})))
+        }
+        Ending::Error(message) => frames.push(event(ordered!({"type": "error", "message": (message.as_str())}))),
         Ending::Cut => {}
     }
     frames
