@@ -197,3 +197,42 @@ fn with_scheme(host: &str) -> String {
         format!("http://{host}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(args: &[&str], env: &[(&str, &str)]) -> Config {
+        let args = Args::try_parse_from(std::iter::once("chatstream-proxy").chain(args.iter().copied())).unwrap();
+        Config::from_args(args, |name| env.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string()))
+    }
+
+    #[test]
+    fn providers_without_their_key_or_url_are_simulated() {
+        let upstreams = config(&[], &[("OPENAI_API_KEY", " "), ("GOOGLE_API_KEY", "")]).upstreams;
+        assert!(upstreams.openai.is_none() && upstreams.gemini.is_none() && upstreams.ollama.is_none());
+        assert!(upstreams.anthropic.is_none() && upstreams.compat.is_none() && upstreams.agent.is_none());
+    }
+
+    #[test]
+    fn urls_are_built_from_base_urls_and_hosts() {
+        let config = config(
+            &["--openai-base-url", "http://127.0.0.1:9/v1/", "--ollama-host", "localhost:11434"],
+            &[("OPENAI_API_KEY", "sk-1"), ("GOOGLE_API_KEY", "g-1")],
+        );
+        let upstreams = config.upstreams;
+        assert_eq!(upstreams.openai.unwrap().url, "http://127.0.0.1:9/v1/chat/completions");
+        assert_eq!(upstreams.openai_responses.unwrap().url, "http://127.0.0.1:9/v1/responses");
+        assert_eq!(upstreams.ollama.unwrap().url, "http://localhost:11434/api/chat");
+        let gemini = upstreams.gemini.unwrap();
+        assert_eq!(gemini.key.auth_headers, [("x-goog-api-key", "g-1".to_string())]);
+        assert_eq!(config.host.to_string(), "127.0.0.1");
+    }
+
+    #[test]
+    fn debug_output_never_shows_a_key() {
+        let config = config(&[], &[("OPENAI_API_KEY", "sk-secret"), ("ANTHROPIC_API_KEY", "ant-secret")]);
+        let debug = format!("{config:?}");
+        assert!(debug.contains("api.openai.com") && !debug.contains("secret"), "{debug}");
+    }
+}

@@ -82,7 +82,7 @@ pub async fn forward(
     }
     let body = guard(provider, response.bytes_stream(), limits.idle, deadline);
     let mut out = Response::new(Body::from_stream(body));
-    *out.status_mut() = StatusCode::from_u16(status.as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+    *out.status_mut() = status;
     *out.headers_mut() = headers;
     stream_headers(out.headers_mut());
     out
