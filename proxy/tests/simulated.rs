@@ -352,3 +352,19 @@ async fn the_same_request_gets_the_same_bytes() {
         assert_eq!(first, second.bytes().await.unwrap(), "{route}");
     }
 }
+
+#[tokio::test]
+async fn the_simulated_stream_is_paced_frame_by_frame() {
+    let proxy = Proxy::start(&["--sim-delay-ms", "30"], &[]);
+    let response = client().post(proxy.endpoint("/api/chat/stream")).body(r#"{"message":"hi"}"#).send().await.unwrap();
+    let mut chunks = Vec::new();
+    let mut body = response.bytes_stream();
+    while let Some(chunk) =
+        tokio::time::timeout(std::time::Duration::from_secs(20), body.next()).await.expect("no hang")
+    {
+        chunks.push(chunk.unwrap());
+    }
+    // Sent one frame at a time: received in many pieces (not one buffered body), each ending a frame.
+    assert!(chunks.len() >= 2, "{chunks:?}");
+    assert!(chunks.iter().all(|c| c.ends_with(b"\n\n")), "{chunks:?}");
+}

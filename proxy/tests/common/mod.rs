@@ -15,10 +15,13 @@ pub struct Proxy {
 
 impl Proxy {
     /// Starts the proxy with `args` and exactly the environment `env` (nothing inherited, so no stray key
-    /// or proxy setting of the machine running the tests changes the outcome).
+    /// or proxy setting of the machine running the tests changes the outcome). Simulated streams are
+    /// unpaced unless `args` set `--sim-delay-ms`.
     pub fn start(args: &[&str], env: &[(&str, &str)]) -> Proxy {
+        let pace: &[&str] = if args.contains(&"--sim-delay-ms") { &[] } else { &["--sim-delay-ms", "0"] };
         let mut child = Command::new(env!("CARGO_BIN_EXE_chatstream-proxy"))
-            .args(["--port", "0", "--sim-delay-ms", "0"])
+            .args(["--port", "0"])
+            .args(pace)
             .args(args)
             .env_clear()
             .envs(env.iter().copied())
@@ -31,6 +34,13 @@ impl Proxy {
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
         let mut first = String::new();
         stdout.read_line(&mut first).expect("the proxy prints its URL");
+        let url = first.trim().to_string();
+        if url.is_empty() {
+            let mut stderr = String::new();
+            let _ = child.stderr.take().unwrap().read_to_string(&mut stderr);
+            panic!("the proxy did not start: {stderr}");
+        }
+        assert!(url.starts_with("http://127.0.0.1:") && url.ends_with('/'), "first stdout line: {url:?}");
         output.lock().unwrap().push_str(&first);
         for mut stream in [Box::new(stdout) as Box<dyn Read + Send>, Box::new(child.stderr.take().unwrap())] {
             let output = output.clone();
@@ -41,8 +51,6 @@ impl Proxy {
                 }
             });
         }
-        let url = first.trim().to_string();
-        assert!(url.starts_with("http://127.0.0.1:") && url.ends_with('/'), "first stdout line: {url:?}");
         Proxy { url, child, output }
     }
 
