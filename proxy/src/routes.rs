@@ -20,7 +20,7 @@ use tower_http::services::ServeDir;
 use crate::config::Config;
 use crate::limits::{guard, rate_limit, RateLimiter};
 use crate::provider::Provider;
-use crate::simulate::{simulate, Simulated};
+use crate::simulate::{paced, simulate, Simulated};
 use crate::upstream::{self, proxy_error, stream_headers};
 
 struct AppState {
@@ -115,7 +115,7 @@ fn simulated(state: &AppState, provider: Provider, json: &Value) -> Response {
         }
         Simulated::Stream { frames, stall } => {
             let limits = &state.config.limits;
-            let paced = Simulated::paced(frames, stall, state.config.sim_delay).map(Ok::<_, std::convert::Infallible>);
+            let paced = paced(frames, stall, state.config.sim_delay).map(Ok::<_, std::convert::Infallible>);
             let body = guard(provider, paced, limits.idle, Instant::now() + limits.total);
             let mut response = Response::new(Body::from_stream(body));
             response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(provider.content_type()));

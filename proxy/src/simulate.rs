@@ -30,20 +30,18 @@ pub enum Simulated {
     Stream { frames: Vec<Bytes>, stall: bool },
 }
 
-impl Simulated {
-    /// The frames paced `delay` apart (the first at once); a stalled stream then stays silent.
-    pub fn paced(frames: Vec<Bytes>, stall: bool, delay: Duration) -> BoxStream<'static, Bytes> {
-        let paced = stream::iter(frames.into_iter().enumerate()).then(move |(i, frame)| async move {
-            if i > 0 && !delay.is_zero() {
-                tokio::time::sleep(delay).await;
-            }
-            frame
-        });
-        if stall {
-            paced.chain(stream::pending()).boxed()
-        } else {
-            paced.boxed()
+/// The frames paced `delay` apart (the first at once); a stalled stream then stays silent.
+pub fn paced(frames: Vec<Bytes>, stall: bool, delay: Duration) -> BoxStream<'static, Bytes> {
+    let paced = stream::iter(frames.into_iter().enumerate()).then(move |(i, frame)| async move {
+        if i > 0 && !delay.is_zero() {
+            tokio::time::sleep(delay).await;
         }
+        frame
+    });
+    if stall {
+        paced.chain(stream::pending()).boxed()
+    } else {
+        paced.boxed()
     }
 }
 
