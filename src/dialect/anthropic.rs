@@ -1,13 +1,587 @@
-//! Placeholder: the anthropic decoder is being written.
+//! The Anthropic Messages API stream (docs.anthropic.com, "Streaming Messages").
+//!
+//! "Each stream uses the following event flow: `message_start`; a series of content blocks, each of
+//! which has a `content_block_start`, one or more `content_block_delta` events, and a
+//! `content_block_stop`; one or more `message_delta` events; a final `message_stop`. There may be
+//! `ping` events dispersed throughout, and occasional `error` events." The event's JSON carries its
+//! own `type`, so the SSE `event` field is only a fallback.
+//!
+//! What does not fit the text / thinking / tool events goes to `complete.payload`:
+//! - `citations`: each citation as sent (`citations_delta`, or a text block that starts with them);
+//! - `thinking_blocks`: each thinking block in the shape a follow-up request must send back
+//!   (`{"type":"thinking","thinking","signature"}`, `{"type":"redacted_thinking","data"}`): the API
+//!   rejects a tool-use turn whose thinking blocks come back altered;
+//! - `stop_details`: `message_delta`'s explanation of a stop (the category of a refusal).
+//!
+//! Server tools (`server_tool_use`, `mcp_tool_use`) run on Anthropic's side, not in the browser:
+//! they become [`ProviderEvent::ToolRun`] once their input is complete, and the `*_tool_result`
+//! block that follows becomes [`ProviderEvent::ToolResult`].
+//!
+//! ```
+//! use chatstream::dialect::{AnthropicDecoder, DialectDecoder, ProviderEvent};
+//! use chatstream::framing::Frame;
+//! let mut decoder = AnthropicDecoder::default();
+//! let mut out = Vec::new();
+//! let delta = r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#;
+//! decoder.decode(&Frame::data(delta), &mut out);
+//! assert_eq!(out, [ProviderEvent::Text("Hi".into())]);
+//! ```
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
 
 use super::{DialectDecoder, ProviderEvent};
+use crate::error::ErrorCode;
+use crate::event::Usage;
 use crate::framing::Frame;
 
 #[derive(Debug, Default)]
-pub struct AnthropicDecoder {}
+pub struct AnthropicDecoder {
+    /// The id of the message being streamed, between its `message_start` and `message_stop`.
+    open_message: Option<String>,
+    /// Content blocks by their `index`, from `content_block_start` to `content_block_stop`.
+    blocks: HashMap<u64, Block>,
+    /// Input tokens (cache reads and writes included) from `message_start`, for the total.
+    input_tokens: Option<u64>,
+    /// `message_stop` or a fatal error arrived: the message is over and later frames are ignored.
+    ended: bool,
+}
+
+#[derive(Debug)]
+enum Block {
+    Text,
+    Thinking {
+        thinking: String,
+        signature: String,
+    },
+    /// A client tool: the browser runs it. `streamed` once a non-empty `input_json_delta` arrived.
+    ToolUse {
+        id: String,
+        name: String,
+        start_input: Value,
+        streamed: bool,
+    },
+    /// A tool Anthropic runs itself; its input is held until the block stops.
+    ServerTool {
+        id: String,
+        name: String,
+        start_input: Value,
+        json: String,
+    },
+    Other,
+}
 
 impl DialectDecoder for AnthropicDecoder {
-    fn decode(&mut self, _frame: &Frame, _out: &mut Vec<ProviderEvent>) {
-        todo!("AnthropicDecoder")
+    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
+        if self.ended {
+            return;
+        }
+        let value: Value = match serde_json::from_str(&frame.data) {
+            Ok(value) => value,
+            Err(err) => return out.push(ProviderEvent::unreadable(err)),
+        };
+        let kind = value.get("type").and_then(Value::as_str).or(frame.event.as_deref()).unwrap_or("");
+        let index = value.get("index").and_then(Value::as_u64);
+        match kind {
+            "message_start" => self.message_start(&value["message"], out),
+            "content_block_start" => self.block_start(index, &value["content_block"], out),
+            "content_block_delta" => self.block_delta(index, &value["delta"], out),
+            "content_block_stop" => self.block_stop(index, out),
+            "message_delta" => self.message_delta(&value, out),
+            "message_stop" => {
+                self.ended = true;
+                out.push(ProviderEvent::End);
+            }
+            "error" => {
+                self.ended = true;
+                out.push(error_event(&value["error"]));
+            }
+            // `ping`, and event types added after this was written ("handle unknown event types gracefully").
+            _ => {}
+        }
+    }
+}
+
+impl AnthropicDecoder {
+    /// A repeated `message_start` for the same message is a harmless resend; a different message
+    /// while one is open would mix two answers into one, so the stream is refused there.
+    fn message_start(&mut self, message: &Value, out: &mut Vec<ProviderEvent>) {
+        let id = message.get("id").and_then(Value::as_str).unwrap_or("").to_owned();
+        match &self.open_message {
+            Some(open) if *open == id => return,
+            Some(open) => {
+                self.ended = true;
+                return out.push(ProviderEvent::Error {
+                    code: ErrorCode::ServiceUnavailable,
+                    message: format!(
+                        "Failed to parse response: message {id} started while message {open} was still streaming"
+                    ),
+                    fatal: true,
+                });
+            }
+            None => self.open_message = Some(id),
+        }
+        let usage = read_usage(&message["usage"]);
+        self.input_tokens = usage.input_tokens;
+        if usage.input_tokens.is_some() {
+            // `output_tokens` here is a placeholder count; `message_delta` reports the real one.
+            out.push(ProviderEvent::Usage(Usage { output_tokens: None, ..usage }));
+        }
+    }
+
+    fn block_start(&mut self, index: Option<u64>, block: &Value, out: &mut Vec<ProviderEvent>) {
+        let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
+        let text = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
+        let state = match kind {
+            "text" => {
+                let text = text("text");
+                if !text.is_empty() {
+                    out.push(ProviderEvent::Text(text));
+                }
+                for citation in block.get("citations").and_then(Value::as_array).into_iter().flatten() {
+                    out.push(attach("citations", citation.clone()));
+                }
+                Block::Text
+            }
+            "thinking" => {
+                let thinking = text("thinking");
+                if !thinking.is_empty() {
+                    out.push(ProviderEvent::Thinking(thinking.clone()));
+                }
+                Block::Thinking { thinking, signature: text("signature") }
+            }
+            "redacted_thinking" => {
+                out.push(attach("thinking_blocks", json!({ "type": "redacted_thinking", "data": block["data"] })));
+                Block::Other
+            }
+            "tool_use" => {
+                let (id, name) = (text("id"), text("name"));
+                out.push(ProviderEvent::ToolCallStart { id: id.clone(), name: name.clone() });
+                Block::ToolUse { id, name, start_input: block["input"].clone(), streamed: false }
+            }
+            "server_tool_use" | "mcp_tool_use" => Block::ServerTool {
+                id: text("id"),
+                name: text("name"),
+                start_input: block["input"].clone(),
+                json: String::new(),
+            },
+            // `web_search_tool_result`, `web_fetch_tool_result`, `code_execution_tool_result`,
+            // `mcp_tool_result`, …: whole results of server tools.
+            _ if kind.ends_with("_tool_result") => {
+                out.push(server_tool_result(block));
+                Block::Other
+            }
+            _ => Block::Other,
+        };
+        if let Some(index) = index {
+            self.blocks.insert(index, state);
+        }
+    }
+
+    fn block_delta(&mut self, index: Option<u64>, delta: &Value, out: &mut Vec<ProviderEvent>) {
+        let block = index.and_then(|i| self.blocks.get_mut(&i));
+        let text = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or("");
+        match delta.get("type").and_then(Value::as_str).unwrap_or("") {
+            // Text never needs its block's state, so text for a block that did not start is kept.
+            "text_delta" => push_text(out, ProviderEvent::Text, text("text")),
+            "thinking_delta" => {
+                if let Some(Block::Thinking { thinking, .. }) = block {
+                    thinking.push_str(text("thinking"));
+                }
+                push_text(out, ProviderEvent::Thinking, text("thinking"));
+            }
+            "signature_delta" => {
+                if let Some(Block::Thinking { signature, .. }) = block {
+                    signature.push_str(text("signature"));
+                }
+            }
+            "citations_delta" => out.push(attach("citations", delta["citation"].clone())),
+            "input_json_delta" => {
+                let partial = text("partial_json");
+                match block {
+                    Some(Block::ToolUse { id, streamed, .. }) => {
+                        if !partial.is_empty() {
+                            *streamed = true;
+                            out.push(ProviderEvent::ToolCallDelta { id: id.clone(), delta: partial.to_owned() });
+                        }
+                    }
+                    Some(Block::ServerTool { json, .. }) => json.push_str(partial),
+                    _ => out.push(ProviderEvent::unreadable(format!(
+                        "input_json_delta for content block {}, which is not a started tool call",
+                        index.map_or("(none)".to_owned(), |i| i.to_string())
+                    ))),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn block_stop(&mut self, index: Option<u64>, out: &mut Vec<ProviderEvent>) {
+        let Some(block) = index.and_then(|i| self.blocks.remove(&i)) else { return };
+        match block {
+            Block::Thinking { thinking, signature } => {
+                out.push(attach(
+                    "thinking_blocks",
+                    json!({ "type": "thinking", "thinking": thinking, "signature": signature }),
+                ));
+            }
+            // When no argument text streamed, the input the block started with is the whole input
+            // (`{}` for a tool without parameters).
+            Block::ToolUse { id, name, start_input, streamed } => out.push(ProviderEvent::ToolCallEnd {
+                id,
+                name: Some(name),
+                input: (!streamed).then(|| if start_input.is_null() { json!({}) } else { start_input }),
+            }),
+            Block::ServerTool { id, name, start_input, json } => {
+                let input = if json.trim().is_empty() {
+                    start_input
+                } else {
+                    // Input that is not JSON is still shown rather than dropped.
+                    serde_json::from_str(&json).unwrap_or(Value::String(json))
+                };
+                out.push(ProviderEvent::ToolRun { id: Some(id), name, input });
+            }
+            Block::Text | Block::Other => {}
+        }
+    }
+
+    fn message_delta(&mut self, value: &Value, out: &mut Vec<ProviderEvent>) {
+        let delta = &value["delta"];
+        if let Some(reason) = delta.get("stop_reason").and_then(Value::as_str) {
+            out.push(ProviderEvent::Finish { reason: finish_reason(reason).into() });
+        }
+        if let Some(details) = delta.get("stop_details").filter(|d| !d.is_null()) {
+            out.push(ProviderEvent::Payload(Map::from_iter([("stop_details".to_owned(), details.clone())])));
+        }
+        if let Some(usage) = value.get("usage").filter(|u| u.is_object()) {
+            let mut usage = read_usage(usage);
+            // `message_delta` counts are cumulative; input appears here only in newer API versions.
+            if usage.input_tokens.is_some() {
+                self.input_tokens = usage.input_tokens;
+            }
+            usage.total_tokens = self.input_tokens.zip(usage.output_tokens).map(|(i, o)| i + o);
+            out.push(ProviderEvent::Usage(usage));
+        }
+    }
+}
+
+fn push_text(out: &mut Vec<ProviderEvent>, make: fn(String) -> ProviderEvent, text: &str) {
+    if !text.is_empty() {
+        out.push(make(text.to_owned()));
+    }
+}
+
+fn attach(key: &str, value: Value) -> ProviderEvent {
+    ProviderEvent::Attach { key: key.into(), value }
+}
+
+/// `stop_reason` → the contract's finish reasons. `pause_turn` (a long server-tool turn paused,
+/// to be resumed by sending it back) has no equivalent and is `other`.
+fn finish_reason(reason: &str) -> &'static str {
+    match reason {
+        "end_turn" | "stop_sequence" => "stop",
+        "max_tokens" | "model_context_window_exceeded" => "length",
+        "tool_use" => "tool_calls",
+        "refusal" => "refusal",
+        _ => "other",
+    }
+}
+
+/// Anthropic counts cache reads and writes apart from `input_tokens`; the contract's
+/// `input_tokens` is every input token (as OpenAI's `prompt_tokens`), with cache reads also in
+/// `cached_input_tokens`.
+fn read_usage(usage: &Value) -> Usage {
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+    let cached = count("cache_read_input_tokens");
+    Usage {
+        input_tokens: count("input_tokens")
+            .map(|n| n + cached.unwrap_or(0) + count("cache_creation_input_tokens").unwrap_or(0)),
+        output_tokens: count("output_tokens"),
+        reasoning_tokens: None,
+        cached_input_tokens: cached,
+        total_tokens: None,
+    }
+}
+
+/// A `*_tool_result` block. A failed server tool sends an object whose `type` ends in `_error`
+/// as its `content` (`web_search_tool_result_error`); MCP results say `is_error`.
+fn server_tool_result(block: &Value) -> ProviderEvent {
+    let output = block.get("content").cloned().unwrap_or(Value::Null);
+    let error_content = output.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with("_error"));
+    ProviderEvent::ToolResult {
+        id: block.get("tool_use_id").and_then(Value::as_str).map(str::to_owned),
+        name: None,
+        index: None,
+        is_error: error_content || block.get("is_error").and_then(Value::as_bool) == Some(true),
+        output,
+    }
+}
+
+/// `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`: the API ends
+/// the message after it.
+fn error_event(error: &Value) -> ProviderEvent {
+    let kind = error.get("type").and_then(Value::as_str).unwrap_or("api_error");
+    let code = ErrorCode::from_provider_kind(kind);
+    let message = error.get("message").and_then(Value::as_str).unwrap_or(code.default_message());
+    ProviderEvent::Error { code, message: message.to_owned(), fatal: true }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
+        let mut decoder = AnthropicDecoder::default();
+        let mut out = Vec::new();
+        for data in frames {
+            decoder.decode(&Frame::data(*data), &mut out);
+        }
+        decoder.finish(&mut out);
+        out
+    }
+
+    fn text(t: &str) -> ProviderEvent {
+        ProviderEvent::Text(t.into())
+    }
+
+    const START: &str = r#"{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":10,"cache_read_input_tokens":5,"cache_creation_input_tokens":2,"output_tokens":1}}}"#;
+    const STOP: &str = r#"{"type":"message_stop"}"#;
+
+    #[test]
+    fn text_blocks_usage_and_stop() {
+        let events = decode(&[
+            START,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type": "ping"}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lo"}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":7}}"#,
+            STOP,
+        ]);
+        let input = Usage { input_tokens: Some(17), cached_input_tokens: Some(5), ..Usage::default() };
+        let output = Usage { output_tokens: Some(7), total_tokens: Some(24), ..Usage::default() };
+        assert_eq!(
+            events,
+            [
+                ProviderEvent::Usage(input),
+                text("Hel"),
+                text("lo"),
+                ProviderEvent::Finish { reason: "stop".into() },
+                ProviderEvent::Usage(output),
+                ProviderEvent::End,
+            ]
+        );
+    }
+
+    #[test]
+    fn json_padded_with_spaces_and_the_event_field_as_fallback() {
+        let mut decoder = AnthropicDecoder::default();
+        let mut out = Vec::new();
+        let frame = Frame { event: Some("message_stop".into()), data: "   {  }  ".into(), id: None };
+        decoder.decode(&Frame::data(r#"  { "type" : "content_block_delta" , "index" : 0 , "delta" : { "type" : "text_delta" , "text" : "a" } }  "#), &mut out);
+        decoder.decode(&frame, &mut out);
+        assert_eq!(out, [text("a"), ProviderEvent::End]);
+    }
+
+    #[test]
+    fn a_duplicate_message_start_is_ignored_and_a_different_one_is_an_error() {
+        let events = decode(&[START, START, STOP]);
+        assert_eq!(events.iter().filter(|e| matches!(e, ProviderEvent::Usage(_))).count(), 1);
+        assert_eq!(events.last(), Some(&ProviderEvent::End));
+
+        let other = r#"{"type":"message_start","message":{"id":"msg_2","usage":{"input_tokens":3}}}"#;
+        let after = r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}"#;
+        let events = decode(&[START, other, after, STOP]);
+        match &events[1..] {
+            [ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message, fatal: true }] => {
+                assert!(message.contains("msg_2") && message.contains("msg_1"), "{message}");
+            }
+            rest => panic!("{rest:?}"),
+        }
+    }
+
+    #[test]
+    fn tool_use_streams_its_input() {
+        let events = decode(&[
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"city\":"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":" \"Paris\"}"}}"#,
+            r#"{"type":"content_block_stop","index":1}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}"#,
+        ]);
+        let id = || "toolu_1".to_owned();
+        assert_eq!(
+            events[..4],
+            [
+                ProviderEvent::ToolCallStart { id: id(), name: "get_weather".into() },
+                ProviderEvent::ToolCallDelta { id: id(), delta: "{\"city\":".into() },
+                ProviderEvent::ToolCallDelta { id: id(), delta: " \"Paris\"}".into() },
+                ProviderEvent::ToolCallEnd { id: id(), name: Some("get_weather".into()), input: None },
+            ]
+        );
+        assert_eq!(events[4], ProviderEvent::Finish { reason: "tool_calls".into() });
+    }
+
+    #[test]
+    fn tool_use_whose_start_carries_the_input() {
+        let events = decode(&[
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"add","input":{"a":1,"b":2}}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":""}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"u","name":"now"}}"#,
+            r#"{"type":"content_block_stop","index":1}"#,
+        ]);
+        assert_eq!(
+            events,
+            [
+                ProviderEvent::ToolCallStart { id: "t".into(), name: "add".into() },
+                ProviderEvent::ToolCallEnd {
+                    id: "t".into(),
+                    name: Some("add".into()),
+                    input: Some(json!({"a":1,"b":2}))
+                },
+                ProviderEvent::ToolCallStart { id: "u".into(), name: "now".into() },
+                ProviderEvent::ToolCallEnd { id: "u".into(), name: Some("now".into()), input: Some(json!({})) },
+            ]
+        );
+    }
+
+    #[test]
+    fn thinking_with_its_signature_and_redacted_thinking() {
+        let events = decode(&[
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me "}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"see."}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCgIYAhIM"}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"EmwKAhgBEgy3"}}"#,
+            r#"{"type":"content_block_stop","index":1}"#,
+        ]);
+        assert_eq!(
+            events,
+            [
+                ProviderEvent::Thinking("Let me ".into()),
+                ProviderEvent::Thinking("see.".into()),
+                attach(
+                    "thinking_blocks",
+                    json!({"type":"thinking","thinking":"Let me see.","signature":"EqQBCgIYAhIM"})
+                ),
+                attach("thinking_blocks", json!({"type":"redacted_thinking","data":"EmwKAhgBEgy3"})),
+            ]
+        );
+    }
+
+    #[test]
+    fn citations_from_deltas_and_from_a_block_start() {
+        let citation = json!({"type":"web_search_result_location","cited_text":"c","url":"https://e.x/","title":"E"});
+        let delta =
+            json!({"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":citation}});
+        let start = json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Quoted","citations":[citation]}});
+        let events = decode(&[&start.to_string(), &delta.to_string()]);
+        assert_eq!(events, [text("Quoted"), attach("citations", citation.clone()), attach("citations", citation)]);
+    }
+
+    #[test]
+    fn server_tools_run_on_the_provider_and_their_results_match_by_id() {
+        let events = decode(&[
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srv_1","name":"web_search","input":{}}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"query\": \"ru"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"st\"}"}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"web_search_tool_result","tool_use_id":"srv_1","content":[{"type":"web_search_result","url":"https://r.s/"}]}}"#,
+            r#"{"type":"content_block_stop","index":1}"#,
+            r#"{"type":"content_block_start","index":2,"content_block":{"type":"web_search_tool_result","tool_use_id":"srv_2","content":{"type":"web_search_tool_result_error","error_code":"max_uses_exceeded"}}}"#,
+        ]);
+        assert_eq!(
+            events,
+            [
+                ProviderEvent::ToolRun {
+                    id: Some("srv_1".into()),
+                    name: "web_search".into(),
+                    input: json!({"query":"rust"})
+                },
+                ProviderEvent::ToolResult {
+                    id: Some("srv_1".into()),
+                    name: None,
+                    index: None,
+                    output: json!([{"type":"web_search_result","url":"https://r.s/"}]),
+                    is_error: false,
+                },
+                ProviderEvent::ToolResult {
+                    id: Some("srv_2".into()),
+                    name: None,
+                    index: None,
+                    output: json!({"type":"web_search_tool_result_error","error_code":"max_uses_exceeded"}),
+                    is_error: true,
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn stop_reasons() {
+        for (wire, reason) in [
+            ("end_turn", "stop"),
+            ("stop_sequence", "stop"),
+            ("max_tokens", "length"),
+            ("tool_use", "tool_calls"),
+            ("refusal", "refusal"),
+            ("pause_turn", "other"),
+            ("something_new", "other"),
+        ] {
+            let frame = format!(r#"{{"type":"message_delta","delta":{{"stop_reason":"{wire}"}}}}"#);
+            assert_eq!(decode(&[&frame]), [ProviderEvent::Finish { reason: reason.into() }], "{wire}");
+        }
+    }
+
+    #[test]
+    fn a_refusal_with_no_content_keeps_its_details() {
+        let events = decode(&[
+            START,
+            r#"{"type":"message_delta","delta":{"stop_reason":"refusal","stop_details":{"type":"refusal","category":"cyber"}},"usage":{"output_tokens":5}}"#,
+            STOP,
+        ]);
+        assert_eq!(events[1], ProviderEvent::Finish { reason: "refusal".into() });
+        let details = json!({"type":"refusal","category":"cyber"});
+        assert_eq!(events[2], ProviderEvent::Payload(Map::from_iter([("stop_details".to_owned(), details)])));
+        assert_eq!(events.last(), Some(&ProviderEvent::End));
+    }
+
+    #[test]
+    fn a_mid_stream_error_is_fatal_and_mapped() {
+        for (kind, code) in [
+            ("overloaded_error", ErrorCode::ServiceUnavailable),
+            ("api_error", ErrorCode::ServiceUnavailable),
+            ("rate_limit_error", ErrorCode::RateLimited),
+            ("authentication_error", ErrorCode::Unauthorized),
+        ] {
+            let error = format!(r#"{{"type":"error","error":{{"type":"{kind}","message":"Overloaded"}}}}"#);
+            let events = decode(&[START, &error, STOP]);
+            assert_eq!(
+                events[1..],
+                [ProviderEvent::Error { code, message: "Overloaded".into(), fatal: true }],
+                "{kind}"
+            );
+        }
+    }
+
+    #[test]
+    fn unreadable_frames_are_reported_and_the_stream_goes_on() {
+        let events = decode(&[
+            "{not json",
+            r#"{"type":"content_block_delta","index":4,"delta":{"type":"input_json_delta","partial_json":"{}"}}"#,
+            r#"{"type":"brand_new_event","x":1}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"still here"}}"#,
+        ]);
+        assert!(
+            matches!(&events[0], ProviderEvent::Error { fatal: false, message, .. } if message.starts_with("Failed to parse response"))
+        );
+        assert!(
+            matches!(&events[1], ProviderEvent::Error { fatal: false, message, .. } if message.contains("block 4"))
+        );
+        assert_eq!(events[2..], [text("still here")]);
     }
 }
