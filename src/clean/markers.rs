@@ -1,0 +1,374 @@
+//! The streaming marker stripper: raw response text in, [`Piece`]s out.
+//!
+//! It takes `[[tool:N]]` markers, inline thinking tags and payload markers with their JSON out of
+//! text that arrives in pieces of any size. The rule (issue 4, "Hold-back rule"): only the longest
+//! tail that could still begin a marker is held — at most the longest marker — and everything
+//! before it is released in the same push. A payload marker's JSON is held until its brackets
+//! balance (capped at [`MAX_PAYLOAD_BYTES`]); JSON that does not parse is released as text, never
+//! lost. Text already scanned is never scanned again, except a payload's JSON when it is
+//! released, which is read once more as ordinary text.
+
+use serde_json::Value;
+
+use super::payload::{payload_markers, BalancedJson, PayloadKind, MAX_GAP_BYTES, MAX_PAYLOAD_BYTES};
+use super::thinking::{Tag, ThinkingTags};
+use super::CleanOptions;
+
+/// One decided piece of the text, in reading order.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Piece {
+    Text(String),
+    Thinking(String),
+    /// A `[[tool:N]]` marker.
+    Tool(u32),
+    Payload {
+        kind: PayloadKind,
+        value: Value,
+    },
+    /// A payload marker whose JSON was missing or did not parse; its text was released as text.
+    Malformed {
+        kind: PayloadKind,
+        reason: String,
+    },
+}
+
+/// How text at some position relates to a marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Match {
+    /// A whole marker of this many bytes.
+    Full(usize),
+    /// All of the text is a proper prefix of a marker: more text decides.
+    Partial,
+    No,
+}
+
+/// Matches `literal` at the start of `rest`.
+pub(crate) fn match_literal(rest: &str, literal: &str) -> Match {
+    if rest.len() >= literal.len() {
+        if rest.starts_with(literal) {
+            Match::Full(literal.len())
+        } else {
+            Match::No
+        }
+    } else if literal.starts_with(rest) {
+        Match::Partial
+    } else {
+        Match::No
+    }
+}
+
+const TOOL_MARKER_OPEN: &str = "[[tool:";
+/// `N` in `[[tool:N]]` has at most this many digits (so it fits a u32).
+const MAX_TOOL_DIGITS: usize = 9;
+
+/// Matches `[[tool:N]]` (N decimal digits) at the start of `rest`, returning N for a full match.
+pub(crate) fn match_tool_marker(rest: &str) -> (Match, u32) {
+    let open = TOOL_MARKER_OPEN.len();
+    match match_literal(rest, TOOL_MARKER_OPEN) {
+        Match::Full(_) => {}
+        other => return (other, 0),
+    }
+    let bytes = rest.as_bytes();
+    let digits = bytes[open..].iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits > MAX_TOOL_DIGITS {
+        return (Match::No, 0);
+    }
+    let close = open + digits;
+    let tail = &bytes[close..];
+    if tail.is_empty() || (digits > 0 && tail == b"]") {
+        return (Match::Partial, 0);
+    }
+    if digits == 0 || !tail.starts_with(b"]]") {
+        return (Match::No, 0);
+    }
+    let n = rest[open..close].parse().expect("at most nine digits");
+    (Match::Full(close + 2), n)
+}
+
+/// Removes what never reaches the UI: ␄ (U+2404), the `▌` cursor, and control characters other
+/// than `\n` and `\t` (chat_service requirements, "Clean content").
+pub(crate) fn strip_unwanted_chars(s: &str) -> std::borrow::Cow<'_, str> {
+    let unwanted = |c: char| c == '\u{2404}' || c == '▌' || (c.is_control() && c != '\n' && c != '\t');
+    if s.contains(unwanted) {
+        s.chars().filter(|&c| !unwanted(c)).collect::<String>().into()
+    } else {
+        s.into()
+    }
+}
+
+/// A payload marker seen, its JSON not finished.
+#[derive(Debug)]
+struct OpenPayload {
+    kind: PayloadKind,
+    /// The marker and the whitespace after it, as written (released as text if the JSON fails).
+    lead: String,
+    marker_len: usize,
+    /// `None` until the first bracket.
+    json: Option<BalancedJson>,
+}
+
+/// Where a text scan stopped.
+enum Scan {
+    /// A payload marker ends after this many bytes; its JSON follows.
+    PayloadEndsAt(usize),
+    /// Everything before this offset was released; the rest may still begin a marker.
+    HeldFrom(usize),
+}
+
+/// What became of the held text after one payload step.
+enum PayloadStep {
+    /// All input taken; the payload is still open.
+    NeedMore,
+    /// The payload closed after this many bytes.
+    Closed(usize),
+    /// The payload failed after this many bytes; this text must be read again as ordinary text.
+    Failed(usize, String),
+}
+
+#[derive(Debug)]
+pub(crate) struct MarkerStripper {
+    tags: ThinkingTags,
+    payload_markers: Vec<(String, PayloadKind)>,
+    inside_thinking: bool,
+    /// Undecided text: a proper prefix of some marker.
+    tail: String,
+    payload: Option<OpenPayload>,
+}
+
+impl MarkerStripper {
+    pub(crate) fn new(options: &CleanOptions) -> MarkerStripper {
+        let tags = ThinkingTags::new(options);
+        MarkerStripper {
+            inside_thinking: options.starts_in_thinking && !tags.is_empty(),
+            tags,
+            payload_markers: payload_markers(options),
+            tail: String::new(),
+            payload: None,
+        }
+    }
+
+    /// Recognises only `[[tool:N]]` (for stored messages, already clean otherwise).
+    pub(crate) fn tool_markers_only() -> MarkerStripper {
+        MarkerStripper {
+            tags: ThinkingTags::default(),
+            payload_markers: Vec::new(),
+            inside_thinking: false,
+            tail: String::new(),
+            payload: None,
+        }
+    }
+
+    /// Reads `text` (already free of unwanted characters), appending what it decides to `out`.
+    pub(crate) fn push(&mut self, text: &str, out: &mut Vec<Piece>) {
+        if text.is_empty() {
+            return;
+        }
+        let mut buf = std::mem::take(&mut self.tail);
+        buf.push_str(text);
+        self.run(buf, out);
+    }
+
+    /// The text ended: a payload still open is released as text, and a held tail is text.
+    pub(crate) fn finish(&mut self, out: &mut Vec<Piece>) {
+        while let Some(open) = self.payload.take() {
+            let reason = if open.json.is_some() { "its JSON never closed" } else { "no JSON followed it" };
+            let again = self.release(open, reason, out);
+            let tail = std::mem::take(&mut self.tail);
+            self.run(again + &tail, out);
+        }
+        let tail = std::mem::take(&mut self.tail);
+        self.emit(&tail, out);
+    }
+
+    fn run(&mut self, mut buf: String, out: &mut Vec<Piece>) {
+        let mut pos = 0;
+        loop {
+            if self.payload.is_some() {
+                match self.feed_payload(&buf[pos..], out) {
+                    PayloadStep::NeedMore => return,
+                    PayloadStep::Closed(n) => pos += n,
+                    PayloadStep::Failed(n, again) => {
+                        buf = again + &buf[pos + n..];
+                        pos = 0;
+                    }
+                }
+                continue;
+            }
+            match self.scan_text(&buf[pos..], out) {
+                Scan::PayloadEndsAt(n) => pos += n,
+                Scan::HeldFrom(n) => {
+                    buf.drain(..pos + n);
+                    self.tail = buf;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Scans ordinary text, releasing everything but an undecided tail or a payload's JSON.
+    fn scan_text(&mut self, s: &str, out: &mut Vec<Piece>) -> Scan {
+        let bytes = s.as_bytes();
+        let mut released = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            // Every marker starts with an ASCII byte or, for a custom marker, a leading byte,
+            // never a UTF-8 continuation byte, so `i` is a char boundary whenever this matches.
+            let (found, what) = self.match_at(&s[i..], bytes[i]);
+            match found {
+                Match::No => i += 1,
+                Match::Partial => {
+                    self.emit(&s[released..i], out);
+                    return Scan::HeldFrom(i);
+                }
+                Match::Full(len) => {
+                    self.emit(&s[released..i], out);
+                    let marker = &s[i..i + len];
+                    i += len;
+                    released = i;
+                    match what {
+                        Marker::Tool(n) => out.push(Piece::Tool(n)),
+                        Marker::Tag(Tag::Open) => self.inside_thinking = true,
+                        Marker::Tag(Tag::Close) => self.inside_thinking = false,
+                        Marker::Payload(kind) => {
+                            self.payload =
+                                Some(OpenPayload { kind, lead: marker.to_owned(), marker_len: len, json: None });
+                            return Scan::PayloadEndsAt(i);
+                        }
+                    }
+                }
+            }
+        }
+        self.emit(&s[released..], out);
+        Scan::HeldFrom(s.len())
+    }
+
+    /// The marker, if any, at the start of `rest` (whose first byte is `first`).
+    fn match_at(&self, rest: &str, first: u8) -> (Match, Marker) {
+        if first == b'<' && !self.tags.is_empty() {
+            let (found, tag) = self.tags.match_at(rest, self.inside_thinking);
+            return (found, Marker::Tag(tag));
+        }
+        if self.inside_thinking {
+            return (Match::No, Marker::Tool(0));
+        }
+        if first == b'[' {
+            let (found, n) = match_tool_marker(rest);
+            return (found, Marker::Tool(n));
+        }
+        let mut best = (Match::No, Marker::Tool(0));
+        for (literal, kind) in &self.payload_markers {
+            if literal.as_bytes()[0] != first {
+                continue;
+            }
+            match match_literal(rest, literal) {
+                Match::Full(n) => return (Match::Full(n), Marker::Payload(kind.clone())),
+                Match::Partial => best.0 = Match::Partial,
+                Match::No => {}
+            }
+        }
+        best
+    }
+
+    fn feed_payload(&mut self, s: &str, out: &mut Vec<Piece>) -> PayloadStep {
+        let open = self.payload.as_mut().expect("called with a payload open");
+        let mut taken = 0;
+        if open.json.is_none() {
+            let gap = s.len() - s.trim_start_matches([' ', '\t', '\n']).len();
+            open.lead.push_str(&s[..gap]);
+            taken = gap;
+            let too_long = open.lead.len() - open.marker_len > MAX_GAP_BYTES;
+            match s.as_bytes().get(gap) {
+                None if !too_long => return PayloadStep::NeedMore,
+                Some(b'[' | b'{') if !too_long => open.json = Some(BalancedJson::default()),
+                _ => {
+                    let open = self.payload.take().expect("open");
+                    return PayloadStep::Failed(taken, self.release(open, "no JSON followed it", out));
+                }
+            }
+        }
+        let json = open.json.as_mut().expect("opened above");
+        match json.feed(&s[taken..]) {
+            Some(n) => {
+                let open = self.payload.take().expect("open");
+                let raw = &open.json.as_ref().expect("opened").raw;
+                match serde_json::from_str::<Value>(raw) {
+                    Ok(value) => {
+                        out.push(Piece::Payload { kind: open.kind, value });
+                        PayloadStep::Closed(taken + n)
+                    }
+                    Err(err) => {
+                        let reason = format!("its JSON is not valid ({err})");
+                        PayloadStep::Failed(taken + n, self.release(open, &reason, out))
+                    }
+                }
+            }
+            None if json.raw.len() > MAX_PAYLOAD_BYTES => {
+                let open = self.payload.take().expect("open");
+                let reason = format!("its JSON is longer than {MAX_PAYLOAD_BYTES} bytes");
+                PayloadStep::Failed(s.len(), self.release(open, &reason, out))
+            }
+            None => PayloadStep::NeedMore,
+        }
+    }
+
+    /// Gives up on a payload: its marker goes out as text with a diagnostic, and its JSON is
+    /// returned to be read again as ordinary text.
+    fn release(&mut self, open: OpenPayload, reason: &str, out: &mut Vec<Piece>) -> String {
+        let marker = open.lead.trim_end();
+        out.push(Piece::Malformed { kind: open.kind, reason: format!("{marker} was left in the text: {reason}") });
+        self.emit(&open.lead, out);
+        open.json.map(|json| json.raw).unwrap_or_default()
+    }
+
+    fn emit(&self, s: &str, out: &mut Vec<Piece>) {
+        if s.is_empty() {
+            return;
+        }
+        match (out.last_mut(), self.inside_thinking) {
+            (Some(Piece::Text(text)), false) | (Some(Piece::Thinking(text)), true) => text.push_str(s),
+            (_, false) => out.push(Piece::Text(s.to_owned())),
+            (_, true) => out.push(Piece::Thinking(s.to_owned())),
+        }
+    }
+}
+
+/// What a full match found.
+enum Marker {
+    Tool(u32),
+    Tag(Tag),
+    Payload(PayloadKind),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_marker_matching() {
+        let cases: &[(&str, Match, u32)] = &[
+            ("[[tool:0]]", Match::Full(10), 0),
+            ("[[tool:12]] more", Match::Full(11), 12),
+            ("[", Match::Partial, 0),
+            ("[[to", Match::Partial, 0),
+            ("[[tool:", Match::Partial, 0),
+            ("[[tool:3", Match::Partial, 0),
+            ("[[tool:3]", Match::Partial, 0),
+            ("[[tool:]]", Match::No, 0),
+            ("[[tool:3]x", Match::No, 0),
+            ("[[tox", Match::No, 0),
+            ("[[CRISPR]]", Match::No, 0),
+            ("[[1, 2], [3]]", Match::No, 0),
+            ("[[tool:1234567890]]", Match::No, 0),
+            ("[[tool:123456789]]", Match::Full(18), 123_456_789),
+        ];
+        for &(text, expected, n) in cases {
+            assert_eq!(match_tool_marker(text), (expected, n), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn unwanted_chars_go_and_newlines_and_tabs_stay() {
+        assert_eq!(strip_unwanted_chars("a\u{2404}b▌c\u{0}d\re\u{7f}f\u{85}g\n\th"), "abcdefg\n\th");
+        assert_eq!(strip_unwanted_chars("emoji 👩\u{200d}💻"), "emoji 👩\u{200d}💻");
+    }
+}

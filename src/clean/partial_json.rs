@@ -1,0 +1,405 @@
+//! Best-effort JSON of a tool call's arguments while they stream.
+//!
+//! Issue 4: "`partial_input` is the best JSON value the arguments so far allow (partial strings
+//! kept, dangling keys dropped), computed incrementally: the work for one tool call is linear in
+//! its argument length". So this is a push parser (RFC 8259 grammar) that keeps its stack of open
+//! arrays and objects between pieces and never reads a character twice. [`PartialJson::value`]
+//! closes a copy of that stack: an unfinished string keeps what it has, an unfinished number or
+//! `true`/`false`/`null` counts as far as it goes, a key with no value yet is left out.
+//! Once the text stops being JSON, the value stays what it was before.
+
+use serde_json::{Map, Value};
+
+#[derive(Debug, Default)]
+pub(crate) struct PartialJson {
+    stack: Vec<Open>,
+    token: Token,
+    expect: Expect,
+    /// The finished top-level value.
+    done: Option<Value>,
+    failed: bool,
+    /// Characters handled, for the linear-cost test.
+    #[cfg(test)]
+    steps: usize,
+}
+
+#[derive(Debug)]
+enum Open {
+    Array(Vec<Value>),
+    /// The object so far, and the key whose value is being read.
+    Object(Map<String, Value>, Option<String>),
+}
+
+#[derive(Debug, Default)]
+enum Token {
+    #[default]
+    None,
+    Str(Str),
+    Number(String),
+    /// A prefix of `true`, `false` or `null`.
+    Literal(String),
+}
+
+#[derive(Debug, Default)]
+struct Str {
+    text: String,
+    is_key: bool,
+    escape: Escape,
+    /// A high surrogate from `\uD8xx`, waiting for its low half.
+    high_surrogate: Option<u32>,
+}
+
+#[derive(Debug, Default, PartialEq)]
+enum Escape {
+    #[default]
+    None,
+    Backslash,
+    /// `\u` and the hex digits so far.
+    Unicode(String),
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+enum Expect {
+    #[default]
+    Value,
+    /// After `[`.
+    ValueOrClose,
+    /// After `{`.
+    KeyOrClose,
+    /// After `,` in an object.
+    Key,
+    Colon,
+    CommaOrClose,
+    /// After the top-level value: only whitespace.
+    End,
+}
+
+impl PartialJson {
+    pub(crate) fn push(&mut self, text: &str) {
+        for c in text.chars() {
+            if self.failed {
+                return;
+            }
+            self.step(c);
+        }
+    }
+
+    /// The best value so far; `None` before any value has begun.
+    pub(crate) fn value(&self) -> Option<Value> {
+        if let Some(done) = &self.done {
+            return Some(done.clone());
+        }
+        let mut inner = match &self.token {
+            Token::None => None,
+            Token::Str(s) if s.is_key => None,
+            Token::Str(s) => Some(Value::String(s.text.clone())),
+            Token::Number(n) => number_prefix(n),
+            Token::Literal(l) => literal(l, true),
+        };
+        for open in self.stack.iter().rev() {
+            inner = Some(match open {
+                Open::Array(items) => {
+                    let mut items = items.clone();
+                    items.extend(inner);
+                    Value::Array(items)
+                }
+                Open::Object(map, key) => {
+                    let mut map = map.clone();
+                    if let (Some(key), Some(value)) = (key, inner) {
+                        map.insert(key.clone(), value);
+                    }
+                    Value::Object(map)
+                }
+            });
+        }
+        inner
+    }
+
+    fn step(&mut self, c: char) {
+        #[cfg(test)]
+        {
+            self.steps += 1;
+        }
+        match &mut self.token {
+            Token::Str(s) => {
+                if let Some(finished) = string_char(s, c) {
+                    let s = std::mem::take(s);
+                    self.token = Token::None;
+                    match finished {
+                        Ok(()) if s.is_key => {
+                            self.set_key(s.text);
+                            self.expect = Expect::Colon;
+                        }
+                        Ok(()) => self.value_done(Value::String(s.text)),
+                        Err(()) => self.failed = true,
+                    }
+                }
+                return;
+            }
+            Token::Number(n) => {
+                if matches!(c, '0'..='9' | '.' | 'e' | 'E' | '+' | '-') {
+                    n.push(c);
+                    return;
+                }
+                let n = std::mem::take(n);
+                self.token = Token::None;
+                match serde_json::from_str::<serde_json::Number>(&n) {
+                    Ok(number) => self.value_done(Value::Number(number)),
+                    Err(_) => {
+                        self.failed = true;
+                        return;
+                    }
+                }
+            }
+            Token::Literal(l) => {
+                if c.is_ascii_alphabetic() {
+                    l.push(c);
+                    match literal(l, false) {
+                        Some(value) => {
+                            self.token = Token::None;
+                            self.value_done(value);
+                        }
+                        None if literal(l, true).is_none() => self.failed = true,
+                        None => {}
+                    }
+                    return;
+                }
+                // `tru` followed by something else.
+                self.failed = true;
+                return;
+            }
+            Token::None => {}
+        }
+        if matches!(c, ' ' | '\t' | '\n' | '\r') {
+            return;
+        }
+        match (self.expect, c) {
+            (Expect::Value | Expect::ValueOrClose, '{') => {
+                self.stack.push(Open::Object(Map::new(), None));
+                self.expect = Expect::KeyOrClose;
+            }
+            (Expect::Value | Expect::ValueOrClose, '[') => {
+                self.stack.push(Open::Array(Vec::new()));
+                self.expect = Expect::ValueOrClose;
+            }
+            (Expect::Value | Expect::ValueOrClose, '"') => self.token = Token::Str(Str::default()),
+            (Expect::Value | Expect::ValueOrClose, '-' | '0'..='9') => self.token = Token::Number(c.to_string()),
+            (Expect::Value | Expect::ValueOrClose, 't' | 'f' | 'n') => self.token = Token::Literal(c.to_string()),
+            (Expect::KeyOrClose | Expect::Key, '"') => {
+                self.token = Token::Str(Str { is_key: true, ..Str::default() });
+            }
+            (Expect::Colon, ':') => self.expect = Expect::Value,
+            (Expect::CommaOrClose, ',') => {
+                self.expect = match self.stack.last() {
+                    Some(Open::Object(..)) => Expect::Key,
+                    _ => Expect::Value,
+                };
+            }
+            (Expect::ValueOrClose | Expect::CommaOrClose, ']') if matches!(self.stack.last(), Some(Open::Array(_))) => {
+                self.close()
+            }
+            (Expect::KeyOrClose | Expect::CommaOrClose, '}') if matches!(self.stack.last(), Some(Open::Object(..))) => {
+                self.close()
+            }
+            _ => self.failed = true,
+        }
+    }
+
+    fn set_key(&mut self, key: String) {
+        if let Some(Open::Object(_, pending)) = self.stack.last_mut() {
+            *pending = Some(key);
+        }
+    }
+
+    fn close(&mut self) {
+        let value = match self.stack.pop() {
+            Some(Open::Array(items)) => Value::Array(items),
+            Some(Open::Object(map, _)) => Value::Object(map),
+            None => return,
+        };
+        self.value_done(value);
+    }
+
+    /// A value finished: it goes into the innermost open container, or is the whole document.
+    fn value_done(&mut self, value: Value) {
+        match self.stack.last_mut() {
+            None => {
+                self.done = Some(value);
+                self.expect = Expect::End;
+            }
+            Some(Open::Array(items)) => {
+                items.push(value);
+                self.expect = Expect::CommaOrClose;
+            }
+            Some(Open::Object(map, key)) => {
+                if let Some(key) = key.take() {
+                    map.insert(key, value);
+                }
+                self.expect = Expect::CommaOrClose;
+            }
+        }
+    }
+}
+
+/// One character inside a string: `Some(Ok)` when it closed the string, `Some(Err)` when the
+/// string is invalid, `None` to go on.
+fn string_char(s: &mut Str, c: char) -> Option<Result<(), ()>> {
+    match &mut s.escape {
+        Escape::None => match c {
+            '"' => {
+                flush_surrogate(s);
+                return Some(Ok(()));
+            }
+            '\\' => s.escape = Escape::Backslash,
+            c if (c as u32) < 0x20 => return Some(Err(())),
+            c => {
+                flush_surrogate(s);
+                s.text.push(c);
+            }
+        },
+        Escape::Backslash => {
+            let plain = match c {
+                '"' => '"',
+                '\\' => '\\',
+                '/' => '/',
+                'b' => '\u{8}',
+                'f' => '\u{c}',
+                'n' => '\n',
+                'r' => '\r',
+                't' => '\t',
+                'u' => {
+                    s.escape = Escape::Unicode(String::new());
+                    return None;
+                }
+                _ => return Some(Err(())),
+            };
+            flush_surrogate(s);
+            s.text.push(plain);
+            s.escape = Escape::None;
+        }
+        Escape::Unicode(hex) => {
+            if !c.is_ascii_hexdigit() {
+                return Some(Err(()));
+            }
+            hex.push(c);
+            if hex.len() == 4 {
+                let code = u32::from_str_radix(hex, 16).expect("four hex digits");
+                s.escape = Escape::None;
+                match (s.high_surrogate.take(), code) {
+                    (Some(high), 0xDC00..=0xDFFF) => {
+                        let combined = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00);
+                        s.text.push(char::from_u32(combined).unwrap_or('\u{FFFD}'));
+                    }
+                    (high, 0xD800..=0xDBFF) => {
+                        if high.is_some() {
+                            s.text.push('\u{FFFD}');
+                        }
+                        s.high_surrogate = Some(code);
+                    }
+                    (high, code) => {
+                        if high.is_some() {
+                            s.text.push('\u{FFFD}');
+                        }
+                        s.text.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// A lone high surrogate followed by anything but its low half stands for U+FFFD.
+fn flush_surrogate(s: &mut Str) {
+    if s.high_surrogate.take().is_some() {
+        s.text.push('\u{FFFD}');
+    }
+}
+
+/// `true`/`false`/`null` for a whole literal, or (with `prefix`) for any non-empty prefix of one.
+fn literal(text: &str, prefix: bool) -> Option<Value> {
+    let words = [("true", Value::Bool(true)), ("false", Value::Bool(false)), ("null", Value::Null)];
+    words.into_iter().find(|(word, _)| if prefix { word.starts_with(text) } else { *word == text }).map(|(_, v)| v)
+}
+
+/// The number an unfinished number token stands for so far (`12.` → 12, `-` → none).
+fn number_prefix(text: &str) -> Option<Value> {
+    let complete = text.trim_end_matches(['.', 'e', 'E', '+', '-']);
+    serde_json::from_str::<serde_json::Number>(complete).ok().map(Value::Number)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn partial(text: &str) -> Option<Value> {
+        let mut p = PartialJson::default();
+        p.push(text);
+        p.value()
+    }
+
+    #[test]
+    fn prefixes_give_the_best_value() {
+        let cases: &[(&str, Option<Value>)] = &[
+            ("", None),
+            ("  ", None),
+            ("{", Some(json!({}))),
+            (r#"{"qu"#, Some(json!({}))),
+            (r#"{"query""#, Some(json!({}))),
+            (r#"{"query":"#, Some(json!({}))),
+            (r#"{"query": "CRI"#, Some(json!({"query": "CRI"}))),
+            (r#"{"query": "CRISPR", "limit": 1"#, Some(json!({"query": "CRISPR", "limit": 1}))),
+            (r#"{"query": "CRISPR", "limit": 1"#, Some(json!({"query": "CRISPR", "limit": 1}))),
+            (r#"{"a": 12."#, Some(json!({"a": 12}))),
+            (r#"{"a": -"#, Some(json!({}))),
+            (r#"{"a": 1e"#, Some(json!({"a": 1}))),
+            (r#"{"a": tr"#, Some(json!({"a": true}))),
+            (r#"{"a": nul"#, Some(json!({"a": null}))),
+            (r#"{"a": [1, [2, "x"#, Some(json!({"a": [1, [2, "x"]]}))),
+            (r#"{"a": "line\"#, Some(json!({"a": "line"}))),
+            (r#"{"a": "line\n"#, Some(json!({"a": "line\n"}))),
+            (r#"{"a": "\u00e"#, Some(json!({"a": ""}))),
+            (r#"{"a": "\u00e9\ud83d\ude00"}"#, Some(json!({"a": "é😀"}))),
+            (r#"{"a": {"b": {}}, "c": []}"#, Some(json!({"a": {"b": {}}, "c": []}))),
+            (r#""just a str"#, Some(json!("just a str"))),
+            // Not JSON from the `x` on: the value stays what it was.
+            (r#"{"a": 1, x"#, Some(json!({"a": 1}))),
+            (r#"{"a": trux}"#, Some(json!({}))),
+            (r#"{"a": 1}}"#, Some(json!({"a": 1}))),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(&partial(text), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn every_split_gives_the_same_values_as_one_piece() {
+        let text = r#"{"q": "a \"b\" é😀", "n": [1, -2.5e3, true, null], "o": {"k": "v"}}"#;
+        let whole = partial(text);
+        assert_eq!(whole, Some(serde_json::from_str(text).unwrap()));
+        let cuts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+        for &cut in &cuts {
+            let mut p = PartialJson::default();
+            p.push(&text[..cut]);
+            assert_eq!(p.value(), partial(&text[..cut]), "cut {cut}");
+            p.push(&text[cut..]);
+            assert_eq!(p.value(), whole, "cut {cut}");
+        }
+    }
+
+    /// Issue 4: 4,000 one-character deltas must not re-parse 4,000 prefixes. The parser counts
+    /// the characters it handles; re-parsing prefixes would make that ~8 million.
+    #[test]
+    fn parsing_work_is_linear_in_the_argument_length() {
+        let text = format!(r#"{{"text": "{}", "list": [{}]}}"#, "x".repeat(2000), vec!["1"; 1100].join(","));
+        let mut p = PartialJson::default();
+        for c in text.chars() {
+            p.push(&c.to_string());
+            let _ = p.value();
+        }
+        assert_eq!(p.value(), Some(serde_json::from_str(&text).unwrap()));
+        assert!(text.len() > 3900);
+        assert!(p.steps <= text.chars().count(), "{} steps for {} chars", p.steps, text.len());
+    }
+}

@@ -1,0 +1,198 @@
+//! From a message's pieces to what is stored and rendered: `message` with `[[tool:N]]`, `text`
+//! with none, and `segments` in reading order; and the same for stored messages (the JS helpers
+//! `resolveToolMarkers` and `parseLlmResponse`).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::markers::{strip_unwanted_chars, MarkerStripper, Piece};
+use super::payload::PayloadKind;
+use super::CleanOptions;
+use crate::event::{Segment, ToolRecord};
+
+/// One part of a message in reading order.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Part {
+    Text(String),
+    /// A `[[tool:N]]` marker in the text.
+    Marker(u32),
+    /// Where tool N started, for a tool whose marker never appears in the text: the seeds' backend
+    /// writes the marker after the tool ran; a provider talked to directly writes none.
+    Started(u32),
+}
+
+impl Part {
+    /// Appends text, joining it to the text part before it.
+    pub(crate) fn push_text(parts: &mut Vec<Part>, text: &str) {
+        match parts.last_mut() {
+            Some(Part::Text(last)) => last.push_str(text),
+            _ => parts.push(Part::Text(text.to_owned())),
+        }
+    }
+}
+
+/// The tool places that count: every marker, and where a tool started when it has no marker.
+fn tool_places(parts: &[Part]) -> impl Iterator<Item = (usize, u32)> + '_ {
+    let marked: Vec<u32> = parts.iter().filter_map(|p| if let Part::Marker(n) = p { Some(*n) } else { None }).collect();
+    parts.iter().enumerate().filter_map(move |(i, part)| match part {
+        Part::Marker(n) => Some((i, *n)),
+        Part::Started(n) if !marked.contains(n) => Some((i, *n)),
+        _ => None,
+    })
+}
+
+/// `message`: the text with `[[tool:N]]` where tools ran (as the seeds persist it), trimmed.
+pub(crate) fn message_of(parts: &[Part]) -> String {
+    let places: Vec<usize> = tool_places(parts).map(|(i, _)| i).collect();
+    let mut message = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        match part {
+            Part::Text(text) => message.push_str(text),
+            Part::Marker(n) | Part::Started(n) if places.contains(&i) => message.push_str(&format!("[[tool:{n}]]")),
+            _ => {}
+        }
+    }
+    message.trim().to_owned()
+}
+
+/// `segments`: text (trimmed, empty ones left out) and tool cards, in reading order. A card whose
+/// tool is not in `tool_history` has no tool, input or output: the card stays visible, empty.
+pub(crate) fn segments_of(parts: &[Part], tool_history: &[ToolRecord]) -> Vec<Segment> {
+    let places: Vec<usize> = tool_places(parts).map(|(i, _)| i).collect();
+    let mut segments = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        match part {
+            Part::Text(text) => {
+                let text = text.trim();
+                if !text.is_empty() {
+                    segments.push(Segment::Text { text: text.to_owned() });
+                }
+            }
+            Part::Marker(n) | Part::Started(n) if places.contains(&i) => {
+                segments.push(tool_segment(*n, tool_history.get(*n as usize)));
+            }
+            _ => {}
+        }
+    }
+    segments
+}
+
+fn tool_segment(index: u32, record: Option<&ToolRecord>) -> Segment {
+    match record {
+        Some(r) => Segment::Tool {
+            index,
+            tool_use_id: Some(r.tool_use_id.clone()),
+            tool: Some(r.tool_name.clone()),
+            input: r.input.clone(),
+            output: r.output.clone(),
+            is_error: r.is_error,
+        },
+        None => Segment::Tool {
+            index,
+            tool_use_id: None,
+            tool: None,
+            input: Value::Null,
+            output: Value::Null,
+            is_error: false,
+        },
+    }
+}
+
+/// Splits a stored message at its `[[tool:N]]` markers: text segments and tool cards filled from
+/// `tool_history[N]` (the JS helper `resolveToolMarkers`).
+///
+/// ```
+/// use chatstream::clean::resolve_tool_markers;
+/// use chatstream::event::Segment;
+/// let segments = resolve_tool_markers("Searching.\n\n[[tool:0]]\n\nFound 5.", &[]);
+/// assert_eq!(segments.len(), 3);
+/// assert!(matches!(&segments[1], Segment::Tool { index: 0, tool: None, .. }));
+/// ```
+pub fn resolve_tool_markers(message: &str, tool_history: &[ToolRecord]) -> Vec<Segment> {
+    let mut stripper = MarkerStripper::tool_markers_only();
+    let mut pieces = Vec::new();
+    stripper.push(message, &mut pieces);
+    stripper.finish(&mut pieces);
+    let parts: Vec<Part> = pieces
+        .into_iter()
+        .filter_map(|piece| match piece {
+            Piece::Text(text) => Some(Part::Text(text)),
+            Piece::Tool(n) => Some(Part::Marker(n)),
+            _ => None,
+        })
+        .collect();
+    segments_of(&parts, tool_history)
+}
+
+/// A whole response text taken apart (the JS helper `parseLlmResponse`, and how a backend's
+/// `complete.payload.message` is cleaned).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ParsedResponse {
+    /// Clean text with `[[tool:N]]` markers kept.
+    pub message: String,
+    /// Clean text with no markers.
+    pub text: String,
+    /// Inline `<think>` text, if any.
+    pub thinking: Option<String>,
+    pub suggested_values: Option<Value>,
+    pub suggested_actions: Option<Value>,
+    /// `{type, data}` from a registered marker such as `SCHEMA_PROPOSAL:`.
+    pub custom_payload: Option<Value>,
+    /// Why a payload marker was left in the text (its JSON missing or malformed).
+    pub diagnostics: Vec<String>,
+}
+
+/// Cleans a whole response text as the stream would: unwanted characters, thinking tags, payload
+/// markers (a later payload of a kind replaces an earlier one), edges trimmed.
+///
+/// ```
+/// use chatstream::clean::{parse_llm_response, CleanOptions};
+/// let parsed = parse_llm_response(
+///     "Pick one.\nSUGGESTED_VALUES: [{\"label\": \"Yes\", \"value\": \"yes\"}]",
+///     &CleanOptions::default(),
+/// );
+/// assert_eq!(parsed.text, "Pick one.");
+/// assert_eq!(parsed.suggested_values.unwrap()[0]["value"], "yes");
+/// ```
+pub fn parse_llm_response(text: &str, options: &CleanOptions) -> ParsedResponse {
+    parse_with_parts(text, options).0
+}
+
+/// [`parse_llm_response`] and the message's parts (for segments).
+pub(crate) fn parse_with_parts(text: &str, options: &CleanOptions) -> (ParsedResponse, Vec<Part>) {
+    let mut stripper = MarkerStripper::new(options);
+    let mut pieces = Vec::new();
+    stripper.push(&strip_unwanted_chars(text), &mut pieces);
+    stripper.finish(&mut pieces);
+    let mut parsed = ParsedResponse::default();
+    let mut parts = Vec::new();
+    let mut clean_text = String::new();
+    let mut thinking = String::new();
+    for piece in pieces {
+        match piece {
+            Piece::Text(text) => {
+                clean_text.push_str(&text);
+                Part::push_text(&mut parts, &text);
+            }
+            Piece::Thinking(text) => thinking.push_str(&text),
+            Piece::Tool(n) => parts.push(Part::Marker(n)),
+            Piece::Payload { kind, value } => *parsed.field(&kind) = Some(kind.wrap(value)),
+            Piece::Malformed { reason, .. } => parsed.diagnostics.push(reason),
+        }
+    }
+    parsed.message = message_of(&parts);
+    parsed.text = clean_text.trim().to_owned();
+    let thinking = thinking.trim();
+    parsed.thinking = (!thinking.is_empty()).then(|| thinking.to_owned());
+    (parsed, parts)
+}
+
+impl ParsedResponse {
+    pub(crate) fn field(&mut self, kind: &PayloadKind) -> &mut Option<Value> {
+        match kind {
+            PayloadKind::SuggestedValues => &mut self.suggested_values,
+            PayloadKind::SuggestedActions => &mut self.suggested_actions,
+            PayloadKind::Custom(_) => &mut self.custom_payload,
+        }
+    }
+}
