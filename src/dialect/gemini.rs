@@ -1,13 +1,588 @@
-//! Placeholder: the gemini decoder is being written.
+//! Gemini's `streamGenerateContent?alt=sse` (ai.google.dev, "Generating content"; Vertex AI's
+//! `GenerateContentResponse`).
+//!
+//! Every event is a whole `GenerateContentResponse`: `candidates[0].content.parts` carry text
+//! (`thought: true` marks thinking), and function calls; the last one has a `finishReason`.
+//! `usageMetadata` repeats running counts. There is no terminal event: the body ends after the
+//! `finishReason`, so [`DialectDecoder::finish`] says whether the stream finished properly.
+//! Only the first candidate is read (chat asks for one).
+//!
+//! Function calls come whole (`{"functionCall":{"name","args"}}`) or, on Vertex with
+//! `streamFunctionCallArguments`, in pieces: a part with the `name` and `willContinue: true`, then
+//! parts whose `partialArgs` set values at JSON paths ("Whether this is not the last part of the
+//! same json_path. If true, another PartialArg message for the current json_path is expected to
+//! follow"), until a part without `willContinue` closes the call. Gemini gives calls no id unless
+//! `functionCall.id` is set; one is made from the `responseId` and the call's number, which is the
+//! same however the bytes were split.
+//!
+//! Gemini 3 wants each part's `thoughtSignature` sent back with that part; they are attached to
+//! `complete.payload.thought_signatures` as `{"signature"}`, with `"tool_use_id"` when the part
+//! was a function call.
+//!
+//! ```
+//! use chatstream::dialect::{DialectDecoder, GeminiDecoder, ProviderEvent};
+//! use chatstream::framing::Frame;
+//! let mut decoder = GeminiDecoder::default();
+//! let mut out = Vec::new();
+//! let chunk = r#"{"candidates":[{"content":{"parts":[{"text":"Hi"}]},"finishReason":"STOP"}]}"#;
+//! decoder.decode(&Frame::data(chunk), &mut out);
+//! decoder.finish(&mut out);
+//! assert_eq!(out, [
+//!     ProviderEvent::Text("Hi".into()),
+//!     ProviderEvent::Finish { reason: "stop".into() },
+//!     ProviderEvent::End,
+//! ]);
+//! ```
+
+use serde_json::{json, Map, Number, Value};
 
 use super::{DialectDecoder, ProviderEvent};
+use crate::error::ErrorCode;
+use crate::event::Usage;
 use crate::framing::Frame;
 
 #[derive(Debug, Default)]
-pub struct GeminiDecoder {}
+pub struct GeminiDecoder {
+    response_id: Option<String>,
+    /// Function calls seen so far: numbers the synthesized ids, and makes `STOP` a tool-call stop.
+    calls: u32,
+    /// A Vertex call whose arguments are still streaming.
+    streaming: Option<StreamingCall>,
+    /// A `finishReason` arrived: the end of the body is the end of a complete answer.
+    finished: bool,
+    /// A fatal error arrived: nothing after it is read, and the end of the body adds nothing.
+    failed: bool,
+}
+
+#[derive(Debug)]
+struct StreamingCall {
+    id: String,
+    name: String,
+    args: Value,
+    /// The JSON path whose string value continues in the next `partialArgs` piece.
+    continuing: Option<String>,
+}
 
 impl DialectDecoder for GeminiDecoder {
-    fn decode(&mut self, _frame: &Frame, _out: &mut Vec<ProviderEvent>) {
-        todo!("GeminiDecoder")
+    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
+        if self.failed {
+            return;
+        }
+        match serde_json::from_str::<Value>(&frame.data) {
+            // The non-SSE form of the endpoint sends an array of responses; read one the same way.
+            Ok(Value::Array(responses)) => responses.iter().for_each(|r| self.response(r, out)),
+            Ok(response) => self.response(&response, out),
+            Err(err) => out.push(ProviderEvent::unreadable(err)),
+        }
+    }
+
+    fn finish(&mut self, out: &mut Vec<ProviderEvent>) {
+        // Without a finishReason the body was cut short: nothing is added, and the cleaner reports
+        // a stream that ended before completion.
+        if self.finished && !self.failed {
+            out.push(ProviderEvent::End);
+        }
+    }
+}
+
+impl GeminiDecoder {
+    fn response(&mut self, response: &Value, out: &mut Vec<ProviderEvent>) {
+        if self.failed {
+            return;
+        }
+        if let Some(error) = response.get("error").filter(|e| e.is_object()) {
+            self.failed = true;
+            return out.push(error_event(error));
+        }
+        if self.response_id.is_none() {
+            self.response_id = response.get("responseId").and_then(Value::as_str).map(str::to_owned);
+        }
+        if let Some(reason) = response.pointer("/promptFeedback/blockReason").and_then(Value::as_str) {
+            // A blocked prompt gets no candidates at all: say why instead of showing an empty answer.
+            self.failed = true;
+            out.push(ProviderEvent::Finish { reason: "content_filter".into() });
+            out.push(ProviderEvent::Error {
+                code: ErrorCode::ValidationError,
+                message: format!("The prompt was blocked by the provider ({reason})"),
+                fatal: true,
+            });
+            return;
+        }
+        let candidate = response.pointer("/candidates/0").unwrap_or(&Value::Null);
+        for part in candidate.pointer("/content/parts").and_then(Value::as_array).into_iter().flatten() {
+            self.part(part, out);
+        }
+        if let Some(reason) = candidate.get("finishReason").and_then(Value::as_str) {
+            self.close_streaming_call(out);
+            self.finished = true;
+            out.push(ProviderEvent::Finish { reason: self.finish_reason(reason).into() });
+            if let Some(message) = candidate.get("finishMessage").filter(|m| m.is_string()) {
+                out.push(ProviderEvent::Payload(Map::from_iter([("finish_message".to_owned(), message.clone())])));
+            }
+        }
+        if let Some(usage) = response.get("usageMetadata").and_then(read_usage) {
+            out.push(ProviderEvent::Usage(usage));
+        }
+    }
+
+    fn part(&mut self, part: &Value, out: &mut Vec<ProviderEvent>) {
+        let mut call_id = None;
+        if let Some(text) = part.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+            let thought = part.get("thought").and_then(Value::as_bool) == Some(true);
+            out.push(if thought { ProviderEvent::Thinking(text.into()) } else { ProviderEvent::Text(text.into()) });
+        } else if let Some(call) = part.get("functionCall") {
+            call_id = self.function_call(call, out);
+        }
+        if let Some(signature) = part.get("thoughtSignature").filter(|s| s.is_string()) {
+            let mut value = json!({ "signature": signature });
+            if let Some(id) = call_id {
+                value["tool_use_id"] = Value::String(id);
+            }
+            out.push(ProviderEvent::Attach { key: "thought_signatures".into(), value });
+        }
+    }
+
+    /// One `functionCall` part; returns the id of the call it started or completed.
+    fn function_call(&mut self, call: &Value, out: &mut Vec<ProviderEvent>) -> Option<String> {
+        let will_continue = call.get("willContinue").and_then(Value::as_bool) == Some(true);
+        let name = call.get("name").and_then(Value::as_str);
+        let mut call_state = match (name, self.streaming.take()) {
+            // A named part begins a new call, closing one still streaming.
+            (Some(name), open) => {
+                if let Some(open) = open {
+                    open.end(out);
+                }
+                let id = self.next_id(call);
+                let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
+                StreamingCall { id, name: name.to_owned(), args, continuing: None }
+            }
+            (None, Some(open)) => open,
+            // `{}` with no call streaming: nothing to close.
+            (None, None) => return None,
+        };
+        for arg in call.get("partialArgs").and_then(Value::as_array).into_iter().flatten() {
+            if let Err(detail) = call_state.apply(arg) {
+                out.push(ProviderEvent::unreadable(detail));
+            }
+        }
+        let id = call_state.id.clone();
+        let started = name.is_some();
+        if will_continue {
+            if started {
+                out.push(ProviderEvent::ToolCallStart { id: id.clone(), name: call_state.name.clone() });
+            }
+            self.streaming = Some(call_state);
+        } else {
+            // A whole call, or the last piece of a streaming one.
+            call_state.end(out);
+        }
+        Some(id)
+    }
+
+    fn next_id(&mut self, call: &Value) -> String {
+        let n = self.calls;
+        self.calls += 1;
+        match (call.get("id").and_then(Value::as_str), &self.response_id) {
+            (Some(id), _) => id.to_owned(),
+            (None, Some(response)) => format!("{response}-{n}"),
+            (None, None) => format!("call-{n}"),
+        }
+    }
+
+    fn close_streaming_call(&mut self, out: &mut Vec<ProviderEvent>) {
+        if let Some(open) = self.streaming.take() {
+            open.end(out);
+        }
+    }
+
+    /// `FinishReason` → the contract's reasons. Gemini says `STOP` also when it asks for tools.
+    fn finish_reason(&self, reason: &str) -> &'static str {
+        match reason {
+            "STOP" if self.calls > 0 => "tool_calls",
+            "STOP" => "stop",
+            "MAX_TOKENS" => "length",
+            "SAFETY"
+            | "RECITATION"
+            | "BLOCKLIST"
+            | "PROHIBITED_CONTENT"
+            | "SPII"
+            | "IMAGE_SAFETY"
+            | "IMAGE_PROHIBITED_CONTENT"
+            | "IMAGE_RECITATION" => "content_filter",
+            "MALFORMED_FUNCTION_CALL" | "UNEXPECTED_TOOL_CALL" | "TOO_MANY_TOOL_CALLS" => "error",
+            _ => "other",
+        }
+    }
+}
+
+impl StreamingCall {
+    fn end(self, out: &mut Vec<ProviderEvent>) {
+        out.push(ProviderEvent::ToolCallEnd { id: self.id, name: Some(self.name), input: Some(self.args) });
+    }
+
+    /// One `PartialArg`: `{"jsonPath":"$.a[0].b","stringValue":"x","willContinue":true}` (or
+    /// `numberValue`, `boolValue`, `nullValue`). A string piece extends the string the previous
+    /// piece for the same path left open.
+    fn apply(&mut self, arg: &Value) -> Result<(), String> {
+        let path = arg.get("jsonPath").and_then(Value::as_str).unwrap_or("");
+        let slot = slot_at(&mut self.args, path)?;
+        let continues = self.continuing.as_deref() == Some(path);
+        if let Some(piece) = arg.get("stringValue").and_then(Value::as_str) {
+            match slot {
+                Value::String(s) if continues => s.push_str(piece),
+                _ => *slot = Value::String(piece.to_owned()),
+            }
+        } else if let Some(n) = arg.get("numberValue").and_then(Value::as_f64) {
+            *slot = number(n);
+        } else if let Some(b) = arg.get("boolValue").and_then(Value::as_bool) {
+            *slot = Value::Bool(b);
+        } else if arg.get("nullValue").is_some() {
+            *slot = Value::Null;
+        }
+        let will_continue = arg.get("willContinue").and_then(Value::as_bool) == Some(true);
+        self.continuing = will_continue.then(|| path.to_owned());
+        Ok(())
+    }
+}
+
+/// Whole numbers as integers, so that `{"count": 3}` reaches the tool as 3 and not 3.0.
+fn number(n: f64) -> Value {
+    if n.fract() == 0.0 && n.abs() < 9.0e15 {
+        Value::from(n as i64)
+    } else {
+        Number::from_f64(n).map_or(Value::Null, Value::Number)
+    }
+}
+
+/// The value at an RFC 9535 normalized path (`$.a.b[0]`, `$['a b']`), made (as objects, arrays
+/// and nulls) where it does not exist yet.
+fn slot_at<'a>(root: &'a mut Value, path: &str) -> Result<&'a mut Value, String> {
+    let bad = || format!("a function call argument has an unreadable JSON path: {path:?}");
+    let mut rest = path.strip_prefix('$').ok_or_else(bad)?;
+    let mut slot = root;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            slot = object_entry(slot, &after[..end]);
+            rest = &after[end..];
+        } else if let Some(after) = rest.strip_prefix("['").or_else(|| rest.strip_prefix("[\"")) {
+            let quote = rest.as_bytes()[1] as char;
+            let end = after.find(quote).ok_or_else(bad)?;
+            slot = object_entry(slot, &after[..end]);
+            rest = after[end + 1..].strip_prefix(']').ok_or_else(bad)?;
+        } else if let Some(after) = rest.strip_prefix('[') {
+            let end = after.find(']').ok_or_else(bad)?;
+            let index: usize = after[..end].parse().map_err(|_| bad())?;
+            if !slot.is_array() {
+                *slot = Value::Array(Vec::new());
+            }
+            let items = slot.as_array_mut().expect("made an array above");
+            if items.len() <= index {
+                items.resize(index + 1, Value::Null);
+            }
+            slot = &mut items[index];
+            rest = &after[end + 1..];
+        } else {
+            return Err(bad());
+        }
+    }
+    Ok(slot)
+}
+
+fn object_entry<'a>(slot: &'a mut Value, key: &str) -> &'a mut Value {
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    slot.as_object_mut().expect("made an object above").entry(key).or_insert(Value::Null)
+}
+
+/// `usageMetadata` → [`Usage`]. Gemini counts thinking apart from `candidatesTokenCount`; the
+/// contract's `output_tokens` includes it (as OpenAI's `completion_tokens` does). Vertex sends
+/// `usageMetadata` with no counts until the end: that is not a report.
+fn read_usage(meta: &Value) -> Option<Usage> {
+    let count = |key: &str| meta.get(key).and_then(Value::as_u64);
+    let (prompt, candidates, thoughts, total) = (
+        count("promptTokenCount"),
+        count("candidatesTokenCount"),
+        count("thoughtsTokenCount"),
+        count("totalTokenCount"),
+    );
+    if prompt.is_none() && candidates.is_none() && total.is_none() {
+        return None;
+    }
+    let output = (candidates.is_some() || thoughts.is_some()).then(|| candidates.unwrap_or(0) + thoughts.unwrap_or(0));
+    Some(Usage {
+        input_tokens: prompt.map(|p| p + count("toolUsePromptTokenCount").unwrap_or(0)),
+        output_tokens: output,
+        reasoning_tokens: thoughts,
+        cached_input_tokens: count("cachedContentTokenCount"),
+        total_tokens: total,
+    })
+}
+
+/// `{"error":{"code":429,"message":"…","status":"RESOURCE_EXHAUSTED","details":[…]}}`. A bad key
+/// is a 400 whose details say `API_KEY_INVALID`, so the details are read first; then the HTTP
+/// code, then the status word.
+fn error_event(error: &Value) -> ProviderEvent {
+    let reasons = error.get("details").and_then(Value::as_array).into_iter().flatten();
+    let bad_key = reasons
+        .filter_map(|d| d.get("reason").and_then(Value::as_str))
+        .any(|r| ErrorCode::from_provider_kind(r) == ErrorCode::Unauthorized);
+    let status = error.get("status").and_then(Value::as_str);
+    let code = match (bad_key, error.get("code").and_then(Value::as_u64), status) {
+        (true, _, _) => ErrorCode::Unauthorized,
+        (false, Some(http), _) => ErrorCode::from_http_status(u16::try_from(http).unwrap_or(500)),
+        (false, None, Some(status)) => ErrorCode::from_provider_kind(status),
+        (false, None, None) => ErrorCode::ServiceUnavailable,
+    };
+    let message = error.get("message").and_then(Value::as_str).unwrap_or(code.default_message());
+    ProviderEvent::Error { code, message: message.to_owned(), fatal: true }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
+        let mut decoder = GeminiDecoder::default();
+        let mut out = Vec::new();
+        for data in frames {
+            decoder.decode(&Frame::data(*data), &mut out);
+        }
+        decoder.finish(&mut out);
+        out
+    }
+
+    fn parts(parts: Value) -> String {
+        json!({ "candidates": [{ "content": { "role": "model", "parts": parts } }], "responseId": "r1" }).to_string()
+    }
+
+    fn finish(reason: &str) -> String {
+        json!({ "candidates": [{ "content": { "parts": [{ "text": "" }] }, "finishReason": reason }] }).to_string()
+    }
+
+    fn end_call(id: &str, name: &str, input: Value) -> ProviderEvent {
+        ProviderEvent::ToolCallEnd { id: id.into(), name: Some(name.into()), input: Some(input) }
+    }
+
+    fn finish_event(reason: &str) -> ProviderEvent {
+        ProviderEvent::Finish { reason: reason.into() }
+    }
+
+    #[test]
+    fn text_and_thought_parts() {
+        let events = decode(&[
+            &parts(json!([{ "text": "Considering.", "thought": true }])),
+            &parts(json!([{ "text": "Blue", "thought": false }, { "text": "" }])),
+            &parts(json!([{ "text": " sky." }])),
+            &finish("STOP"),
+        ]);
+        assert_eq!(
+            events,
+            [
+                ProviderEvent::Thinking("Considering.".into()),
+                ProviderEvent::Text("Blue".into()),
+                ProviderEvent::Text(" sky.".into()),
+                finish_event("stop"),
+                ProviderEvent::End,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_body_that_ends_without_a_finish_reason_adds_no_end() {
+        assert_eq!(decode(&[&parts(json!([{ "text": "Half" }]))]), [ProviderEvent::Text("Half".into())]);
+    }
+
+    #[test]
+    fn whole_function_calls_get_stable_ids_and_stop_means_tool_calls() {
+        let events = decode(&[
+            &parts(json!([
+                { "functionCall": { "name": "weather", "args": { "city": "Paris" } }, "thoughtSignature": "sig" },
+                { "functionCall": { "name": "time" } },
+                { "functionCall": { "id": "given", "name": "date", "args": {} } },
+            ])),
+            &finish("STOP"),
+        ]);
+        assert_eq!(
+            events,
+            [
+                end_call("r1-0", "weather", json!({ "city": "Paris" })),
+                ProviderEvent::Attach {
+                    key: "thought_signatures".into(),
+                    value: json!({ "signature": "sig", "tool_use_id": "r1-0" }),
+                },
+                end_call("r1-1", "time", json!({})),
+                end_call("given", "date", json!({})),
+                finish_event("tool_calls"),
+                ProviderEvent::End,
+            ]
+        );
+    }
+
+    #[test]
+    fn vertex_partial_args_build_the_input() {
+        let events = decode(&[
+            &parts(json!([{ "functionCall": { "name": "cook", "willContinue": true } }])),
+            &parts(json!([{ "functionCall": { "partialArgs": [
+                { "jsonPath": "$.recipe.items[0].name", "stringValue": "Lasa", "willContinue": true }
+            ], "willContinue": true } }])),
+            &parts(json!([{ "functionCall": { "partialArgs": [
+                { "jsonPath": "$.recipe.items[0].name", "stringValue": "gna", "willContinue": true }
+            ], "willContinue": true } }])),
+            &parts(json!([{ "functionCall": { "partialArgs": [
+                { "jsonPath": "$.recipe.items[0].name", "stringValue": "" }
+            ], "willContinue": true } }])),
+            &parts(json!([{ "functionCall": { "willContinue": true } }])),
+            &parts(json!([{ "functionCall": { "partialArgs": [
+                { "jsonPath": "$.recipe.items[1]['unit price']", "numberValue": 2.5 },
+                { "jsonPath": "$.recipe.items[1].count", "numberValue": 3 },
+                { "jsonPath": "$.recipe.vegan", "boolValue": false },
+                { "jsonPath": "$.recipe.note", "nullValue": "NULL_VALUE" }
+            ], "willContinue": true } }])),
+            &parts(json!([{ "functionCall": {} }])),
+            &finish("STOP"),
+        ]);
+        let input = json!({ "recipe": {
+            "items": [{ "name": "Lasagna" }, { "unit price": 2.5, "count": 3 }],
+            "vegan": false,
+            "note": null
+        } });
+        assert_eq!(
+            events,
+            [
+                ProviderEvent::ToolCallStart { id: "r1-0".into(), name: "cook".into() },
+                end_call("r1-0", "cook", input),
+                finish_event("tool_calls"),
+                ProviderEvent::End,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_streaming_call_ends_with_its_last_piece_a_new_call_or_the_finish() {
+        let events = decode(&[
+            // The last piece of arguments carries no willContinue: the call is complete.
+            &parts(json!([{ "functionCall": { "name": "a", "willContinue": true } }])),
+            &parts(json!([{ "functionCall": { "partialArgs": [{ "jsonPath": "$.n", "numberValue": 1 }] } }])),
+            // A named part while a call streams closes that call first.
+            &parts(json!([{ "functionCall": { "name": "b", "willContinue": true } }])),
+            &parts(json!([{ "functionCall": { "name": "c", "willContinue": true } }])),
+            &finish("STOP"),
+        ]);
+        assert_eq!(
+            events,
+            [
+                ProviderEvent::ToolCallStart { id: "r1-0".into(), name: "a".into() },
+                end_call("r1-0", "a", json!({ "n": 1 })),
+                ProviderEvent::ToolCallStart { id: "r1-1".into(), name: "b".into() },
+                end_call("r1-1", "b", json!({})),
+                ProviderEvent::ToolCallStart { id: "r1-2".into(), name: "c".into() },
+                end_call("r1-2", "c", json!({})),
+                finish_event("tool_calls"),
+                ProviderEvent::End,
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unreadable_json_path_is_reported_and_the_call_goes_on() {
+        let events = decode(&[
+            &parts(json!([{ "functionCall": { "name": "a", "willContinue": true } }])),
+            &parts(json!([{ "functionCall": { "partialArgs": [
+                { "jsonPath": "items[0", "stringValue": "x" },
+                { "jsonPath": "$.ok", "stringValue": "y" }
+            ] } }])),
+        ]);
+        assert!(
+            matches!(&events[1], ProviderEvent::Error { fatal: false, message, .. } if message.contains("items[0"))
+        );
+        assert_eq!(events[2], end_call("r1-0", "a", json!({ "ok": "y" })));
+    }
+
+    #[test]
+    fn finish_reasons() {
+        for (wire, reason) in [
+            ("STOP", "stop"),
+            ("MAX_TOKENS", "length"),
+            ("SAFETY", "content_filter"),
+            ("RECITATION", "content_filter"),
+            ("BLOCKLIST", "content_filter"),
+            ("PROHIBITED_CONTENT", "content_filter"),
+            ("MALFORMED_FUNCTION_CALL", "error"),
+            ("LANGUAGE", "other"),
+        ] {
+            assert_eq!(decode(&[&finish(wire)]), [finish_event(reason), ProviderEvent::End], "{wire}");
+        }
+    }
+
+    #[test]
+    fn a_blocked_prompt_is_a_content_filter_stop_and_an_error() {
+        let events = decode(&[
+            r#"{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"},"usageMetadata":{"promptTokenCount":9,"totalTokenCount":9}}"#,
+        ]);
+        assert_eq!(
+            events,
+            [
+                finish_event("content_filter"),
+                ProviderEvent::Error {
+                    code: ErrorCode::ValidationError,
+                    message: "The prompt was blocked by the provider (PROHIBITED_CONTENT)".into(),
+                    fatal: true,
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn error_envelopes_before_and_during_the_stream() {
+        let quota = r#"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}"#;
+        let error = |code, message: &str| ProviderEvent::Error { code, message: message.into(), fatal: true };
+        assert_eq!(
+            decode(&[quota]),
+            [error(ErrorCode::RateLimited, "Resource has been exhausted (e.g. check quota).")]
+        );
+
+        let overloaded = r#"{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}"#;
+        let events = decode(&[&parts(json!([{ "text": "Hi" }])), overloaded, &finish("STOP")]);
+        assert_eq!(
+            events,
+            [ProviderEvent::Text("Hi".into()), error(ErrorCode::ServiceUnavailable, "The model is overloaded.")]
+        );
+
+        let bad_key = r#"[{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID"}]}}]"#;
+        assert_eq!(decode(&[bad_key]), [error(ErrorCode::Unauthorized, "API key not valid.")]);
+    }
+
+    #[test]
+    fn usage_counts_thinking_as_output() {
+        let chunk = r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":29,"totalTokenCount":294,"thoughtsTokenCount":256,"cachedContentTokenCount":4}}"#;
+        let vertex_placeholder =
+            r#"{"candidates":[{"content":{"parts":[{"text":"y"}]}}],"usageMetadata":{"trafficType":"ON_DEMAND"}}"#;
+        let events = decode(&[vertex_placeholder, chunk]);
+        let usage = Usage {
+            input_tokens: Some(9),
+            output_tokens: Some(285),
+            reasoning_tokens: Some(256),
+            cached_input_tokens: Some(4),
+            total_tokens: Some(294),
+        };
+        assert_eq!(
+            events,
+            [
+                ProviderEvent::Text("y".into()),
+                ProviderEvent::Text("x".into()),
+                finish_event("stop"),
+                ProviderEvent::Usage(usage),
+                ProviderEvent::End,
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unreadable_frame_is_not_fatal() {
+        let events = decode(&["{\"candidates\": [", &finish("STOP")]);
+        assert!(matches!(&events[0], ProviderEvent::Error { fatal: false, .. }));
+        assert_eq!(events[1..], [finish_event("stop"), ProviderEvent::End]);
     }
 }
