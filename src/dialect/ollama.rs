@@ -1,13 +1,222 @@
-//! Placeholder: the ollama decoder is being written.
+//! Ollama's native `/api/chat` stream (github.com/ollama/ollama, docs/api.md, "Generate a chat
+//! completion"): one JSON object a line.
+//!
+//! Each line's `message` carries `content`, `thinking` (models run with `think`) and
+//! `tool_calls` — whole calls whose `function.arguments` is already an object. The last line
+//! says `"done": true` with a `done_reason` (`stop`, `length`, `load`, `unload`) and the counts
+//! (`prompt_eval_count` input tokens, `eval_count` output tokens). A failure is a line
+//! `{"error": "…"}`. Ollama gives calls no ids unless the line has one; `call_<n>` numbers them
+//! in the order they arrived.
+//!
+//! ```
+//! use chatstream::dialect::{DialectDecoder, OllamaDecoder, ProviderEvent};
+//! use chatstream::framing::Frame;
+//! let mut decoder = OllamaDecoder::default();
+//! let mut out = Vec::new();
+//! decoder.decode(&Frame::data(r#"{"message":{"role":"assistant","content":"Hi"},"done":false}"#), &mut out);
+//! assert_eq!(out, [ProviderEvent::Text("Hi".into())]);
+//! ```
+
+use serde_json::Value;
 
 use super::{DialectDecoder, ProviderEvent};
+use crate::error::ErrorCode;
+use crate::event::Usage;
 use crate::framing::Frame;
 
 #[derive(Debug, Default)]
-pub struct OllamaDecoder {}
+pub struct OllamaDecoder {
+    /// Tool calls so far: numbers the synthesized ids, and makes `stop` a tool-call stop.
+    calls: u32,
+    /// `done: true` or an error line arrived; later lines are ignored.
+    ended: bool,
+}
 
 impl DialectDecoder for OllamaDecoder {
-    fn decode(&mut self, _frame: &Frame, _out: &mut Vec<ProviderEvent>) {
-        todo!("OllamaDecoder")
+    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
+        // A blank line between records carries nothing.
+        if self.ended || frame.data.trim().is_empty() {
+            return;
+        }
+        let line: Value = match serde_json::from_str(&frame.data) {
+            Ok(line) => line,
+            Err(err) => return out.push(ProviderEvent::unreadable(err)),
+        };
+        if let Some(error) = line.get("error").filter(|e| !e.is_null()) {
+            self.ended = true;
+            let message = error.as_str().map_or_else(|| error.to_string(), str::to_owned);
+            // Ollama's errors are sentences ("unauthorized", "model 'x' not found"); the same
+            // keywords as providers' error types decide the code.
+            let code = ErrorCode::from_provider_kind(&message.replace(' ', "_"));
+            return out.push(ProviderEvent::Error { code, message, fatal: true });
+        }
+        let message = &line["message"];
+        let text = |key: &str| message.get(key).and_then(Value::as_str).filter(|t| !t.is_empty());
+        if let Some(thinking) = text("thinking") {
+            out.push(ProviderEvent::Thinking(thinking.to_owned()));
+        }
+        if let Some(content) = text("content") {
+            out.push(ProviderEvent::Text(content.to_owned()));
+        }
+        for call in message.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+            self.tool_call(call, out);
+        }
+        if line.get("done").and_then(Value::as_bool) == Some(true) {
+            self.ended = true;
+            self.done(&line, out);
+        }
+    }
+}
+
+impl OllamaDecoder {
+    /// `{"id"?, "function": {"name", "arguments": {…}}}`: a whole call.
+    fn tool_call(&mut self, call: &Value, out: &mut Vec<ProviderEvent>) {
+        let function = &call["function"];
+        let id = match call.get("id").and_then(Value::as_str) {
+            Some(id) => id.to_owned(),
+            None => format!("call_{}", self.calls),
+        };
+        self.calls += 1;
+        let input = match &function["arguments"] {
+            Value::Null => Value::Object(Default::default()),
+            args => args.clone(),
+        };
+        let name = function.get("name").and_then(Value::as_str).map(str::to_owned);
+        out.push(ProviderEvent::ToolCallEnd { id, name, input: Some(input) });
+    }
+
+    fn done(&self, line: &Value, out: &mut Vec<ProviderEvent>) {
+        let reason = match line.get("done_reason").and_then(Value::as_str).unwrap_or("stop") {
+            // Ollama says `stop` also when the model asked for tools.
+            "stop" if self.calls > 0 => "tool_calls",
+            "stop" => "stop",
+            "length" => "length",
+            _ => "other",
+        };
+        out.push(ProviderEvent::Finish { reason: reason.into() });
+        let count = |key: &str| line.get(key).and_then(Value::as_u64);
+        let (input, output) = (count("prompt_eval_count"), count("eval_count"));
+        if input.is_some() || output.is_some() {
+            out.push(ProviderEvent::Usage(Usage {
+                input_tokens: input,
+                output_tokens: output,
+                total_tokens: input.zip(output).map(|(i, o)| i + o),
+                ..Usage::default()
+            }));
+        }
+        out.push(ProviderEvent::End);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn decode(lines: &[&str]) -> Vec<ProviderEvent> {
+        let mut decoder = OllamaDecoder::default();
+        let mut out = Vec::new();
+        for line in lines {
+            decoder.decode(&Frame::data(*line), &mut out);
+        }
+        decoder.finish(&mut out);
+        out
+    }
+
+    #[test]
+    fn content_then_done_with_counts() {
+        let events = decode(&[
+            r#"{"model":"gemma3:4b","message":{"role":"assistant","content":"The sky"},"done":false}"#,
+            "",
+            r#"{"model":"gemma3:4b","message":{"role":"assistant","content":""},"done":false}"#,
+            r#"{"model":"gemma3:4b","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":499049129,"prompt_eval_count":21,"eval_count":40}"#,
+            r#"{"model":"gemma3:4b","message":{"role":"assistant","content":"after the end"},"done":false}"#,
+        ]);
+        let usage =
+            Usage { input_tokens: Some(21), output_tokens: Some(40), total_tokens: Some(61), ..Usage::default() };
+        assert_eq!(
+            events,
+            [
+                ProviderEvent::Text("The sky".into()),
+                ProviderEvent::Finish { reason: "stop".into() },
+                ProviderEvent::Usage(usage),
+                ProviderEvent::End,
+            ]
+        );
+    }
+
+    #[test]
+    fn thinking_and_tool_calls() {
+        let events = decode(&[
+            r#"{"message":{"role":"assistant","content":"","thinking":"User wants weather."},"done":false}"#,
+            r#"{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"get_weather","arguments":{"city":"Toronto"}}},{"id":"call_x","function":{"index":1,"name":"get_time","arguments":{}}}]},"done":false}"#,
+            r#"{"message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}"#,
+        ]);
+        assert_eq!(
+            events,
+            [
+                ProviderEvent::Thinking("User wants weather.".into()),
+                ProviderEvent::ToolCallEnd {
+                    id: "call_0".into(),
+                    name: Some("get_weather".into()),
+                    input: Some(json!({"city":"Toronto"})),
+                },
+                ProviderEvent::ToolCallEnd {
+                    id: "call_x".into(),
+                    name: Some("get_time".into()),
+                    input: Some(json!({}))
+                },
+                ProviderEvent::Finish { reason: "tool_calls".into() },
+                ProviderEvent::End,
+            ]
+        );
+    }
+
+    #[test]
+    fn done_reasons() {
+        for (wire, reason) in [("length", "length"), ("load", "other"), ("unload", "other")] {
+            let line =
+                format!(r#"{{"message":{{"role":"assistant","content":""}},"done":true,"done_reason":"{wire}"}}"#);
+            assert_eq!(
+                decode(&[&line]),
+                [ProviderEvent::Finish { reason: reason.into() }, ProviderEvent::End],
+                "{wire}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_error_line_is_fatal() {
+        let events = decode(&[
+            r#"{"message":{"role":"assistant","content":"Hel"},"done":false}"#,
+            r#"{"error":"an error was encountered while running the model: unexpected EOF"}"#,
+            r#"{"message":{"role":"assistant","content":"lo"},"done":false}"#,
+        ]);
+        assert_eq!(
+            events,
+            [
+                ProviderEvent::Text("Hel".into()),
+                ProviderEvent::Error {
+                    code: ErrorCode::ServiceUnavailable,
+                    message: "an error was encountered while running the model: unexpected EOF".into(),
+                    fatal: true,
+                },
+            ]
+        );
+        let unauthorized = decode(&[r#"{"error":"unauthorized"}"#]);
+        assert!(matches!(&unauthorized[..], [ProviderEvent::Error { code: ErrorCode::Unauthorized, fatal: true, .. }]));
+        let not_found = decode(&[r#"{"error":"model \"llama9\" not found, try pulling it first"}"#]);
+        assert!(matches!(&not_found[..], [ProviderEvent::Error { code: ErrorCode::NotFound, fatal: true, .. }]));
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_is_not_fatal() {
+        let events = decode(&["<html>", r#"{"message":{"content":"ok"},"done":true}"#]);
+        assert!(matches!(&events[0], ProviderEvent::Error { fatal: false, .. }));
+        assert_eq!(
+            events[1..],
+            [ProviderEvent::Text("ok".into()), ProviderEvent::Finish { reason: "stop".into() }, ProviderEvent::End]
+        );
     }
 }
