@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::Rng;
+
 use chatstream::clean::{parse_llm_response, resolve_tool_markers, CleanOptions, Cleaner, PayloadMarker};
 use chatstream::dialect::ProviderEvent;
 use chatstream::error::ErrorCode;
@@ -518,4 +520,554 @@ fn events_after_complete_are_ignored() {
         ProviderEvent::Error { code: ErrorCode::NetworkError, message: "late".into(), fatal: true },
     ]);
     assert_eq!(kinds(&events), ["text_delta", "complete"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text rules, each under every split of its text into deltas.
+
+struct Case {
+    name: &'static str,
+    input: &'static str,
+    /// `complete.payload.text`, and the text deltas joined.
+    text: &'static str,
+    message: &'static str,
+    thinking: Option<&'static str>,
+    suggested_values: Option<Value>,
+    suggested_actions: Option<Value>,
+    custom_payload: Option<Value>,
+    /// Non-fatal diagnostics expected, by `field`.
+    diagnostics: &'static [&'static str],
+}
+
+impl Case {
+    fn plain(name: &'static str, input: &'static str, text: &'static str, message: &'static str) -> Case {
+        Case {
+            name,
+            input,
+            text,
+            message,
+            thinking: None,
+            suggested_values: None,
+            suggested_actions: None,
+            custom_payload: None,
+            diagnostics: &[],
+        }
+    }
+}
+
+fn options_with_query_marker() -> CleanOptions {
+    let mut options = CleanOptions::default();
+    options
+        .payload_markers
+        .push(PayloadMarker { marker: "QUERY_SUGGESTION:".into(), type_name: "query_suggestion".into() });
+    options
+}
+
+/// Runs `case` under every split, checking the joined deltas, the payload and the diagnostics.
+fn check_case(case: &Case, options: &CleanOptions) {
+    for pieces in splits(case.input) {
+        let events = clean_with(options.clone(), pieces.iter().map(|p| text(p)).chain([ProviderEvent::End]));
+        let how = format!("{}: split {pieces:?}", case.name);
+        let payload = complete(&events);
+        assert_eq!(text_deltas(&events).concat(), case.text, "{how}: text deltas");
+        assert_eq!(payload.text, case.text, "{how}: text");
+        assert_eq!(payload.message, case.message, "{how}: message");
+        assert_eq!(payload.thinking.as_deref(), case.thinking, "{how}: thinking");
+        assert_eq!(thinking_deltas(&events).concat(), case.thinking.unwrap_or(""), "{how}: thinking deltas");
+        assert_eq!(payload.suggested_values, case.suggested_values, "{how}: suggested_values");
+        assert_eq!(payload.suggested_actions, case.suggested_actions, "{how}: suggested_actions");
+        assert_eq!(payload.custom_payload, case.custom_payload, "{how}: custom_payload");
+        let fields: Vec<&str> = errors(&events).iter().map(|e| e.2.unwrap_or("-")).collect();
+        assert_eq!(fields, case.diagnostics, "{how}: diagnostics");
+        assert!(!text_deltas(&events).contains(&""), "{how}: an empty delta");
+    }
+    // The stored-message helper reads the whole text the same way.
+    let parsed = parse_llm_response(case.input, options);
+    assert_eq!(parsed.text, case.text, "{}: parse_llm_response text", case.name);
+    assert_eq!(parsed.message, case.message, "{}: parse_llm_response message", case.name);
+    assert_eq!(parsed.thinking.as_deref(), case.thinking, "{}: parse_llm_response thinking", case.name);
+    assert_eq!(parsed.suggested_values, case.suggested_values, "{}: parse_llm_response values", case.name);
+    assert_eq!(parsed.custom_payload, case.custom_payload, "{}: parse_llm_response custom", case.name);
+    assert_eq!(parsed.diagnostics.len(), case.diagnostics.len(), "{}: parse_llm_response diagnostics", case.name);
+}
+
+#[test]
+fn tool_markers_are_stripped_wherever_they_are_split() {
+    let cases = [
+        Case::plain(
+            "marker between paragraphs",
+            "Let me search.\n\n[[tool:0]]\n\nDone.",
+            "Let me search.\n\n\n\nDone.",
+            "Let me search.\n\n[[tool:0]]\n\nDone.",
+        ),
+        Case::plain("adjacent markers", "A[[tool:1]][[tool:2]]B", "AB", "A[[tool:1]][[tool:2]]B"),
+        Case::plain("many digits", "x [[tool:12]]y", "x y", "x [[tool:12]]y"),
+        Case::plain("an extra bracket before", "[[[tool:0]]]", "[]", "[[[tool:0]]]"),
+        Case::plain("marker at the edges", "[[tool:0]] mid [[tool:1]]", "mid", "[[tool:0]] mid [[tool:1]]"),
+        Case::plain("non-ASCII around", "héllo[[tool:0]]wörld 😀", "héllowörld 😀", "héllo[[tool:0]]wörld 😀"),
+        Case::plain("␄ inside a marker goes first", "a[[to\u{2404}ol:0]]b", "ab", "a[[tool:0]]b"),
+    ];
+    for case in &cases {
+        check_case(case, &CleanOptions::default());
+    }
+}
+
+#[test]
+fn text_that_only_begins_like_a_marker_is_released_unchanged() {
+    let cases = [
+        Case::plain("prefix then other", "[[to be]] or not", "[[to be]] or not", "[[to be]] or not"),
+        Case::plain("a gene name", "Edit with [[CRISPR]].", "Edit with [[CRISPR]].", "Edit with [[CRISPR]]."),
+        Case::plain("nested arrays", "m = [[1, 2], [3]]", "m = [[1, 2], [3]]", "m = [[1, 2], [3]]"),
+        Case::plain("no digits", "[[tool:]] x", "[[tool:]] x", "[[tool:]] x"),
+        Case::plain("ten digits", "[[tool:1234567890]]", "[[tool:1234567890]]", "[[tool:1234567890]]"),
+        Case::plain("one bracket short", "[[tool:3] and", "[[tool:3] and", "[[tool:3] and"),
+        Case::plain("ends on a prefix", "see [[tool:4", "see [[tool:4", "see [[tool:4"),
+        Case::plain("markdown link", "[link](http://x) [[", "[link](http://x) [[", "[link](http://x) [["),
+        Case::plain("a lone S", "US and SUGGEST", "US and SUGGEST", "US and SUGGEST"),
+        Case::plain(
+            "angle brackets",
+            "a < b, <b>bold</b>, <thin",
+            "a < b, <b>bold</b>, <thin",
+            "a < b, <b>bold</b>, <thin",
+        ),
+    ];
+    for case in &cases {
+        check_case(case, &CleanOptions::default());
+    }
+}
+
+#[test]
+fn inline_thinking_tags_become_thinking() {
+    let think = |name, input, text: &'static str, thinking| Case { thinking, ..Case::plain(name, input, text, text) };
+    let cases = [
+        think("think", "<think>Plan it.</think>The answer.", "The answer.", Some("Plan it.")),
+        think("thinking", "<thinking>\nDeep.\n</thinking>\n\nAnswer", "Answer", Some("Deep.")),
+        think("empty", "<think></think>Answer", "Answer", None),
+        think("two blocks", "<think>a</think>X<think> b</think>Y", "XY", Some("a b")),
+        think("unclosed", "Hi <think>still going", "Hi", Some("still going")),
+        think("other tag inside", "<think>1 < 2 <b></thinking></think>ok", "ok", Some("1 < 2 <b></thinking>")),
+        think("stray closing tag is only removed", "Answer </think> more", "Answer  more", None),
+        think("markers inside thinking stay thinking", "<think>[[tool:0]]</think>x", "x", Some("[[tool:0]]")),
+    ];
+    for case in &cases {
+        check_case(case, &CleanOptions::default());
+    }
+}
+
+#[test]
+fn output_that_starts_inside_thinking_when_configured() {
+    let options = CleanOptions { starts_in_thinking: true, ..CleanOptions::default() };
+    let case = Case {
+        thinking: Some("Reasoning first."),
+        ..Case::plain("no opening tag", "Reasoning first.</think>\n\nThe answer.", "The answer.", "The answer.")
+    };
+    check_case(&case, &options);
+}
+
+#[test]
+fn thinking_tags_are_configurable() {
+    let options = CleanOptions { thinking_tags: vec!["reasoning".into()], ..CleanOptions::default() };
+    let case = Case {
+        thinking: Some("r"),
+        ..Case::plain("custom name", "<reasoning>r</reasoning><think>t</think>", "<think>t</think>", "<think>t</think>")
+    };
+    check_case(&case, &options);
+
+    let off = CleanOptions { inline_thinking: false, ..CleanOptions::default() };
+    let case = Case::plain("off", "<think>t</think>x", "<think>t</think>x", "<think>t</think>x");
+    check_case(&case, &off);
+}
+
+#[test]
+fn payload_markers_are_pulled_out_with_their_json() {
+    let cases = [
+        Case {
+            suggested_values: Some(json!([{"label": "Yes ]", "value": "y\"es}"}, {"label": "No", "value": "no"}])),
+            ..Case::plain(
+                "values with brackets and escapes in strings",
+                r#"Pick one.
+SUGGESTED_VALUES: [{"label": "Yes ]", "value": "y\"es}"}, {"label": "No", "value": "no"}]"#,
+                "Pick one.",
+                "Pick one.",
+            )
+        },
+        Case {
+            suggested_actions: Some(
+                json!([{"label": "Apply", "action": "apply_schema", "handler": "server", "data": {"id": [1, 2]}}]),
+            ),
+            ..Case::plain(
+                "actions with nesting, text after",
+                r#"Ready. SUGGESTED_ACTIONS:[{"label": "Apply", "action": "apply_schema", "handler": "server", "data": {"id": [1, 2]}}] Go."#,
+                "Ready.  Go.",
+                "Ready.  Go.",
+            )
+        },
+        Case {
+            custom_payload: Some(json!({"type": "schema_proposal", "data": {"tables": ["a\\b"]}})),
+            ..Case::plain(
+                "default custom marker",
+                "Here's my proposal: SCHEMA_PROPOSAL: {\"tables\": [\"a\\\\b\"]}",
+                "Here's my proposal:",
+                "Here's my proposal:",
+            )
+        },
+        Case {
+            suggested_values: Some(json!(["b"])),
+            ..Case::plain(
+                "a later payload replaces an earlier one",
+                "SUGGESTED_VALUES: [\"a\"] x SUGGESTED_VALUES:\n[\"b\"]",
+                "x",
+                "x",
+            )
+        },
+        Case {
+            suggested_values: Some(json!([1])),
+            ..Case::plain("beside a tool marker", "A[[tool:0]]SUGGESTED_VALUES: [1]B", "AB", "A[[tool:0]]B")
+        },
+    ];
+    for case in &cases {
+        check_case(case, &CleanOptions::default());
+    }
+}
+
+#[test]
+fn registered_payload_markers_fill_custom_payload() {
+    let case = Case {
+        custom_payload: Some(json!({"type": "query_suggestion", "data": {"query": "CRISPR [2024]"}})),
+        ..Case::plain(
+            "registered marker",
+            "Try this. QUERY_SUGGESTION: {\"query\": \"CRISPR [2024]\"}",
+            "Try this.",
+            "Try this.",
+        )
+    };
+    check_case(&case, &options_with_query_marker());
+}
+
+#[test]
+fn malformed_or_unterminated_payloads_are_released_as_text_with_a_diagnostic() {
+    let cases = [
+        Case {
+            diagnostics: &["suggested_values"],
+            ..Case::plain(
+                "invalid JSON",
+                "A SUGGESTED_VALUES: [1, 2,, ] B",
+                "A SUGGESTED_VALUES: [1, 2,, ] B",
+                "A SUGGESTED_VALUES: [1, 2,, ] B",
+            )
+        },
+        Case {
+            diagnostics: &["suggested_actions"],
+            ..Case::plain(
+                "unterminated",
+                "A SUGGESTED_ACTIONS: [{\"label\": \"x\"",
+                "A SUGGESTED_ACTIONS: [{\"label\": \"x\"",
+                "A SUGGESTED_ACTIONS: [{\"label\": \"x\"",
+            )
+        },
+        Case {
+            diagnostics: &["custom_payload"],
+            ..Case::plain(
+                "no JSON",
+                "SCHEMA_PROPOSAL: none yet",
+                "SCHEMA_PROPOSAL: none yet",
+                "SCHEMA_PROPOSAL: none yet",
+            )
+        },
+        Case {
+            diagnostics: &["suggested_values"],
+            ..Case::plain(
+                "marker at the very end",
+                "Done SUGGESTED_VALUES:",
+                "Done SUGGESTED_VALUES:",
+                "Done SUGGESTED_VALUES:",
+            )
+        },
+        Case {
+            // The released JSON is read again as text: the tool marker in it is still a marker.
+            diagnostics: &["suggested_values"],
+            ..Case::plain(
+                "released JSON is read again",
+                "SUGGESTED_VALUES: [ [[tool:0]] oops",
+                "SUGGESTED_VALUES: [  oops",
+                "SUGGESTED_VALUES: [ [[tool:0]] oops",
+            )
+        },
+        Case {
+            suggested_values: Some(json!(["ok"])),
+            diagnostics: &["suggested_values"],
+            ..Case::plain(
+                "a good payload inside a broken one",
+                "SUGGESTED_VALUES: [ SUGGESTED_VALUES: [\"ok\"] x",
+                "SUGGESTED_VALUES: [  x",
+                "SUGGESTED_VALUES: [  x",
+            )
+        },
+    ];
+    for case in &cases {
+        check_case(case, &CleanOptions::default());
+    }
+}
+
+#[test]
+fn everything_together() {
+    let case = Case {
+        thinking: Some("t"),
+        suggested_values: Some(json!(["x"])),
+        ..Case::plain(
+            "mixed",
+            "<think>t</think>Hi [[tool:0]] there\u{2404} SUGGESTED_VALUES: [\"x\"]",
+            "Hi  there",
+            "Hi [[tool:0]] there",
+        )
+    };
+    check_case(&case, &CleanOptions::default());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Property tests: random text with markers inserted at random places.
+
+/// Filler words, chosen to look like the start of markers without being one.
+const FILLER: &[&str] = &[
+    "word",
+    " ",
+    "  ",
+    "\n",
+    "\n\n",
+    "\t",
+    "é",
+    "😀",
+    "[",
+    "[[",
+    "[[to",
+    "[[tool",
+    "[[CRISPR]]",
+    "[[1, 2]]",
+    "]]",
+    "<",
+    "<thi",
+    "<b>",
+    "</b>",
+    "S",
+    "SUGG",
+    "SUGGESTED_",
+    "SCHEMA",
+    ":",
+    "{",
+    "}",
+    "\"",
+    "\u{2404}",
+    "▌",
+    "\u{7}",
+];
+/// Thinking contents: anything but a closing tag.
+const THOUGHTS: &[&str] = &["plan", " ", "\n", "[[tool:0]]", "SUGGESTED_VALUES: [1]", "<", "<b>", "é"];
+
+fn random_json(rng: &mut Rng, depth: usize) -> Value {
+    const STRINGS: &[&str] = &["a", "]", "}", "[", "{", "\"", "\\", "[[tool:1]]", "<think>", "é😀", ""];
+    match rng.below(if depth > 2 { 3 } else { 5 }) {
+        0 => json!(STRINGS[rng.below(STRINGS.len())]),
+        1 => json!(rng.below(1000)),
+        2 => json!(null),
+        3 => Value::Array((0..rng.below(4)).map(|_| random_json(rng, depth + 1)).collect()),
+        _ => {
+            let mut map = Map::new();
+            for _ in 0..rng.below(4) {
+                map.insert(STRINGS[rng.below(STRINGS.len())].to_owned(), random_json(rng, depth + 1));
+            }
+            Value::Object(map)
+        }
+    }
+}
+
+/// A random response and what cleaning it must give.
+struct Generated {
+    raw: String,
+    text: String,
+    message: String,
+    thinking: String,
+    suggested_values: Option<Value>,
+    suggested_actions: Option<Value>,
+    custom_payload: Option<Value>,
+}
+
+fn generate(rng: &mut Rng) -> Generated {
+    let mut g = Generated {
+        raw: String::new(),
+        text: String::new(),
+        message: String::new(),
+        thinking: String::new(),
+        suggested_values: None,
+        suggested_actions: None,
+        custom_payload: None,
+    };
+    for _ in 0..rng.below(40) {
+        match rng.below(10) {
+            0 => {
+                let marker = format!("[[tool:{}]]", rng.below(12));
+                g.raw.push_str(&marker);
+                g.message.push_str(&marker);
+            }
+            1 => {
+                let tag = ["think", "thinking"][rng.below(2)];
+                let thought: String = (0..rng.below(4)).map(|_| THOUGHTS[rng.below(THOUGHTS.len())]).collect();
+                g.raw.push_str(&format!("<{tag}>{thought}</{tag}>"));
+                g.thinking.push_str(&thought);
+            }
+            2 => {
+                let depth = 3 - rng.below(2);
+                let value = random_json(rng, depth);
+                let value = if rng.below(2) == 0 { json!([value]) } else { json!({ "k": value }) };
+                let gap = [" ", "", "\n", "  "][rng.below(4)];
+                let (marker, field, stored) = match rng.below(3) {
+                    0 => ("SUGGESTED_VALUES:", &mut g.suggested_values, value.clone()),
+                    1 => ("SUGGESTED_ACTIONS:", &mut g.suggested_actions, value.clone()),
+                    _ => ("SCHEMA_PROPOSAL:", &mut g.custom_payload, json!({"type": "schema_proposal", "data": value})),
+                };
+                *field = Some(stored);
+                g.raw.push_str(&format!("{marker}{gap}{value}"));
+            }
+            _ => {
+                let word = FILLER[rng.below(FILLER.len())];
+                g.raw.push_str(word);
+                let clean: String = word.chars().filter(|c| !matches!(c, '\u{2404}' | '▌' | '\u{7}')).collect();
+                g.text.push_str(&clean);
+                g.message.push_str(&clean);
+            }
+        }
+        // Keep a filler word from running into the next marker's first letters.
+        if rng.below(3) == 0 {
+            g.raw.push('.');
+            g.text.push('.');
+            g.message.push('.');
+        }
+    }
+    g.text = g.text.trim().to_owned();
+    g.message = g.message.trim().to_owned();
+    g.thinking = g.thinking.trim().to_owned();
+    g
+}
+
+/// Cuts `s` at random char boundaries.
+fn random_pieces<'a>(rng: &mut Rng, s: &'a str) -> Vec<&'a str> {
+    let bounds: Vec<usize> = s.char_indices().map(|(i, _)| i).skip(1).collect();
+    let mut cuts: Vec<usize> =
+        (0..rng.below(bounds.len().min(30) + 1)).map(|_| bounds[rng.below(bounds.len())]).collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for cut in cuts.into_iter().chain([s.len()]) {
+        pieces.push(&s[start..cut]);
+        start = cut;
+    }
+    pieces
+}
+
+fn contains_tool_marker(s: &str) -> bool {
+    s.match_indices("[[tool:").any(|(i, _)| {
+        let rest = &s[i + 7..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && rest[digits..].starts_with("]]")
+    })
+}
+
+#[test]
+fn random_text_with_markers_cleans_exactly() {
+    let seed = common::seed();
+    eprintln!("CHATSTREAM_SEED={seed}");
+    let mut rng = Rng(seed);
+    for run in 0..2000 {
+        let g = generate(&mut rng);
+        let pieces = random_pieces(&mut rng, &g.raw);
+        let events = clean(pieces.iter().map(|p| text(p)).chain([ProviderEvent::End]));
+        let how = format!("run {run} (CHATSTREAM_SEED={seed}): {:?} cut as {pieces:?}", g.raw);
+        let payload = complete(&events);
+        assert_eq!(text_deltas(&events).concat(), g.text, "{how}: text deltas");
+        assert_eq!(payload.text, g.text, "{how}: text");
+        assert_eq!(payload.message, g.message, "{how}: message");
+        assert_eq!(payload.thinking.as_deref().unwrap_or(""), g.thinking, "{how}: thinking");
+        assert_eq!(thinking_deltas(&events).concat(), g.thinking, "{how}: thinking deltas");
+        assert_eq!(payload.suggested_values, g.suggested_values, "{how}: suggested_values");
+        assert_eq!(payload.suggested_actions, g.suggested_actions, "{how}: suggested_actions");
+        assert_eq!(payload.custom_payload, g.custom_payload, "{how}: custom_payload");
+        assert!(errors(&events).is_empty(), "{how}: {:?}", errors(&events));
+        // The joined deltas equal to the text already show that no piece of a marker leaked;
+        // this checks each delta on its own too.
+        let whole_markers = ["<think>", "</think>", "SUGGESTED_VALUES:", "SUGGESTED_ACTIONS:", "SCHEMA_PROPOSAL:"];
+        for delta in text_deltas(&events) {
+            for forbidden in whole_markers.iter().chain(&["\u{2404}", "▌"]) {
+                assert!(!delta.contains(forbidden), "{how}: delta {delta:?} contains {forbidden:?}");
+            }
+            assert!(!contains_tool_marker(delta), "{how}: delta {delta:?} contains a tool marker");
+        }
+    }
+}
+
+/// The hold-back rule: after every push, what has gone out is the start of what the text so far
+/// means, and what is held beyond whitespace is no longer than the longest marker
+/// (`SUGGESTED_ACTIONS:`, 18 bytes) unless a payload's JSON is open.
+#[test]
+fn only_a_possible_marker_is_held_back() {
+    let seed = common::seed();
+    eprintln!("CHATSTREAM_SEED={seed}");
+    let mut rng = Rng(seed);
+    for run in 0..300 {
+        let g = generate(&mut rng);
+        let pieces = random_pieces(&mut rng, &g.raw);
+        let mut cleaner = Cleaner::new(CleanOptions::default());
+        let mut events = Vec::new();
+        let mut so_far = String::new();
+        for piece in &pieces {
+            cleaner.push(text(piece), &mut events);
+            so_far.push_str(piece);
+            let emitted = text_deltas(&events).concat();
+            // What the text so far means, were it to end here.
+            let whole = clean([text(&so_far), ProviderEvent::End]);
+            let meant = &complete(&whole).text;
+            let how = format!("run {run} (CHATSTREAM_SEED={seed}): after {so_far:?}");
+            assert!(meant.starts_with(&emitted), "{how}: emitted {emitted:?}, the text means {meant:?}");
+            let payload_open = !errors(&whole).is_empty();
+            if !payload_open {
+                let held = meant[emitted.len()..].trim_start();
+                assert!(held.len() <= 18, "{how}: holding {held:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_marker_split_across_other_events_is_still_a_marker() {
+    let events = clean([
+        text("A [[to"),
+        ProviderEvent::Usage(Usage::default()),
+        ProviderEvent::Status("working".into()),
+        text("ol:"),
+        ProviderEvent::Thinking("hmm".into()),
+        text("0]] B"),
+        ProviderEvent::End,
+    ]);
+    assert_eq!(text_deltas(&events), ["A", "  B"]);
+    assert_eq!(complete(&events).message, "A [[tool:0]] B");
+}
+
+#[test]
+fn held_text_goes_out_in_the_push_that_decides_it() {
+    let mut cleaner = Cleaner::new(CleanOptions::default());
+    let mut events = Vec::new();
+    let mut push = |s: &str| {
+        let before = events.len();
+        cleaner.push(text(s), &mut events);
+        text_deltas(&events[before..]).concat()
+    };
+    assert_eq!(push("Hello wor"), "Hello wor");
+    assert_eq!(push("ld [[to"), "ld");
+    assert_eq!(push("ol:7"), "");
+    assert_eq!(push("]"), "");
+    assert_eq!(push("] next"), "  next");
+    assert_eq!(push(" [[C"), " [[C");
+    assert_eq!(push("RISPR]] <thi"), "RISPR]]");
+    assert_eq!(push("s> SUGGESTED_VAL"), " <this>");
+    assert_eq!(push("UES: [\"a ]\", "), "");
+    assert_eq!(push("\"b\"] done"), "  done");
 }

@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 use super::payload::{payload_markers, BalancedJson, PayloadKind, MAX_GAP_BYTES, MAX_PAYLOAD_BYTES};
-use super::thinking::{Tag, ThinkingTags};
+use super::thinking::{Tag, Thinking, ThinkingTags};
 use super::CleanOptions;
 
 /// One decided piece of the text, in reading order.
@@ -129,7 +129,9 @@ enum PayloadStep {
 pub(crate) struct MarkerStripper {
     tags: ThinkingTags,
     payload_markers: Vec<(String, PayloadKind)>,
-    inside_thinking: bool,
+    thinking: Thinking,
+    /// Which bytes can begin a marker outside thinking.
+    starts: [bool; 256],
     /// Undecided text: a proper prefix of some marker.
     tail: String,
     payload: Option<OpenPayload>,
@@ -138,24 +140,24 @@ pub(crate) struct MarkerStripper {
 impl MarkerStripper {
     pub(crate) fn new(options: &CleanOptions) -> MarkerStripper {
         let tags = ThinkingTags::new(options);
-        MarkerStripper {
-            inside_thinking: options.starts_in_thinking && !tags.is_empty(),
-            tags,
-            payload_markers: payload_markers(options),
-            tail: String::new(),
-            payload: None,
+        let thinking =
+            if options.starts_in_thinking && !tags.is_empty() { Thinking::InsideUnopened } else { Thinking::Outside };
+        MarkerStripper::with(tags, payload_markers(options), thinking)
+    }
+
+    fn with(tags: ThinkingTags, payload_markers: Vec<(String, PayloadKind)>, thinking: Thinking) -> MarkerStripper {
+        let mut starts = [false; 256];
+        starts[usize::from(b'[')] = true;
+        starts[usize::from(b'<')] = !tags.is_empty();
+        for (literal, _) in &payload_markers {
+            starts[usize::from(literal.as_bytes()[0])] = true;
         }
+        MarkerStripper { tags, payload_markers, thinking, starts, tail: String::new(), payload: None }
     }
 
     /// Recognises only `[[tool:N]]` (for stored messages, already clean otherwise).
     pub(crate) fn tool_markers_only() -> MarkerStripper {
-        MarkerStripper {
-            tags: ThinkingTags::default(),
-            payload_markers: Vec::new(),
-            inside_thinking: false,
-            tail: String::new(),
-            payload: None,
-        }
+        MarkerStripper::with(ThinkingTags::default(), Vec::new(), Thinking::Outside)
     }
 
     /// Reads `text` (already free of unwanted characters), appending what it decides to `out`.
@@ -212,7 +214,12 @@ impl MarkerStripper {
         let mut i = 0;
         while i < bytes.len() {
             // Every marker starts with an ASCII byte or, for a custom marker, a leading byte,
-            // never a UTF-8 continuation byte, so `i` is a char boundary whenever this matches.
+            // never a UTF-8 continuation byte, so `i` is a char boundary past this check.
+            let inside = self.thinking != Thinking::Outside;
+            if !(if inside { bytes[i] == b'<' } else { self.starts[usize::from(bytes[i])] }) {
+                i += 1;
+                continue;
+            }
             let (found, what) = self.match_at(&s[i..], bytes[i]);
             match found {
                 Match::No => i += 1,
@@ -227,8 +234,8 @@ impl MarkerStripper {
                     released = i;
                     match what {
                         Marker::Tool(n) => out.push(Piece::Tool(n)),
-                        Marker::Tag(Tag::Open) => self.inside_thinking = true,
-                        Marker::Tag(Tag::Close) => self.inside_thinking = false,
+                        Marker::Tag(Tag::Open(n)) => self.thinking = Thinking::Inside(n),
+                        Marker::Tag(Tag::Close) => self.thinking = Thinking::Outside,
                         Marker::Payload(kind) => {
                             self.payload =
                                 Some(OpenPayload { kind, lead: marker.to_owned(), marker_len: len, json: None });
@@ -243,30 +250,31 @@ impl MarkerStripper {
     }
 
     /// The marker, if any, at the start of `rest` (whose first byte is `first`).
+    /// The marker, if any, at the start of `rest` (whose first byte is `first`). A whole marker
+    /// wins over a prefix of another, so a held tail is always a prefix of no whole marker.
     fn match_at(&self, rest: &str, first: u8) -> (Match, Marker) {
+        let mut partial = false;
         if first == b'<' && !self.tags.is_empty() {
-            let (found, tag) = self.tags.match_at(rest, self.inside_thinking);
-            return (found, Marker::Tag(tag));
-        }
-        if self.inside_thinking {
-            return (Match::No, Marker::Tool(0));
-        }
-        if first == b'[' {
-            let (found, n) = match_tool_marker(rest);
-            return (found, Marker::Tool(n));
-        }
-        let mut best = (Match::No, Marker::Tool(0));
-        for (literal, kind) in &self.payload_markers {
-            if literal.as_bytes()[0] != first {
-                continue;
-            }
-            match match_literal(rest, literal) {
-                Match::Full(n) => return (Match::Full(n), Marker::Payload(kind.clone())),
-                Match::Partial => best.0 = Match::Partial,
-                Match::No => {}
+            match self.tags.match_at(rest, self.thinking) {
+                (Match::Full(n), tag) => return (Match::Full(n), Marker::Tag(tag)),
+                (found, _) => partial |= found == Match::Partial,
             }
         }
-        best
+        if self.thinking == Thinking::Outside {
+            if first == b'[' {
+                match match_tool_marker(rest) {
+                    (Match::Full(len), n) => return (Match::Full(len), Marker::Tool(n)),
+                    (found, _) => partial |= found == Match::Partial,
+                }
+            }
+            for (literal, kind) in self.payload_markers.iter().filter(|(l, _)| l.as_bytes()[0] == first) {
+                match match_literal(rest, literal) {
+                    Match::Full(n) => return (Match::Full(n), Marker::Payload(kind.clone())),
+                    found => partial |= found == Match::Partial,
+                }
+            }
+        }
+        (if partial { Match::Partial } else { Match::No }, Marker::Tool(0))
     }
 
     fn feed_payload(&mut self, s: &str, out: &mut Vec<Piece>) -> PayloadStep {
@@ -324,7 +332,7 @@ impl MarkerStripper {
         if s.is_empty() {
             return;
         }
-        match (out.last_mut(), self.inside_thinking) {
+        match (out.last_mut(), self.thinking != Thinking::Outside) {
             (Some(Piece::Text(text)), false) | (Some(Piece::Thinking(text)), true) => text.push_str(s),
             (_, false) => out.push(Piece::Text(s.to_owned())),
             (_, true) => out.push(Piece::Thinking(s.to_owned())),

@@ -19,8 +19,20 @@ pub(crate) struct ThinkingTags {
 /// What a tag at some position does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Tag {
-    Open,
+    /// Opens thinking with the configured tag of this number.
+    Open(usize),
     Close,
+}
+
+/// Where the text is relative to inline thinking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Thinking {
+    Outside,
+    /// Opened by the tag of this number: only its own closing tag ends it, so a model writing
+    /// about `</thinking>` inside `<think>` is not cut short.
+    Inside(usize),
+    /// The text started inside thinking, with no opening tag: any closing tag ends it.
+    InsideUnopened,
 }
 
 impl ThinkingTags {
@@ -40,22 +52,24 @@ impl ThinkingTags {
         self.opening.is_empty()
     }
 
-    /// Matches a tag at the start of `rest` (which starts with `<`). Inside thinking only closing
-    /// tags count; outside, an opening tag starts thinking and a stray closing tag is dropped.
-    pub(crate) fn match_at(&self, rest: &str, inside: bool) -> (Match, Tag) {
-        let mut best = Match::No;
-        for (tags, tag) in [(&self.closing, Tag::Close), (&self.opening, Tag::Open)] {
-            if inside && tag == Tag::Open {
-                continue;
-            }
-            for literal in tags {
-                match match_literal(rest, literal) {
-                    Match::Full(n) => return (Match::Full(n), tag),
-                    Match::Partial => best = Match::Partial,
-                    Match::No => {}
-                }
+    /// Matches a tag at the start of `rest` (which starts with `<`). Outside thinking, an opening
+    /// tag starts it and a stray closing tag is only dropped; inside, only a closing tag counts.
+    pub(crate) fn match_at(&self, rest: &str, state: Thinking) -> (Match, Tag) {
+        let closing: &[String] = match state {
+            Thinking::Inside(i) => std::slice::from_ref(&self.closing[i]),
+            _ => &self.closing,
+        };
+        let opening: &[String] = if state == Thinking::Outside { &self.opening } else { &[] };
+        let mut best = (Match::No, Tag::Close);
+        let candidates =
+            closing.iter().map(|t| (t, Tag::Close)).chain(opening.iter().enumerate().map(|(i, t)| (t, Tag::Open(i))));
+        for (literal, tag) in candidates {
+            match match_literal(rest, literal) {
+                Match::Full(n) => return (Match::Full(n), tag),
+                Match::Partial => best.0 = Match::Partial,
+                Match::No => {}
             }
         }
-        (best, Tag::Open)
+        best
     }
 }
