@@ -1071,3 +1071,208 @@ fn held_text_goes_out_in_the_push_that_decides_it() {
     assert_eq!(push("UES: [\"a ]\", "), "");
     assert_eq!(push("\"b\"] done"), "  done");
 }
+
+// ---------------------------------------------------------------------------------------------
+// The seeds' test requirements (chat_service, "Test Requirements").
+
+/// Every way the seeds' end marker can arrive: anywhere in the text, alone, at the very end.
+const END_MARKED: &str = "\u{2404}Hello\u{2404}, wor\u{2404}\u{2404}ld.\u{2404}\n\nBye\u{2404}";
+
+#[test]
+fn ch_t1_text_deltas_have_no_end_markers() {
+    for pieces in splits(END_MARKED) {
+        let events = clean(pieces.iter().map(|p| text(p)).chain([text("\u{2404}"), ProviderEvent::End]));
+        for delta in text_deltas(&events) {
+            assert!(!delta.contains('\u{2404}'), "{pieces:?}: {delta:?}");
+        }
+        assert_eq!(text_deltas(&events).concat(), "Hello, world.\n\nBye", "{pieces:?}");
+    }
+}
+
+#[test]
+fn ch_t2_thinking_deltas_have_no_end_markers() {
+    for pieces in splits(END_MARKED) {
+        // Provider-native thinking, and inline thinking in the text.
+        let native = pieces.iter().map(|p| ProviderEvent::Thinking((*p).into()));
+        let inline = std::iter::once(text("<think>")).chain(pieces.iter().map(|p| text(p))).chain([text("</think>")]);
+        for events in [clean(native.chain([ProviderEvent::End])), clean(inline.chain([ProviderEvent::End]))] {
+            for delta in thinking_deltas(&events) {
+                assert!(!delta.contains('\u{2404}'), "{pieces:?}: {delta:?}");
+            }
+            assert_eq!(thinking_deltas(&events).concat(), "Hello, world.\n\nBye", "{pieces:?}");
+        }
+    }
+}
+
+#[test]
+fn ch_t3_complete_has_clean_final_text() {
+    let raw = "\n\n\u{2404} Here are the results\u{7}...▌\n\n[[tool:0]]\n\nI found 5.\r\nSUGGESTED_VALUES: [\"more\"]\u{2404}\n ";
+    for pieces in splits(raw) {
+        let events = clean(pieces.iter().map(|p| text(p)).chain([ProviderEvent::End]));
+        let payload = complete(&events);
+        assert_eq!(payload.text, "Here are the results...\n\n\n\nI found 5.", "{pieces:?}");
+        assert_eq!(payload.message, "Here are the results...\n\n[[tool:0]]\n\nI found 5.", "{pieces:?}");
+        assert_eq!(payload.suggested_values, Some(json!(["more"])), "{pieces:?}");
+    }
+}
+
+#[test]
+fn ch_t4_complete_has_clean_thinking() {
+    let events = clean([
+        ProviderEvent::Thinking("\n First\u{2404}, ".into()),
+        ProviderEvent::Thinking("second\u{0}.▌\u{2404}\n".into()),
+        text("<think> and inline\u{2404}</think>Answer"),
+        ProviderEvent::End,
+    ]);
+    let payload = complete(&events);
+    assert_eq!(payload.thinking.as_deref(), Some("First, second.\n and inline"));
+    assert_eq!(thinking_deltas(&events).concat(), "First, second.\n and inline");
+    assert_eq!(payload.text, "Answer");
+}
+
+#[test]
+fn ch_t5_cancel_emits_complete_with_partial_content() {
+    let mut cleaner = Cleaner::new(CleanOptions::default());
+    let mut events = Vec::new();
+    for event in [
+        ProviderEvent::Thinking("Considering.".into()),
+        text("The answer is"),
+        ProviderEvent::ToolCallStart { id: "call_9".into(), name: "lookup".into() },
+        ProviderEvent::ToolCallDelta { id: "call_9".into(), delta: r#"{"term": "CRIS"#.into() },
+        text(" SUGGESTED_VALUES: [\"a\""),
+    ] {
+        cleaner.push(event, &mut events);
+    }
+    cleaner.cancel(&mut events);
+    assert_eq!(&kinds(&events)[events.len() - 2..], ["complete", "cancelled"]);
+    let payload = complete(&events);
+    assert_eq!(payload.thinking.as_deref(), Some("Considering."));
+    // The unterminated payload is part of the partial text, not lost.
+    assert_eq!(payload.text, "The answer is SUGGESTED_VALUES: [\"a\"");
+    assert_eq!(payload.tool_history.len(), 1);
+    assert_eq!(payload.tool_history[0].input, json!({"term": "CRIS"}));
+    assert_eq!(payload.message, "The answer is[[tool:0]] SUGGESTED_VALUES: [\"a\"");
+    // No tool_call for arguments that were cut off.
+    assert!(!kinds(&events).contains(&"tool_call".to_owned()));
+}
+
+#[test]
+fn ch_t6_tool_errors_dont_stop_the_stream() {
+    let events = clean([
+        text("Searching."),
+        ProviderEvent::ToolRun { id: Some("t1".into()), name: "search".into(), input: json!({"q": "x"}) },
+        ProviderEvent::ToolResult {
+            id: Some("t1".into()),
+            name: None,
+            index: None,
+            output: json!("Error: timed out"),
+            is_error: true,
+        },
+        text("[[tool:0]]The search failed; trying again."),
+        ProviderEvent::ToolRun { id: Some("t2".into()), name: "search".into(), input: json!({"q": "x"}) },
+        ProviderEvent::ToolResult {
+            id: Some("t2".into()),
+            name: None,
+            index: None,
+            output: json!("3 hits"),
+            is_error: false,
+        },
+        text("[[tool:1]]Found 3."),
+        ProviderEvent::End,
+    ]);
+    assert!(errors(&events).is_empty(), "a tool error is not a stream error: {:?}", errors(&events));
+    assert!(events.iter().any(|e| matches!(e, StreamEvent::ToolComplete { index: 0, is_error: true, .. })));
+    let payload = complete(&events);
+    assert_eq!(payload.text, "Searching.The search failed; trying again.Found 3.");
+    assert_eq!(payload.tool_history.iter().map(|r| r.is_error).collect::<Vec<_>>(), [true, false]);
+    assert!(
+        matches!(&payload.segments[1], Segment::Tool { index: 0, is_error: true, output, .. } if *output == json!("Error: timed out"))
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payload precedence and the stored-message helpers.
+
+#[test]
+fn tool_payloads_take_precedence_over_llm_payloads() {
+    let mut fields = Map::new();
+    fields.insert("custom_payload".into(), json!({"type": "pubmed_search_results", "data": {"n": 5}}));
+    let events = clean([
+        text("Here's my proposal: SCHEMA_PROPOSAL: {\"tables\": []} SUGGESTED_VALUES: [\"x\"]"),
+        ProviderEvent::Payload(fields),
+        ProviderEvent::End,
+    ]);
+    let payload = complete(&events);
+    assert_eq!(payload.custom_payload, Some(json!({"type": "pubmed_search_results", "data": {"n": 5}})));
+    // What the backend did not send still comes from the text.
+    assert_eq!(payload.suggested_values, Some(json!(["x"])));
+}
+
+#[test]
+fn the_seeds_tool_history_in_custom_payload_is_read_as_tool_history() {
+    let mut fields = Map::new();
+    fields.insert("message".into(), json!("Let me search for that...\n\n[[tool:0]]\n\nI found 5 relevant articles."));
+    fields.insert(
+        "custom_payload".into(),
+        json!({"type": "tool_history", "data": [{"tool_name": "search_articles", "input": {"query": "CRISPR"}, "output": "Found 5 articles: ..."}]}),
+    );
+    let events = clean([ProviderEvent::Payload(fields), ProviderEvent::End]);
+    let payload = complete(&events);
+    assert_eq!(payload.tool_history.len(), 1);
+    assert_eq!(payload.tool_history[0].tool_name, "search_articles");
+    assert_eq!(payload.tool_history[0].tool_use_id, "");
+    assert!(matches!(&payload.segments[1], Segment::Tool { tool: Some(t), .. } if t == "search_articles"));
+}
+
+#[test]
+fn resolve_tool_markers_places_cards_from_tool_history() {
+    let history = [ToolRecord {
+        tool_name: "search_articles".into(),
+        tool_use_id: "toolu_1".into(),
+        input: json!({"query": "CRISPR"}),
+        output: json!("Found 5 articles: ..."),
+        is_error: false,
+    }];
+    let segments = resolve_tool_markers(
+        "Let me search...\n\n[[tool:0]]\n\nFound them. [[tool:3]] [[CRISPR]] [[tool:0]]",
+        &history,
+    );
+    let card = Segment::Tool {
+        index: 0,
+        tool_use_id: Some("toolu_1".into()),
+        tool: Some("search_articles".into()),
+        input: json!({"query": "CRISPR"}),
+        output: json!("Found 5 articles: ..."),
+        is_error: false,
+    };
+    assert_eq!(
+        segments,
+        [
+            Segment::Text { text: "Let me search...".into() },
+            card.clone(),
+            Segment::Text { text: "Found them.".into() },
+            // A marker for a tool that never ran: a card with nothing in it.
+            Segment::Tool {
+                index: 3,
+                tool_use_id: None,
+                tool: None,
+                input: Value::Null,
+                output: Value::Null,
+                is_error: false
+            },
+            Segment::Text { text: "[[CRISPR]]".into() },
+            card,
+        ]
+    );
+    assert_eq!(resolve_tool_markers("", &history), []);
+    assert_eq!(resolve_tool_markers("plain", &[]), [Segment::Text { text: "plain".into() }]);
+}
+
+#[test]
+fn parse_llm_response_reports_malformed_payloads() {
+    let parsed = parse_llm_response("Ok. SUGGESTED_ACTIONS: [{\"label\": }]", &CleanOptions::default());
+    assert_eq!(parsed.text, "Ok. SUGGESTED_ACTIONS: [{\"label\": }]");
+    assert_eq!(parsed.suggested_actions, None);
+    assert_eq!(parsed.diagnostics.len(), 1);
+    assert!(parsed.diagnostics[0].starts_with("SUGGESTED_ACTIONS: was left in the text"), "{}", parsed.diagnostics[0]);
+}
