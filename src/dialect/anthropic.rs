@@ -323,8 +323,7 @@ fn server_tool_result(block: &Value) -> ProviderEvent {
 fn error_event(error: &Value) -> ProviderEvent {
     let kind = error.get("type").and_then(Value::as_str).unwrap_or("api_error");
     let code = ErrorCode::from_provider_kind(kind);
-    let message = error.get("message").and_then(Value::as_str).unwrap_or(code.default_message());
-    ProviderEvent::Error { code, message: message.to_owned(), fatal: true }
+    ProviderEvent::provider_error(code, error.get("message").and_then(Value::as_str))
 }
 
 #[cfg(test)]
@@ -552,19 +551,16 @@ mod tests {
 
     #[test]
     fn a_mid_stream_error_is_fatal_and_mapped() {
-        for (kind, code) in [
-            ("overloaded_error", ErrorCode::ServiceUnavailable),
-            ("api_error", ErrorCode::ServiceUnavailable),
-            ("rate_limit_error", ErrorCode::RateLimited),
-            ("authentication_error", ErrorCode::Unauthorized),
+        for (kind, code, message) in [
+            ("overloaded_error", ErrorCode::ServiceUnavailable, "Overloaded"),
+            ("api_error", ErrorCode::ServiceUnavailable, "Overloaded"),
+            // The contract's fixed messages for these two codes.
+            ("rate_limit_error", ErrorCode::RateLimited, "Rate limited, try again"),
+            ("authentication_error", ErrorCode::Unauthorized, "Invalid API key"),
         ] {
             let error = format!(r#"{{"type":"error","error":{{"type":"{kind}","message":"Overloaded"}}}}"#);
             let events = decode(&[START, &error, STOP]);
-            assert_eq!(
-                events[1..],
-                [ProviderEvent::Error { code, message: "Overloaded".into(), fatal: true }],
-                "{kind}"
-            );
+            assert_eq!(events[1..], [ProviderEvent::Error { code, message: message.into(), fatal: true }], "{kind}");
         }
     }
 

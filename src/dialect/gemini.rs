@@ -335,8 +335,7 @@ fn error_event(error: &Value) -> ProviderEvent {
         (false, None, Some(status)) => ErrorCode::from_provider_kind(status),
         (false, None, None) => ErrorCode::ServiceUnavailable,
     };
-    let message = error.get("message").and_then(Value::as_str).unwrap_or(code.default_message());
-    ProviderEvent::Error { code, message: message.to_owned(), fatal: true }
+    ProviderEvent::provider_error(code, error.get("message").and_then(Value::as_str))
 }
 
 #[cfg(test)]
@@ -538,10 +537,7 @@ mod tests {
     fn error_envelopes_before_and_during_the_stream() {
         let quota = r#"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}"#;
         let error = |code, message: &str| ProviderEvent::Error { code, message: message.into(), fatal: true };
-        assert_eq!(
-            decode(&[quota]),
-            [error(ErrorCode::RateLimited, "Resource has been exhausted (e.g. check quota).")]
-        );
+        assert_eq!(decode(&[quota]), [error(ErrorCode::RateLimited, "Rate limited, try again")]);
 
         let overloaded = r#"{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}"#;
         let events = decode(&[&parts(json!([{ "text": "Hi" }])), overloaded, &finish("STOP")]);
@@ -551,7 +547,7 @@ mod tests {
         );
 
         let bad_key = r#"[{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID"}]}}]"#;
-        assert_eq!(decode(&[bad_key]), [error(ErrorCode::Unauthorized, "API key not valid.")]);
+        assert_eq!(decode(&[bad_key]), [error(ErrorCode::Unauthorized, "Invalid API key")]);
     }
 
     #[test]

@@ -91,6 +91,17 @@ impl ProviderEvent {
             fatal: false,
         }
     }
+
+    /// The provider's error event, which ends its message. Codes the contract gives a fixed
+    /// message ("Invalid API key", "Rate limited, try again") use it, as HTTP errors do;
+    /// otherwise the provider's own message is kept.
+    pub fn provider_error(code: ErrorCode, provider_message: Option<&str>) -> ProviderEvent {
+        let message = match (code, provider_message) {
+            (ErrorCode::Unauthorized | ErrorCode::RateLimited, _) | (_, None) => code.default_message(),
+            (_, Some(message)) => message,
+        };
+        ProviderEvent::Error { code, message: message.to_owned(), fatal: true }
+    }
 }
 
 /// A wire-dialect decoder.

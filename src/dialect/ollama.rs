@@ -48,7 +48,7 @@ impl DialectDecoder for OllamaDecoder {
             // Ollama's errors are sentences ("unauthorized", "model 'x' not found"); the same
             // keywords as providers' error types decide the code.
             let code = ErrorCode::from_provider_kind(&message.replace(' ', "_"));
-            return out.push(ProviderEvent::Error { code, message, fatal: true });
+            return out.push(ProviderEvent::provider_error(code, Some(&message)));
         }
         let message = &line["message"];
         let text = |key: &str| message.get(key).and_then(Value::as_str).filter(|t| !t.is_empty());
