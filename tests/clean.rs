@@ -1276,3 +1276,59 @@ fn parse_llm_response_reports_malformed_payloads() {
     assert_eq!(parsed.diagnostics.len(), 1);
     assert!(parsed.diagnostics[0].starts_with("SUGGESTED_ACTIONS: was left in the text"), "{}", parsed.diagnostics[0]);
 }
+
+#[test]
+fn a_payload_too_long_to_hold_is_released_before_the_end() {
+    let mut cleaner = Cleaner::new(CleanOptions::default());
+    let mut events = Vec::new();
+    let mut raw = String::from("Values: SUGGESTED_VALUES: [");
+    cleaner.push(text(&raw), &mut events);
+    let mut released_at = None;
+    for i in 0..150_000 {
+        cleaner.push(text("1,"), &mut events);
+        raw.push_str("1,");
+        if released_at.is_none() && !errors(&events).is_empty() {
+            released_at = Some(i);
+        }
+    }
+    // Released once the JSON passed 256 KiB (about 131,000 pieces of 2 bytes), not at the end.
+    let released_at = released_at.expect("released before the end");
+    assert!((130_000..135_000).contains(&released_at), "released after {released_at} pieces");
+    assert_eq!(errors(&events)[0].2, Some("suggested_values"));
+    cleaner.push(ProviderEvent::End, &mut events);
+    assert_eq!(complete(&events).text, raw);
+    assert_eq!(text_deltas(&events).concat(), raw);
+}
+
+#[test]
+fn a_registered_marker_may_start_like_a_tag() {
+    let mut options = CleanOptions::default();
+    options.payload_markers.push(PayloadMarker { marker: "<CHART>".into(), type_name: "chart".into() });
+    let case = Case {
+        custom_payload: Some(json!({"type": "chart", "data": {"x": [1]}})),
+        thinking: Some("t"),
+        ..Case::plain("tag-like marker", "<think>t</think>See <CHART>{\"x\": [1]}", "See", "See")
+    };
+    check_case(&case, &options);
+}
+
+#[test]
+fn streamed_tool_input_one_character_at_a_time() {
+    let arguments = format!(r#"{{"query": "{}", "ids": [{}]}}"#, "CRISPR ".repeat(300), vec!["42"; 400].join(", "));
+    let mut events = vec![ProviderEvent::ToolCallStart { id: "c".into(), name: "search".into() }];
+    events.extend(arguments.chars().map(|c| ProviderEvent::ToolCallDelta { id: "c".into(), delta: c.to_string() }));
+    events.extend([ProviderEvent::ToolCallEnd { id: "c".into(), name: None, input: None }, ProviderEvent::End]);
+    let events = clean(events);
+    let partials: Vec<&Value> = events
+        .iter()
+        .filter_map(
+            |e| if let StreamEvent::ToolInputDelta { partial_input, .. } = e { Some(partial_input) } else { None },
+        )
+        .collect();
+    assert_eq!(partials.len(), arguments.chars().count());
+    // After `{"query": "CRISPR` the partial string is kept; after the whole text, the value.
+    assert_eq!(partials[16], &json!({"query": "CRISPR"}));
+    let whole: Value = serde_json::from_str(&arguments).unwrap();
+    assert_eq!(partials[partials.len() - 1], &whole);
+    assert!(events.iter().any(|e| matches!(e, StreamEvent::ToolCall { input, .. } if *input == whole)));
+}

@@ -175,33 +175,45 @@ impl MarkerStripper {
         while let Some(open) = self.payload.take() {
             let reason = if open.json.is_some() { "its JSON never closed" } else { "no JSON followed it" };
             let again = self.release(open, reason, out);
-            let tail = std::mem::take(&mut self.tail);
-            self.run(again + &tail, out);
+            self.run(again, out);
         }
         let tail = std::mem::take(&mut self.tail);
         self.emit(&tail, out);
     }
 
-    fn run(&mut self, mut buf: String, out: &mut Vec<Piece>) {
-        let mut pos = 0;
-        loop {
+    /// Reads `buf`. A failed payload's JSON is read before the text after it, from a stack of
+    /// buffers rather than by joining the two, so a failure costs the length of its JSON only.
+    fn run(&mut self, buf: String, out: &mut Vec<Piece>) {
+        let mut stack = vec![(buf, 0)];
+        while let Some((buf, pos)) = stack.last_mut() {
+            let rest = &buf[*pos..];
             if self.payload.is_some() {
-                match self.feed_payload(&buf[pos..], out) {
-                    PayloadStep::NeedMore => return,
-                    PayloadStep::Closed(n) => pos += n,
+                match self.feed_payload(rest, out) {
+                    PayloadStep::NeedMore => {
+                        stack.pop();
+                    }
+                    PayloadStep::Closed(n) => *pos += n,
                     PayloadStep::Failed(n, again) => {
-                        buf = again + &buf[pos + n..];
-                        pos = 0;
+                        *pos += n;
+                        stack.push((again, 0));
                     }
                 }
                 continue;
             }
-            match self.scan_text(&buf[pos..], out) {
-                Scan::PayloadEndsAt(n) => pos += n,
+            match self.scan_text(rest, out) {
+                Scan::PayloadEndsAt(n) => *pos += n,
                 Scan::HeldFrom(n) => {
-                    buf.drain(..pos + n);
-                    self.tail = buf;
-                    return;
+                    let (buf, pos) = stack.pop().expect("the buffer just read");
+                    let held = &buf[pos + n..];
+                    match stack.last_mut() {
+                        None => self.tail = held.to_owned(),
+                        // Only a released JSON cut off at the cap can end in a held tail.
+                        Some((next, next_pos)) if !held.is_empty() => {
+                            *next = format!("{held}{}", &next[*next_pos..]);
+                            *next_pos = 0;
+                        }
+                        Some(_) => {}
+                    }
                 }
             }
         }
