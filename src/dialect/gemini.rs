@@ -516,6 +516,20 @@ mod tests {
     }
 
     #[test]
+    fn a_finish_message_is_kept_in_the_payload() {
+        let chunk = r#"{"candidates":[{"content":{"parts":[]},"finishReason":"MALFORMED_FUNCTION_CALL","finishMessage":"Malformed function call: print(x"}]}"#;
+        let message = json!("Malformed function call: print(x");
+        assert_eq!(
+            decode(&[chunk]),
+            [
+                finish_event("error"),
+                ProviderEvent::Payload(Map::from_iter([("finish_message".to_owned(), message)])),
+                ProviderEvent::End,
+            ]
+        );
+    }
+
+    #[test]
     fn a_blocked_prompt_is_a_content_filter_stop_and_an_error() {
         let events = decode(&[
             r#"{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"},"usageMetadata":{"promptTokenCount":9,"totalTokenCount":9}}"#,
