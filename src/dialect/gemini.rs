@@ -185,7 +185,7 @@ impl GeminiDecoder {
         match (call.get("id").and_then(Value::as_str), &self.response_id) {
             (Some(id), _) => id.to_owned(),
             (None, Some(response)) => format!("{response}-{n}"),
-            (None, None) => format!("call-{n}"),
+            (None, None) => format!("call_{n}"),
         }
     }
 
@@ -417,6 +417,12 @@ mod tests {
                 ProviderEvent::End,
             ]
         );
+    }
+
+    #[test]
+    fn without_a_response_id_calls_are_numbered() {
+        let chunk = json!({ "candidates": [{ "content": { "parts": [{ "functionCall": { "name": "now" } }] } }] });
+        assert_eq!(decode(&[&chunk.to_string()]), [end_call("call_0", "now", json!({}))]);
     }
 
     #[test]
