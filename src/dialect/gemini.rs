@@ -12,8 +12,8 @@
 //! parts whose `partialArgs` set values at JSON paths ("Whether this is not the last part of the
 //! same json_path. If true, another PartialArg message for the current json_path is expected to
 //! follow"), until a part without `willContinue` closes the call. Gemini gives calls no id unless
-//! `functionCall.id` is set; one is made from the `responseId` and the call's number, which is the
-//! same however the bytes were split.
+//! `functionCall.id` is set; one is made from the `responseId` and the call's number
+//! (`<responseId>-0`, or `call_0` without a `responseId`), the same however the bytes were split.
 //!
 //! Gemini 3 wants each part's `thoughtSignature` sent back with that part; they are attached to
 //! `complete.payload.thought_signatures` as `{"signature"}`, with `"tool_use_id"` when the part
