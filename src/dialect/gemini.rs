@@ -255,7 +255,7 @@ fn number(n: f64) -> Value {
 }
 
 /// The value at an RFC 9535 normalized path (`$.a.b[0]`, `$['a b']`), made (as objects, arrays
-/// and nulls) where it does not exist yet.
+/// and nulls) where it does not exist yet; an array grows by one item at a time.
 fn slot_at<'a>(root: &'a mut Value, path: &str) -> Result<&'a mut Value, String> {
     let bad = || format!("a function call argument has an unreadable JSON path: {path:?}");
     let mut rest = path.strip_prefix('$').ok_or_else(bad)?;
@@ -277,10 +277,12 @@ fn slot_at<'a>(root: &'a mut Value, path: &str) -> Result<&'a mut Value, String>
                 *slot = Value::Array(Vec::new());
             }
             let items = slot.as_array_mut().expect("made an array above");
-            if items.len() <= index {
-                items.resize(index + 1, Value::Null);
+            // Items stream in order, so a path names an existing item or the next one; an index
+            // further on would make the input up (and a huge one would exhaust memory).
+            if index == items.len() {
+                items.push(Value::Null);
             }
-            slot = &mut items[index];
+            slot = items.get_mut(index).ok_or_else(bad)?;
             rest = &after[end + 1..];
         } else {
             return Err(bad());
@@ -496,13 +498,18 @@ mod tests {
             &parts(json!([{ "functionCall": { "name": "a", "willContinue": true } }])),
             &parts(json!([{ "functionCall": { "partialArgs": [
                 { "jsonPath": "items[0", "stringValue": "x" },
+                { "jsonPath": "$.list[4000000000]", "stringValue": "far" },
                 { "jsonPath": "$.ok", "stringValue": "y" }
             ] } }])),
         ]);
         assert!(
             matches!(&events[1], ProviderEvent::Error { fatal: false, message, .. } if message.contains("items[0"))
         );
-        assert_eq!(events[2], end_call("r1-0", "a", json!({ "ok": "y" })));
+        assert!(
+            matches!(&events[2], ProviderEvent::Error { fatal: false, message, .. } if message.contains("4000000000"))
+        );
+        // The path was read up to the index that skips ahead; what it made before stays, empty.
+        assert_eq!(events[3], end_call("r1-0", "a", json!({ "list": [], "ok": "y" })));
     }
 
     #[test]
