@@ -258,7 +258,7 @@ async fn the_total_cap_ends_a_stream_that_never_stops() {
 
 #[tokio::test]
 async fn an_upstream_that_never_answers_gets_a_504() {
-    let app = Router::new().route("/v1/chat/completions", post(|| std::future::pending::<&'static str>()));
+    let app = Router::new().route("/v1/chat/completions", post(std::future::pending::<&'static str>));
     let upstream = FakeUpstream::start(app).await;
     let proxy = start(&["--first-byte-timeout-ms", "200"], &openai_env(&upstream));
     let response = client().post(proxy.endpoint("/api/chat/openai")).body("{}").send().await.unwrap();
@@ -465,7 +465,7 @@ async fn keys_never_appear_in_responses_or_logs() {
                 Response::builder().status(401).body(Body::from(r#"{"error":{"message":"bad key"}}"#)).unwrap()
             }),
         )
-        .route("/v1/messages", post(|| std::future::pending::<&'static str>()));
+        .route("/v1/messages", post(std::future::pending::<&'static str>));
     let upstream = FakeUpstream::start(app).await;
     let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap();
     let proxy = start(
