@@ -1,6 +1,6 @@
 //! Stage 3: [`ProviderEvent`]s → clean [`StreamEvent`]s.
 //!
-//! The [`Cleaner`] strips text (markers, thinking tags, payloads: see [`markers`]), numbers tool
+//! The [`Cleaner`] strips text (markers, thinking tags, payloads: see `markers.rs`), numbers tool
 //! calls in the order they start (the N of `[[tool:N]]`), streams their arguments as best-effort
 //! JSON, and gathers everything for the one `complete` each message ends with.
 //!
@@ -32,6 +32,13 @@
 //! - A later payload of one kind replaces an earlier one; payloads the backend sends
 //!   (`ProviderEvent::Payload`, tool payloads in the seeds) take precedence over ones parsed
 //!   from the model's text (seeds: "Tool payloads take precedence").
+//! - A tool that ran with no `[[tool:N]]` in the text (a provider talked to directly writes
+//!   none) is placed where it started, in `message` and `segments`. A `[[tool:N]]` for a tool
+//!   that never ran stays in `message` and is an empty card in `segments`.
+//! - A `message` sent by the backend replaces the streamed text for `message`, `text` and
+//!   `segments`; it is cleaned the same way ([`parse_llm_response`]).
+//! - Each `tool_input_delta` carries a copy of the best value so far: parsing is linear in the
+//!   argument length, the copies are proportional to the value's size.
 
 mod markers;
 mod partial_json;
@@ -388,7 +395,8 @@ impl Cleaner {
     }
 
     /// A tool finished: matched by id, else by index, else the oldest unfinished one (of the
-    /// same name if one is). A result for no known tool starts one.
+    /// same name if there is one). A result that names an id no tool has, and no index, is a tool
+    /// of its own (given to no other call), started here.
     fn tool_result(
         &mut self,
         id: Option<String>,
