@@ -254,13 +254,23 @@ fn number(n: f64) -> Value {
     }
 }
 
+/// Well within the 128 levels serde_json reads, the root and the value included.
+const MAX_PATH_DEPTH: usize = 100;
+
 /// The value at an RFC 9535 normalized path (`$.a.b[0]`, `$['a b']`), made (as objects, arrays
 /// and nulls) where it does not exist yet; an array grows by one item at a time.
 fn slot_at<'a>(root: &'a mut Value, path: &str) -> Result<&'a mut Value, String> {
     let bad = || format!("a function call argument has an unreadable JSON path: {path:?}");
     let mut rest = path.strip_prefix('$').ok_or_else(bad)?;
     let mut slot = root;
+    let mut depth = 0;
     while !rest.is_empty() {
+        // A deeper path would build a value that nothing downstream can read back (and whose
+        // drop could overflow the stack).
+        depth += 1;
+        if depth > MAX_PATH_DEPTH {
+            return Err(format!("a function call argument's JSON path is deeper than {MAX_PATH_DEPTH} levels"));
+        }
         if let Some(after) = rest.strip_prefix('.') {
             let end = after.find(['.', '[']).unwrap_or(after.len());
             slot = object_entry(slot, &after[..end]);
@@ -510,6 +520,18 @@ mod tests {
         );
         // The path was read up to the index that skips ahead; what it made before stays, empty.
         assert_eq!(events[3], end_call("r1-0", "a", json!({ "list": [], "ok": "y" })));
+    }
+
+    #[test]
+    fn a_path_deeper_than_the_cap_is_refused() {
+        let deep = format!("${}", ".a".repeat(MAX_PATH_DEPTH + 1));
+        let events = decode(&[
+            &parts(json!([{ "functionCall": { "name": "a", "willContinue": true } }])),
+            &parts(json!([{ "functionCall": { "partialArgs": [{ "jsonPath": deep, "boolValue": true }] } }])),
+        ]);
+        assert!(matches!(&events[1], ProviderEvent::Error { fatal: false, message, .. } if message.contains("deeper")));
+        let ProviderEvent::ToolCallEnd { input: Some(input), .. } = &events[2] else { panic!("{events:?}") };
+        assert!(serde_json::to_string(input).is_ok_and(|s| serde_json::from_str::<Value>(&s).is_ok()));
     }
 
     #[test]
