@@ -1,13 +1,426 @@
-//! Placeholder: the ui_message_stream decoder is being written.
+//! The Vercel AI SDK UI message stream, v5 and later (`x-vercel-ai-ui-message-stream: v1`):
+//! SSE `data: {json}` chunks ending with `data: [DONE]`. Chunk types and fields follow the SDK's
+//! `uiMessageChunkSchema` (packages/ai/src/ui-message-stream/ui-message-chunks.ts):
+//!
+//! - `start` (`messageId`, `messageMetadata`), `message-metadata`, and `finish` (`finishReason`,
+//!   `messageMetadata`). The SDK merges metadata deeply; so does this decoder, and the merged
+//!   object goes to `complete.payload.metadata`, the id to `message_id`.
+//! - `text-start` / `text-delta` (`delta`) / `text-end` by `id`, the same for `reasoning-*`.
+//! - `tool-input-start` (`toolCallId`, `toolName`), `tool-input-delta` (`inputTextDelta`),
+//!   `tool-input-available` (`input`), `tool-input-error` (`input`, `errorText`), then the results
+//!   of calls the server ran: `tool-output-available` (`output`; `preliminary` outputs are
+//!   progress), `tool-output-error` (`errorText`), `tool-output-denied`, and
+//!   `tool-approval-request` (`approvalId`, `toolCallId`), attached to `approvals`.
+//! - `source-url`, `source-document` (attached to `sources`), `file` (to `files`), `data-*`
+//!   (to `data`, transient ones too, marked `"transient": true` as sent).
+//! - `start-step`, `finish-step` (text and reasoning ids close, as in the SDK's reader),
+//!   `abort` (the request was cancelled), `error` (`errorText`: the server gave up).
+//!
+//! `finish` is terminal, and `[DONE]` when no `finish` came. The seeds' variant says
+//! `message-start`, `textId` and `tool-input-delta`'s `delta`; both spellings are read.
+//!
+//! A delta for an id that never started (or already ended) breaks the protocol: it gives one
+//! non-fatal error per id, and its text is kept, since dropping what the user was meant to
+//! read helps nobody. Unknown chunk types and fields are skipped, as the SDK adds some.
+//!
+//! ```
+//! use chatstream::dialect::{DialectDecoder, ProviderEvent, UiMessageStreamDecoder};
+//! use chatstream::framing::Frame;
+//! let mut decoder = UiMessageStreamDecoder::default();
+//! let mut out = Vec::new();
+//! decoder.decode(&Frame::data(r#"{"type":"text-start","id":"t1"}"#), &mut out);
+//! decoder.decode(&Frame::data(r#"{"type":"text-delta","id":"t1","delta":"Hi"}"#), &mut out);
+//! assert_eq!(out, [ProviderEvent::Text("Hi".into())]);
+//! ```
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{json, Map, Value};
 
 use super::{DialectDecoder, ProviderEvent};
+use crate::error::ErrorCode;
 use crate::framing::Frame;
 
 #[derive(Debug, Default)]
-pub struct UiMessageStreamDecoder {}
+pub struct UiMessageStreamDecoder {
+    /// Text parts started and not yet ended.
+    open_text: HashSet<String>,
+    /// Reasoning parts started and not yet ended.
+    open_reasoning: HashSet<String>,
+    /// Tool names by `toolCallId`: output chunks carry only the id.
+    tool_names: HashMap<String, String>,
+    /// `messageMetadata` merged over `start`, `message-metadata` and `finish`.
+    metadata: Map<String, Value>,
+    /// `finish` or `[DONE]` arrived.
+    ended: bool,
+}
 
 impl DialectDecoder for UiMessageStreamDecoder {
-    fn decode(&mut self, _frame: &Frame, _out: &mut Vec<ProviderEvent>) {
-        todo!("UiMessageStreamDecoder")
+    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
+        let data = frame.data.trim();
+        if data.is_empty() || self.ended {
+            return;
+        }
+        if data == "[DONE]" {
+            self.ended = true;
+            return out.push(ProviderEvent::End);
+        }
+        let chunk: Value = match serde_json::from_str(data) {
+            Ok(chunk) => chunk,
+            Err(err) => return out.push(ProviderEvent::unreadable(err)),
+        };
+        let Some(kind) = chunk.get("type").and_then(Value::as_str) else {
+            return out.push(ProviderEvent::unreadable("a UI message chunk without a \"type\""));
+        };
+        let text = |key: &str| chunk.get(key).and_then(Value::as_str).map(str::to_owned);
+        let tool_id = || text("toolCallId").unwrap_or_default();
+        match kind {
+            "start" | "message-start" => {
+                if let Some(id) = text("messageId") {
+                    out.push(ProviderEvent::Payload(Map::from_iter([("message_id".to_owned(), Value::String(id))])));
+                }
+                self.merge_metadata(&chunk, out);
+            }
+            "message-metadata" => self.merge_metadata(&chunk, out),
+            "text-start" => _ = self.open_text.insert(part_id(&chunk)),
+            "text-end" => _ = self.open_text.remove(&part_id(&chunk)),
+            "text-delta" => {
+                let id = part_id(&chunk);
+                opened(&mut self.open_text, id, kind, out);
+                out.extend(text("delta").filter(|d| !d.is_empty()).map(ProviderEvent::Text));
+            }
+            "reasoning-start" => _ = self.open_reasoning.insert(part_id(&chunk)),
+            "reasoning-end" => _ = self.open_reasoning.remove(&part_id(&chunk)),
+            "reasoning-delta" => {
+                let id = part_id(&chunk);
+                opened(&mut self.open_reasoning, id, kind, out);
+                out.extend(text("delta").filter(|d| !d.is_empty()).map(ProviderEvent::Thinking));
+            }
+            "tool-input-start" => {
+                let (id, name) = (tool_id(), text("toolName").unwrap_or_default());
+                self.tool_names.insert(id.clone(), name.clone());
+                out.push(ProviderEvent::ToolCallStart { id, name });
+            }
+            "tool-input-delta" => {
+                let id = tool_id();
+                if !self.tool_names.contains_key(&id) {
+                    self.tool_names.insert(id.clone(), String::new());
+                    out.push(not_started(kind, &id));
+                }
+                let delta = text("inputTextDelta").or_else(|| text("delta")).unwrap_or_default();
+                out.push(ProviderEvent::ToolCallDelta { id, delta });
+            }
+            "tool-input-available" | "tool-input-error" => {
+                let id = tool_id();
+                let name = text("toolName");
+                if let Some(name) = &name {
+                    self.tool_names.insert(id.clone(), name.clone());
+                }
+                let input = chunk.get("input").cloned().unwrap_or(Value::Null);
+                out.push(ProviderEvent::ToolCallEnd { id: id.clone(), name, input: Some(input) });
+                if kind == "tool-input-error" {
+                    out.push(self.result(id, json!(text("errorText")), true));
+                }
+            }
+            "tool-output-available" if chunk.get("preliminary") == Some(&Value::Bool(true)) => {
+                let id = tool_id();
+                out.push(ProviderEvent::ToolProgress {
+                    name: self.tool_names.get(&id).cloned().unwrap_or_default(),
+                    id: Some(id),
+                    stage: None,
+                    message: None,
+                    progress: None,
+                    data: chunk.get("output").cloned().unwrap_or(Value::Null),
+                });
+            }
+            "tool-output-available" => {
+                out.push(self.result(tool_id(), chunk.get("output").cloned().unwrap_or(Value::Null), false))
+            }
+            "tool-output-error" => out.push(self.result(tool_id(), json!(text("errorText")), true)),
+            // The user (or the app) refused to run the call: it has no output.
+            "tool-output-denied" => out.push(self.result(tool_id(), json!("The tool call was denied."), true)),
+            "tool-approval-request" => out.push(attach("approvals", without_type(&chunk))),
+            "source-url" | "source-document" => out.push(attach("sources", chunk.clone())),
+            "file" => out.push(attach("files", without_type(&chunk))),
+            _ if kind.starts_with("data-") => out.push(attach("data", chunk.clone())),
+            // The SDK's reader forgets the open text and reasoning parts at a step's end.
+            "finish-step" => {
+                self.open_text.clear();
+                self.open_reasoning.clear();
+            }
+            "finish" => {
+                self.merge_metadata(&chunk, out);
+                if let Some(reason) = chunk.get("finishReason").and_then(Value::as_str) {
+                    out.push(ProviderEvent::Finish { reason: finish_reason(reason).into() });
+                }
+                self.ended = true;
+                out.push(ProviderEvent::End);
+            }
+            "abort" => {
+                self.ended = true;
+                out.push(ProviderEvent::Cancelled);
+            }
+            "error" => {
+                // The seeds' service sends `{"type":"error","error":"…"}`.
+                let message = text("errorText").or_else(|| text("error")).unwrap_or_else(|| "stream error".into());
+                let code = ErrorCode::from_provider_kind(&message.replace(' ', "_"));
+                self.ended = true;
+                out.push(ProviderEvent::Error { code, message, fatal: true });
+            }
+            _ => {}
+        }
+    }
+}
+
+impl UiMessageStreamDecoder {
+    fn result(&self, id: String, output: Value, is_error: bool) -> ProviderEvent {
+        let name = self.tool_names.get(&id).filter(|n| !n.is_empty()).cloned();
+        ProviderEvent::ToolResult { id: Some(id), name, index: None, output, is_error }
+    }
+
+    /// Merges the chunk's `messageMetadata` into what came before (objects key by key, deeply,
+    /// as the SDK's `mergeObjects`) and sends the whole merged object.
+    fn merge_metadata(&mut self, chunk: &Value, out: &mut Vec<ProviderEvent>) {
+        let Some(Value::Object(fresh)) = chunk.get("messageMetadata") else { return };
+        merge(&mut self.metadata, fresh);
+        out.push(ProviderEvent::Payload(Map::from_iter([(
+            "metadata".to_owned(),
+            Value::Object(self.metadata.clone()),
+        )])));
+    }
+}
+
+fn merge(into: &mut Map<String, Value>, from: &Map<String, Value>) {
+    for (key, value) in from {
+        match (into.get_mut(key), value) {
+            (Some(Value::Object(old)), Value::Object(new)) => merge(old, new),
+            _ => _ = into.insert(key.clone(), value.clone()),
+        }
+    }
+}
+
+/// A text or reasoning part's id: `id`, or the seeds' `textId`.
+fn part_id(chunk: &Value) -> String {
+    chunk.get("id").or_else(|| chunk.get("textId")).and_then(Value::as_str).unwrap_or_default().to_owned()
+}
+
+/// Reports a delta for a part that is not open, once: the id counts as open afterwards.
+fn opened(open: &mut HashSet<String>, id: String, kind: &str, out: &mut Vec<ProviderEvent>) {
+    if !open.contains(&id) {
+        out.push(not_started(kind, &id));
+        open.insert(id);
+    }
+}
+
+fn not_started(kind: &str, id: &str) -> ProviderEvent {
+    ProviderEvent::Error {
+        code: ErrorCode::ServiceUnavailable,
+        message: format!("Protocol error: {kind} for \"{id}\", which never started"),
+        fatal: false,
+    }
+}
+
+fn attach(key: &str, value: Value) -> ProviderEvent {
+    ProviderEvent::Attach { key: key.into(), value }
+}
+
+fn without_type(chunk: &Value) -> Value {
+    let mut value = chunk.clone();
+    if let Value::Object(fields) = &mut value {
+        fields.remove("type");
+    }
+    value
+}
+
+/// The SDK's `FinishReason` → the contract's.
+fn finish_reason(reason: &str) -> &'static str {
+    match reason {
+        "stop" => "stop",
+        "length" => "length",
+        "tool-calls" => "tool_calls",
+        "content-filter" => "content_filter",
+        "error" => "error",
+        _ => "other",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
+        let mut decoder = UiMessageStreamDecoder::default();
+        let mut out = Vec::new();
+        for frame in frames {
+            decoder.decode(&Frame::data(*frame), &mut out);
+        }
+        decoder.finish(&mut out);
+        out
+    }
+
+    fn payload(key: &str, value: Value) -> ProviderEvent {
+        ProviderEvent::Payload(Map::from_iter([(key.to_owned(), value)]))
+    }
+
+    #[test]
+    fn the_seeds_variant_with_a_tool_call() {
+        let events = decode(&[
+            r#"{"type":"message-start","messageId":"msg-001"}"#,
+            r#"{"type":"text-start","textId":"t-001"}"#,
+            r#"{"type":"text-delta","textId":"t-001","delta":"Let me query the data."}"#,
+            r#"{"type":"text-end","textId":"t-001"}"#,
+            r#"{"type":"start-step"}"#,
+            r#"{"type":"tool-input-start","toolCallId":"tc-001","toolName":"execute_python"}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"tc-001","delta":"{\"code\":\"1\"}"}"#,
+            r#"{"type":"tool-input-available","toolCallId":"tc-001","input":{"code":"1"}}"#,
+            r#"{"type":"tool-output-available","toolCallId":"tc-001","output":{"stdout":"1","exitCode":0}}"#,
+            r#"{"type":"finish-step"}"#,
+            r#"{"type":"finish"}"#,
+            "[DONE]",
+        ]);
+        assert_eq!(
+            events,
+            [
+                payload("message_id", json!("msg-001")),
+                ProviderEvent::Text("Let me query the data.".into()),
+                ProviderEvent::ToolCallStart { id: "tc-001".into(), name: "execute_python".into() },
+                ProviderEvent::ToolCallDelta { id: "tc-001".into(), delta: r#"{"code":"1"}"#.into() },
+                ProviderEvent::ToolCallEnd { id: "tc-001".into(), name: None, input: Some(json!({"code": "1"})) },
+                ProviderEvent::ToolResult {
+                    id: Some("tc-001".into()),
+                    name: Some("execute_python".into()),
+                    index: None,
+                    output: json!({"stdout": "1", "exitCode": 0}),
+                    is_error: false,
+                },
+                ProviderEvent::End,
+            ]
+        );
+    }
+
+    #[test]
+    fn v5_chunks_reasoning_sources_files_data_and_finish() {
+        let events = decode(&[
+            r#"{"type":"start","messageId":"m1","messageMetadata":{"model":"gpt-5","usage":{"in":3}}}"#,
+            r#"{"type":"reasoning-start","id":"r1"}"#,
+            r#"{"type":"reasoning-delta","id":"r1","delta":"hmm","providerMetadata":{"x":{}}}"#,
+            r#"{"type":"reasoning-end","id":"r1"}"#,
+            r#"{"type":"source-url","sourceId":"s1","url":"https://a.example","title":"A"}"#,
+            r#"{"type":"file","url":"data:image/png;base64,AA==","mediaType":"image/png"}"#,
+            r#"{"type":"data-weather","id":"w1","data":{"city":"Oslo"},"transient":true}"#,
+            r#"{"type":"message-metadata","messageMetadata":{"usage":{"out":5}}}"#,
+            r#"{"type":"finish","finishReason":"tool-calls"}"#,
+            r#"{"type":"text-delta","id":"late","delta":"after the end"}"#,
+        ]);
+        assert_eq!(
+            events,
+            [
+                payload("message_id", json!("m1")),
+                payload("metadata", json!({"model": "gpt-5", "usage": {"in": 3}})),
+                ProviderEvent::Thinking("hmm".into()),
+                attach(
+                    "sources",
+                    json!({"type": "source-url", "sourceId": "s1", "url": "https://a.example", "title": "A"})
+                ),
+                attach("files", json!({"url": "data:image/png;base64,AA==", "mediaType": "image/png"})),
+                attach(
+                    "data",
+                    json!({"type": "data-weather", "id": "w1", "data": {"city": "Oslo"}, "transient": true})
+                ),
+                payload("metadata", json!({"model": "gpt-5", "usage": {"in": 3, "out": 5}})),
+                ProviderEvent::Finish { reason: "tool_calls".into() },
+                ProviderEvent::End,
+            ]
+        );
+    }
+
+    #[test]
+    fn tool_errors_denials_approvals_and_preliminary_output() {
+        let events = decode(&[
+            r#"{"type":"tool-input-start","toolCallId":"a","toolName":"run"}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"a","inputTextDelta":"{\"x\""}"#,
+            r#"{"type":"tool-input-error","toolCallId":"a","toolName":"run","input":"{\"x\"","errorText":"bad JSON"}"#,
+            r#"{"type":"tool-input-available","toolCallId":"b","toolName":"pay","input":{}}"#,
+            r#"{"type":"tool-approval-request","approvalId":"ap1","toolCallId":"b"}"#,
+            r#"{"type":"tool-output-denied","toolCallId":"b"}"#,
+            r#"{"type":"tool-input-available","toolCallId":"c","toolName":"scan","input":{},"providerExecuted":true}"#,
+            r#"{"type":"tool-output-available","toolCallId":"c","output":{"done":1},"preliminary":true}"#,
+            r#"{"type":"tool-output-error","toolCallId":"c","errorText":"timeout"}"#,
+        ]);
+        let result = |id: &str, name: &str, output: Value| ProviderEvent::ToolResult {
+            id: Some(id.into()),
+            name: Some(name.into()),
+            index: None,
+            output,
+            is_error: true,
+        };
+        assert_eq!(
+            events,
+            [
+                ProviderEvent::ToolCallStart { id: "a".into(), name: "run".into() },
+                ProviderEvent::ToolCallDelta { id: "a".into(), delta: r#"{"x""#.into() },
+                ProviderEvent::ToolCallEnd { id: "a".into(), name: Some("run".into()), input: Some(json!(r#"{"x""#)) },
+                result("a", "run", json!("bad JSON")),
+                ProviderEvent::ToolCallEnd { id: "b".into(), name: Some("pay".into()), input: Some(json!({})) },
+                attach("approvals", json!({"approvalId": "ap1", "toolCallId": "b"})),
+                result("b", "pay", json!("The tool call was denied.")),
+                ProviderEvent::ToolCallEnd { id: "c".into(), name: Some("scan".into()), input: Some(json!({})) },
+                ProviderEvent::ToolProgress {
+                    id: Some("c".into()),
+                    name: "scan".into(),
+                    stage: None,
+                    message: None,
+                    progress: None,
+                    data: json!({"done": 1}),
+                },
+                result("c", "scan", json!("timeout")),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_delta_for_an_id_that_never_started_is_reported_once_and_kept() {
+        let events = decode(&[
+            r#"{"type":"text-start","id":"t1"}"#,
+            r#"{"type":"text-delta","id":"t2","delta":"A"}"#,
+            r#"{"type":"text-delta","id":"t2","delta":"B"}"#,
+            r#"{"type":"reasoning-delta","id":"r9","delta":"R"}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"x","inputTextDelta":"{}"}"#,
+        ]);
+        assert_eq!(events.len(), 7, "{events:?}");
+        assert!(
+            matches!(&events[0], ProviderEvent::Error { fatal: false, message, .. } if message.contains("text-delta") && message.contains("t2"))
+        );
+        assert_eq!(events[1..3], [ProviderEvent::Text("A".into()), ProviderEvent::Text("B".into())]);
+        assert!(matches!(&events[3], ProviderEvent::Error { fatal: false, message, .. } if message.contains("r9")));
+        assert_eq!(events[4], ProviderEvent::Thinking("R".into()));
+        assert!(matches!(&events[5], ProviderEvent::Error { fatal: false, message, .. } if message.contains("\"x\"")));
+        assert_eq!(events[6], ProviderEvent::ToolCallDelta { id: "x".into(), delta: "{}".into() });
+        // The stream never finished: no End.
+        assert!(!events.contains(&ProviderEvent::End));
+    }
+
+    #[test]
+    fn errors_aborts_done_and_unreadable_chunks() {
+        let events = decode(&[
+            "{broken",
+            r#"{"id":"no type"}"#,
+            r#"{"type":"some-future-chunk","x":1}"#,
+            r#"{"type":"error","errorText":"Rate limit reached"}"#,
+        ]);
+        assert_eq!(events.len(), 3, "{events:?}");
+        assert!(matches!(&events[0], ProviderEvent::Error { fatal: false, .. }));
+        assert!(matches!(&events[1], ProviderEvent::Error { fatal: false, .. }));
+        assert_eq!(
+            events[2],
+            ProviderEvent::Error { code: ErrorCode::RateLimited, message: "Rate limit reached".into(), fatal: true }
+        );
+
+        let seeds_error = decode(&[r#"{"type":"error","error":"LLM API error: boom"}"#]);
+        assert!(
+            matches!(&seeds_error[..], [ProviderEvent::Error { fatal: true, message, .. }] if message == "LLM API error: boom")
+        );
+        assert_eq!(decode(&[r#"{"type":"abort","reason":"user"}"#, "[DONE]"]), [ProviderEvent::Cancelled]);
+        assert_eq!(decode(&[r#"{"type":"text-start","id":"t"}"#, "[DONE]"]), [ProviderEvent::End]);
     }
 }
