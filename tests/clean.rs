@@ -1332,3 +1332,85 @@ fn streamed_tool_input_one_character_at_a_time() {
     assert_eq!(partials[partials.len() - 1], &whole);
     assert!(events.iter().any(|e| matches!(e, StreamEvent::ToolCall { input, .. } if *input == whole)));
 }
+
+/// Any sequence of provider events, however odd (results before starts, deltas for unknown calls,
+/// events after the end), gives exactly one `complete`, followed by at most an `error` or
+/// `cancelled`, and never panics.
+#[test]
+fn random_event_sequences_complete_exactly_once() {
+    let seed = common::seed();
+    eprintln!("CHATSTREAM_SEED={seed}");
+    let mut rng = Rng(seed);
+    let ids = ["a", "b", "c"];
+    for run in 0..3000 {
+        let mut cleaner = Cleaner::new(CleanOptions::default());
+        let mut events = Vec::new();
+        for _ in 0..rng.below(25) {
+            let id = ids[rng.below(3)].to_owned();
+            let event = match rng.below(14) {
+                0 => text(FILLER[rng.below(FILLER.len())]),
+                1 => text("[[tool:1]]"),
+                2 => ProviderEvent::Thinking("t".into()),
+                3 => ProviderEvent::ToolCallStart { id, name: "f".into() },
+                4 => ProviderEvent::ToolCallDelta { id, delta: ["{\"a\"", ": 1", "}", "x", ""][rng.below(5)].into() },
+                5 => ProviderEvent::ToolCallEnd { id, name: None, input: None },
+                6 => ProviderEvent::ToolRun {
+                    id: Some(id).filter(|_| rng.below(2) == 0),
+                    name: "g".into(),
+                    input: json!({}),
+                },
+                7 => ProviderEvent::ToolResult {
+                    id: Some(id).filter(|_| rng.below(2) == 0),
+                    name: None,
+                    index: Some(rng.below(4) as u32).filter(|_| rng.below(2) == 0),
+                    output: json!("out"),
+                    is_error: rng.below(2) == 0,
+                },
+                8 => ProviderEvent::Payload(Map::from_iter([("message".to_owned(), json!("m [[tool:0]]"))])),
+                9 => ProviderEvent::Error {
+                    code: ErrorCode::ServiceUnavailable,
+                    message: "e".into(),
+                    fatal: rng.below(2) == 0,
+                },
+                10 => ProviderEvent::End,
+                11 => ProviderEvent::Cancelled,
+                12 => text("SUGGESTED_VALUES: [1"),
+                _ => ProviderEvent::Finish { reason: "stop".into() },
+            };
+            cleaner.push(event, &mut events);
+        }
+        let was_complete = cleaner.is_complete();
+        let cancelled = rng.below(2) == 0;
+        let before_end = events.len();
+        if cancelled {
+            cleaner.cancel(&mut events);
+        } else {
+            cleaner.finish(&mut events);
+        }
+        if was_complete {
+            // After `complete`, cancel is a CONFLICT and finish does nothing.
+            let expected: &[&str] = if cancelled { &["error"] } else { &[] };
+            assert_eq!(kinds(&events[before_end..]), expected);
+            if cancelled {
+                assert!(matches!(events.pop(), Some(StreamEvent::Error { code: ErrorCode::Conflict, .. })));
+            }
+        }
+        let how = format!("run {run} (CHATSTREAM_SEED={seed}): {:?}", kinds(&events));
+        let at = events.iter().position(|e| matches!(e, StreamEvent::Complete { .. })).expect(&how);
+        assert_eq!(events.iter().filter(|e| matches!(e, StreamEvent::Complete { .. })).count(), 1, "{how}");
+        let after = &kinds(&events)[at + 1..];
+        assert!(after.is_empty() || after == ["error"] || after == ["cancelled"], "{how}");
+        // Every tool_complete and tool_call names a tool that started before it.
+        let mut started = Vec::new();
+        for event in &events {
+            match event {
+                StreamEvent::ToolStart { index, .. } => started.push(*index),
+                StreamEvent::ToolCall { index, .. } | StreamEvent::ToolComplete { index, .. } => {
+                    assert!(started.contains(index), "{how}")
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(complete(&events).tool_history.len(), started.len(), "{how}");
+    }
+}
