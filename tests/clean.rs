@@ -1414,3 +1414,20 @@ fn random_event_sequences_complete_exactly_once() {
         assert_eq!(complete(&events).tool_history.len(), started.len(), "{how}");
     }
 }
+
+#[test]
+fn text_around_a_tool_start_that_has_a_marker_later_stays_one_segment() {
+    let events = clean([
+        text("Searching"),
+        ProviderEvent::ToolRun { id: Some("t".into()), name: "s".into(), input: json!({}) },
+        text(" now."),
+        ProviderEvent::ToolResult { id: Some("t".into()), name: None, index: None, output: json!(1), is_error: false },
+        text("\n[[tool:0]]\nDone."),
+        ProviderEvent::End,
+    ]);
+    let payload = complete(&events);
+    assert_eq!(payload.message, "Searching now.\n[[tool:0]]\nDone.");
+    assert_eq!(payload.segments.len(), 3);
+    assert_eq!(payload.segments[0], Segment::Text { text: "Searching now.".into() });
+    assert_eq!(payload.segments[2], Segment::Text { text: "Done.".into() });
+}

@@ -2,6 +2,8 @@
 //! with none, and `segments` in reading order; and the same for stored messages (the JS helpers
 //! `resolveToolMarkers` and `parseLlmResponse`).
 
+use std::collections::BTreeSet;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -31,25 +33,31 @@ impl Part {
     }
 }
 
-/// The tool places that count: every marker, and where a tool started when it has no marker.
-fn tool_places(parts: &[Part]) -> impl Iterator<Item = (usize, u32)> + '_ {
-    let marked: Vec<u32> = parts.iter().filter_map(|p| if let Part::Marker(n) = p { Some(*n) } else { None }).collect();
-    parts.iter().enumerate().filter_map(move |(i, part)| match part {
-        Part::Marker(n) => Some((i, *n)),
-        Part::Started(n) if !marked.contains(n) => Some((i, *n)),
-        _ => None,
+/// The message in reading order with each tool placed once: at its markers, or where it
+/// started when the text has no marker for it.
+fn placed(parts: &[Part]) -> impl Iterator<Item = Placed<'_>> {
+    let marked: BTreeSet<u32> =
+        parts.iter().filter_map(|p| if let Part::Marker(n) = p { Some(*n) } else { None }).collect();
+    parts.iter().filter_map(move |part| match part {
+        Part::Text(text) => Some(Placed::Text(text)),
+        Part::Marker(n) => Some(Placed::Tool(*n)),
+        Part::Started(n) if !marked.contains(n) => Some(Placed::Tool(*n)),
+        Part::Started(_) => None,
     })
+}
+
+enum Placed<'a> {
+    Text(&'a str),
+    Tool(u32),
 }
 
 /// `message`: the text with `[[tool:N]]` where tools ran (as the seeds persist it), trimmed.
 pub(crate) fn message_of(parts: &[Part]) -> String {
-    let places: Vec<usize> = tool_places(parts).map(|(i, _)| i).collect();
     let mut message = String::new();
-    for (i, part) in parts.iter().enumerate() {
-        match part {
-            Part::Text(text) => message.push_str(text),
-            Part::Marker(n) | Part::Started(n) if places.contains(&i) => message.push_str(&format!("[[tool:{n}]]")),
-            _ => {}
+    for place in placed(parts) {
+        match place {
+            Placed::Text(text) => message.push_str(text),
+            Placed::Tool(n) => message.push_str(&format!("[[tool:{n}]]")),
         }
     }
     message.trim().to_owned()
@@ -58,23 +66,29 @@ pub(crate) fn message_of(parts: &[Part]) -> String {
 /// `segments`: text (trimmed, empty ones left out) and tool cards, in reading order. A card whose
 /// tool is not in `tool_history` has no tool, input or output: the card stays visible, empty.
 pub(crate) fn segments_of(parts: &[Part], tool_history: &[ToolRecord]) -> Vec<Segment> {
-    let places: Vec<usize> = tool_places(parts).map(|(i, _)| i).collect();
     let mut segments = Vec::new();
-    for (i, part) in parts.iter().enumerate() {
-        match part {
-            Part::Text(text) => {
-                let text = text.trim();
-                if !text.is_empty() {
-                    segments.push(Segment::Text { text: text.to_owned() });
-                }
+    // Text between two tools, joined: a start that is not shown does not split it.
+    let mut text = String::new();
+    for place in placed(parts) {
+        match place {
+            Placed::Text(more) => text.push_str(more),
+            Placed::Tool(n) => {
+                push_text_segment(&mut text, &mut segments);
+                segments.push(tool_segment(n, tool_history.get(n as usize)));
             }
-            Part::Marker(n) | Part::Started(n) if places.contains(&i) => {
-                segments.push(tool_segment(*n, tool_history.get(*n as usize)));
-            }
-            _ => {}
         }
     }
+    push_text_segment(&mut text, &mut segments);
     segments
+}
+
+/// Ends a run of text: trimmed, and left out when empty.
+fn push_text_segment(text: &mut String, segments: &mut Vec<Segment>) {
+    let trimmed = text.trim();
+    if !trimmed.is_empty() {
+        segments.push(Segment::Text { text: trimmed.to_owned() });
+    }
+    text.clear();
 }
 
 fn tool_segment(index: u32, record: Option<&ToolRecord>) -> Segment {
