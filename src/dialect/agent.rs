@@ -77,9 +77,9 @@ impl DialectDecoder for AgentDecoder {
                 out.push(ProviderEvent::End);
             }
             Some("error") => {
-                let message = text("message").unwrap_or_else(|| "agent error".to_owned());
-                let code = error_code(event.get("code"), &message);
-                out.push(ProviderEvent::Error { code, message, fatal: true });
+                let message = text("message");
+                let code = error_code(event.get("code"), message.as_deref().unwrap_or_default());
+                out.push(ProviderEvent::provider_error(code, message.as_deref()));
             }
             Some("cancelled") => out.push(ProviderEvent::Cancelled),
             Some(_) => {}
@@ -198,7 +198,7 @@ mod tests {
         };
         assert_eq!(
             error(r#"{"type": "error", "message": "API rate limit exceeded"}"#),
-            (ErrorCode::RateLimited, "API rate limit exceeded".into())
+            (ErrorCode::RateLimited, "Rate limited, try again".into())
         );
         assert_eq!(error(r#"{"type":"error","message":"no key","code":"UNAUTHORIZED"}"#).0, ErrorCode::Unauthorized);
         assert_eq!(

@@ -120,7 +120,7 @@ impl DialectDecoder for DataStreamDecoder {
                 self.ended = true;
                 let message = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
                 let code = ErrorCode::from_provider_kind(&message.replace(' ', "_"));
-                out.push(ProviderEvent::Error { code, message, fatal: true });
+                out.push(ProviderEvent::provider_error(code, Some(&message)));
             }
             "2" => out.extend(items(value).map(|item| attach("data", item))),
             "8" => out.extend(items(value).map(|item| attach("annotations", item))),
@@ -281,7 +281,11 @@ mod tests {
         assert_eq!(events[3], ProviderEvent::Text("kept".into()));
         assert_eq!(
             events[4],
-            ProviderEvent::Error { code: ErrorCode::RateLimited, message: "Rate limit exceeded".into(), fatal: true }
+            ProviderEvent::Error {
+                code: ErrorCode::RateLimited,
+                message: "Rate limited, try again".into(),
+                fatal: true
+            }
         );
         // No finish message: no End.
         assert_eq!(decode(&[r#"0:"Hi""#]), [ProviderEvent::Text("Hi".into())]);

@@ -162,10 +162,10 @@ impl DialectDecoder for UiMessageStreamDecoder {
             }
             "error" => {
                 // The seeds' service sends `{"type":"error","error":"…"}`.
-                let message = text("errorText").or_else(|| text("error")).unwrap_or_else(|| "stream error".into());
-                let code = ErrorCode::from_provider_kind(&message.replace(' ', "_"));
+                let message = text("errorText").or_else(|| text("error"));
+                let code = ErrorCode::from_provider_kind(&message.as_deref().unwrap_or_default().replace(' ', "_"));
                 self.ended = true;
-                out.push(ProviderEvent::Error { code, message, fatal: true });
+                out.push(ProviderEvent::provider_error(code, message.as_deref()));
             }
             _ => {}
         }
@@ -413,7 +413,11 @@ mod tests {
         assert!(matches!(&events[1], ProviderEvent::Error { fatal: false, .. }));
         assert_eq!(
             events[2],
-            ProviderEvent::Error { code: ErrorCode::RateLimited, message: "Rate limit reached".into(), fatal: true }
+            ProviderEvent::Error {
+                code: ErrorCode::RateLimited,
+                message: "Rate limited, try again".into(),
+                fatal: true
+            }
         );
 
         let seeds_error = decode(&[r#"{"type":"error","error":"LLM API error: boom"}"#]);
