@@ -204,7 +204,8 @@ fn part_id(chunk: &Value) -> String {
     chunk.get("id").or_else(|| chunk.get("textId")).and_then(Value::as_str).unwrap_or_default().to_owned()
 }
 
-/// Reports a delta for a part that is not open, once: the id counts as open afterwards.
+/// Reports a delta for a part that is not open (never started, or already ended), once: the id
+/// counts as open afterwards.
 fn opened(open: &mut HashSet<String>, id: String, kind: &str, out: &mut Vec<ProviderEvent>) {
     if !open.contains(&id) {
         out.push(not_started(kind, &id));
@@ -215,7 +216,7 @@ fn opened(open: &mut HashSet<String>, id: String, kind: &str, out: &mut Vec<Prov
 fn not_started(kind: &str, id: &str) -> ProviderEvent {
     ProviderEvent::Error {
         code: ErrorCode::ServiceUnavailable,
-        message: format!("Protocol error: {kind} for \"{id}\", which never started"),
+        message: format!("Protocol error: {kind} for \"{id}\" without a {} first", kind.replace("-delta", "-start")),
         fatal: false,
     }
 }
