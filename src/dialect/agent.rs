@@ -5,12 +5,14 @@
 //! - `{"type":"text_delta","text"}`: response text, `[[tool:N]]` markers included.
 //! - `{"type":"tool_start","tool","input","tool_use_id"?}`: the backend runs a tool itself.
 //! - `{"type":"tool_progress","tool","stage","message","progress","data"}`: a long-running tool.
-//! - `{"type":"tool_complete","tool","index","output"?,"tool_use_id"?}`: the tool finished;
-//!   `index` is the N of `[[tool:N]]`.
+//! - `{"type":"tool_complete","tool","index","tool_use_id"?,"output"?,"is_error"?}`: the tool
+//!   finished; `index` is the N of `[[tool:N]]`. The seeds send no output here: it arrives in
+//!   `complete`'s `tool_history`.
 //! - `{"type":"complete","payload":{message, suggested_values, suggested_actions, custom_payload,
 //!   tool_history, conversation_id, diagnostics, …}}`: the terminal event; the whole payload
 //!   passes through.
-//! - `{"type":"error","message","code"?}`: the backend gave up on the message.
+//! - `{"type":"error","message","code"?}`: the backend gave up on the message. `code` may be
+//!   one of the contract's codes, an HTTP status or a provider's error type.
 //! - `{"type":"cancelled"}`: the user cancelled the request.
 //!
 //! Types this decoder does not know are skipped: a newer backend may add some.
@@ -222,6 +224,7 @@ mod tests {
             r#"{"type":"heartbeat"}"#,
             "not json",
             r#"{"text":"no type"}"#,
+            "[DONE]",
             r#"{"type":"complete"}"#,
             r#"{"type":"cancelled"}"#,
         ]);
