@@ -1,13 +1,482 @@
-//! Placeholder: the openai decoder is being written.
+//! OpenAI Chat Completions streams (`chat.completion.chunk`) and the many servers that speak
+//! it: DeepSeek, Groq, xAI, Mistral, OpenRouter, vLLM, LM Studio, Anthropic's compatibility layer.
+//!
+//! Each `data:` event is one chunk; `data: [DONE]` ends the stream. Only choice 0 is read (the
+//! product renders one message). From its `delta`:
+//! - `content` is text; Mistral sends an array of parts instead: `{"type":"text","text"}` and
+//!   `{"type":"thinking","thinking":[{"type":"text","text"}]}`.
+//! - `refusal` is text the user must see, so it is `Text`; a message that refused finishes with
+//!   `refusal` (OpenAI reports `finish_reason: "stop"` for it).
+//! - Reasoning is `reasoning_content` (DeepSeek, vLLM), `reasoning` (Groq, OpenRouter, Ollama) or
+//!   `reasoning_details` (OpenRouter: `reasoning.text` and `reasoning.summary` items). OpenRouter
+//!   sends `reasoning` and `reasoning_details` with the same text, so the details are read only
+//!   when neither plain field is.
+//! - `tool_calls` are accumulated per `index`: the first delta of an index carries `id` and
+//!   `function.name`, later ones only `function.arguments` fragments. Indexes may start anywhere
+//!   (Anthropic's layer starts at 1); Mistral sends whole calls without an index, told apart by
+//!   `id`. Every open call ends when the choice's `finish_reason` arrives, or at `[DONE]`.
+//!
+//! `usage` comes on the last chunk, whose `choices` may be empty, null or absent. An `error`
+//! object (`{"error":{"message","type","code"}}`, `{"error":"…"}`, or vLLM's
+//! `{"object":"error","message","type","code"}`) ends the message.
+//!
+//! ```
+//! use chatstream::dialect::{DialectDecoder, OpenAiDecoder, ProviderEvent};
+//! use chatstream::framing::Frame;
+//! let mut decoder = OpenAiDecoder::default();
+//! let mut out = Vec::new();
+//! decoder.decode(&Frame::data(r#"{"choices":[{"index":0,"delta":{"content":"Hi"}}]}"#), &mut out);
+//! decoder.decode(&Frame::data("[DONE]"), &mut out);
+//! assert_eq!(out, [ProviderEvent::Text("Hi".into()), ProviderEvent::End]);
+//! ```
+
+use serde_json::Value;
 
 use super::{DialectDecoder, ProviderEvent};
+use crate::error::ErrorCode;
+use crate::event::Usage;
 use crate::framing::Frame;
 
 #[derive(Debug, Default)]
-pub struct OpenAiDecoder {}
+pub struct OpenAiDecoder {
+    /// Tool calls started so far, in the order they started.
+    calls: Vec<ToolCall>,
+    /// A refusal was streamed: the finish reason is `refusal`.
+    refused: bool,
+    /// A `finish_reason` was reported; providers repeat it on the usage chunk.
+    finished: bool,
+    /// `[DONE]` or an error arrived; later frames are ignored.
+    ended: bool,
+}
+
+#[derive(Debug)]
+struct ToolCall {
+    /// The chunk's `index`; Mistral sends none.
+    index: Option<u64>,
+    id: String,
+    open: bool,
+}
 
 impl DialectDecoder for OpenAiDecoder {
-    fn decode(&mut self, _frame: &Frame, _out: &mut Vec<ProviderEvent>) {
-        todo!("OpenAiDecoder")
+    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
+        let data = frame.data.trim();
+        if self.ended || data.is_empty() {
+            return;
+        }
+        if data == "[DONE]" {
+            self.ended = true;
+            self.close_calls(out);
+            return out.push(ProviderEvent::End);
+        }
+        let chunk: Value = match serde_json::from_str(data) {
+            Ok(chunk) => chunk,
+            Err(err) => return out.push(ProviderEvent::unreadable(err)),
+        };
+        if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
+            self.ended = true;
+            return out.push(error_event(error));
+        }
+        if chunk.get("object").and_then(Value::as_str) == Some("error") {
+            self.ended = true;
+            return out.push(error_event(&chunk));
+        }
+        let choice = chunk
+            .get("choices")
+            .and_then(Value::as_array)
+            .and_then(|choices| choices.iter().find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0));
+        if let Some(choice) = choice {
+            self.choice(choice, out);
+        }
+        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+            out.push(ProviderEvent::Usage(read_usage(usage)));
+        }
+    }
+}
+
+impl OpenAiDecoder {
+    fn choice(&mut self, choice: &Value, out: &mut Vec<ProviderEvent>) {
+        let delta = &choice["delta"];
+        self.reasoning(delta, out);
+        match &delta["content"] {
+            Value::String(text) if !text.is_empty() => out.push(ProviderEvent::Text(text.clone())),
+            Value::Array(parts) => parts.iter().for_each(|part| content_part(part, out)),
+            _ => {}
+        }
+        if let Some(refusal) = delta.get("refusal").and_then(Value::as_str).filter(|r| !r.is_empty()) {
+            self.refused = true;
+            out.push(ProviderEvent::Text(refusal.to_owned()));
+        }
+        for call in delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+            self.tool_call(call, out);
+        }
+        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            self.close_calls(out);
+            if !self.finished {
+                self.finished = true;
+                let reason = if self.refused { "refusal" } else { normalize_finish(reason) };
+                out.push(ProviderEvent::Finish { reason: reason.into() });
+            }
+        }
+    }
+
+    fn reasoning(&self, delta: &Value, out: &mut Vec<ProviderEvent>) {
+        let plain = ["reasoning_content", "reasoning"]
+            .iter()
+            .find_map(|key| delta.get(*key).and_then(Value::as_str).filter(|t| !t.is_empty()));
+        if let Some(text) = plain {
+            return out.push(ProviderEvent::Thinking(text.to_owned()));
+        }
+        for detail in delta.get("reasoning_details").and_then(Value::as_array).into_iter().flatten() {
+            // `reasoning.encrypted` items carry no readable text.
+            let text = match detail.get("type").and_then(Value::as_str) {
+                Some("reasoning.text") => detail.get("text"),
+                Some("reasoning.summary") => detail.get("summary"),
+                _ => None,
+            };
+            if let Some(text) = text.and_then(Value::as_str).filter(|t| !t.is_empty()) {
+                out.push(ProviderEvent::Thinking(text.to_owned()));
+            }
+        }
+    }
+
+    /// `{"index", "id"?, "function": {"name"?, "arguments"?}}`.
+    fn tool_call(&mut self, call: &Value, out: &mut Vec<ProviderEvent>) {
+        let index = call.get("index").and_then(Value::as_u64);
+        let id = call.get("id").and_then(Value::as_str).filter(|id| !id.is_empty());
+        let function = &call["function"];
+        let position = match (index, id) {
+            (Some(index), _) => self.calls.iter().position(|c| c.index == Some(index)),
+            (None, Some(id)) => self.calls.iter().position(|c| c.id == id),
+            // No index and no id: a continuation of the latest call.
+            (None, None) => self.calls.len().checked_sub(1),
+        };
+        let position = match position {
+            Some(position) => position,
+            None => {
+                let id = match (id, index) {
+                    (Some(id), _) => id.to_owned(),
+                    (None, index) => format!("call_{}", index.unwrap_or(self.calls.len() as u64)),
+                };
+                let name = function.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+                out.push(ProviderEvent::ToolCallStart { id: id.clone(), name });
+                self.calls.push(ToolCall { index, id, open: true });
+                self.calls.len() - 1
+            }
+        };
+        let call = &self.calls[position];
+        if let Some(delta) = function.get("arguments").and_then(Value::as_str).filter(|a| !a.is_empty()) {
+            if call.open {
+                out.push(ProviderEvent::ToolCallDelta { id: call.id.clone(), delta: delta.to_owned() });
+            }
+        }
+    }
+
+    fn close_calls(&mut self, out: &mut Vec<ProviderEvent>) {
+        for call in self.calls.iter_mut().filter(|c| c.open) {
+            call.open = false;
+            out.push(ProviderEvent::ToolCallEnd { id: call.id.clone(), name: None, input: None });
+        }
+    }
+}
+
+/// One part of Mistral's content array.
+fn content_part(part: &Value, out: &mut Vec<ProviderEvent>) {
+    let text_of =
+        |value: &Value| value.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_owned);
+    match part.get("type").and_then(Value::as_str) {
+        Some("text") => out.extend(text_of(part).map(ProviderEvent::Text)),
+        Some("thinking") => {
+            for inner in part.get("thinking").and_then(Value::as_array).into_iter().flatten() {
+                out.extend(text_of(inner).map(ProviderEvent::Thinking));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `stop`, `length`, `tool_calls`, `content_filter` are OpenAI's; `function_call` is the legacy
+/// form of `tool_calls`, `model_length` Mistral's `length`.
+fn normalize_finish(reason: &str) -> &'static str {
+    match reason {
+        "stop" | "end_turn" | "stop_sequence" => "stop",
+        "length" | "model_length" | "max_tokens" => "length",
+        "tool_calls" | "function_call" | "tool_use" => "tool_calls",
+        "content_filter" => "content_filter",
+        "error" => "error",
+        _ => "other",
+    }
+}
+
+/// `{"message", "type", "code"}`, or a bare string. `code` may be an HTTP status (vLLM,
+/// OpenRouter) or a string such as `rate_limit_exceeded`.
+fn error_event(error: &Value) -> ProviderEvent {
+    if let Some(message) = error.as_str() {
+        let code = ErrorCode::from_provider_kind(&message.replace(' ', "_"));
+        return ProviderEvent::provider_error(code, Some(message));
+    }
+    let kind = |key: &str| error.get(key).and_then(Value::as_str);
+    let code = match error.get("code").and_then(Value::as_u64) {
+        Some(status) => ErrorCode::from_http_status(status.try_into().unwrap_or(u16::MAX)),
+        None => match kind("code").or(kind("type")) {
+            Some(kind) => ErrorCode::from_provider_kind(kind),
+            None => ErrorCode::ServiceUnavailable,
+        },
+    };
+    ProviderEvent::provider_error(code, kind("message"))
+}
+
+fn read_usage(usage: &Value) -> Usage {
+    let count = |value: &Value, key: &str| value.get(key).and_then(Value::as_u64);
+    Usage {
+        input_tokens: count(usage, "prompt_tokens"),
+        output_tokens: count(usage, "completion_tokens"),
+        reasoning_tokens: count(&usage["completion_tokens_details"], "reasoning_tokens"),
+        cached_input_tokens: count(&usage["prompt_tokens_details"], "cached_tokens"),
+        total_tokens: count(usage, "total_tokens"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
+        let mut decoder = OpenAiDecoder::default();
+        let mut out = Vec::new();
+        for frame in frames {
+            decoder.decode(&Frame::data(*frame), &mut out);
+        }
+        decoder.finish(&mut out);
+        out
+    }
+
+    fn text(t: &str) -> ProviderEvent {
+        ProviderEvent::Text(t.into())
+    }
+    fn thinking(t: &str) -> ProviderEvent {
+        ProviderEvent::Thinking(t.into())
+    }
+    fn finish(reason: &str) -> ProviderEvent {
+        ProviderEvent::Finish { reason: reason.into() }
+    }
+    fn start(id: &str, name: &str) -> ProviderEvent {
+        ProviderEvent::ToolCallStart { id: id.into(), name: name.into() }
+    }
+    fn delta(id: &str, delta: &str) -> ProviderEvent {
+        ProviderEvent::ToolCallDelta { id: id.into(), delta: delta.into() }
+    }
+    fn end(id: &str) -> ProviderEvent {
+        ProviderEvent::ToolCallEnd { id: id.into(), name: None, input: None }
+    }
+
+    #[test]
+    fn content_finish_usage_done() {
+        let events = decode(&[
+            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"finish_reason":null}],"usage":null}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}],"usage":null}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}"#,
+            r#"{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7,"prompt_tokens_details":{"cached_tokens":1},"completion_tokens_details":{"reasoning_tokens":0}}}"#,
+            "[DONE]",
+            r#"{"choices":[{"index":0,"delta":{"content":"after the end"}}]}"#,
+        ]);
+        let usage = Usage {
+            input_tokens: Some(5),
+            output_tokens: Some(2),
+            reasoning_tokens: Some(0),
+            cached_input_tokens: Some(1),
+            total_tokens: Some(7),
+        };
+        assert_eq!(events, [text("Hello"), finish("stop"), ProviderEvent::Usage(usage), ProviderEvent::End]);
+    }
+
+    #[test]
+    fn usage_chunk_with_choices_null_or_absent() {
+        let usage = Usage { input_tokens: Some(3), output_tokens: Some(4), total_tokens: Some(7), ..Usage::default() };
+        for chunk in [
+            r#"{"choices":null,"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}"#,
+            r#"{"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}"#,
+        ] {
+            assert_eq!(decode(&[chunk]), [ProviderEvent::Usage(usage.clone())], "{chunk}");
+        }
+    }
+
+    #[test]
+    fn refusal_is_text_and_finishes_as_refusal() {
+        let events = decode(&[
+            r#"{"choices":[{"index":0,"delta":{"content":null,"refusal":"I can't help"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"refusal":" with that."}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+            "[DONE]",
+        ]);
+        assert_eq!(events, [text("I can't help"), text(" with that."), finish("refusal"), ProviderEvent::End]);
+    }
+
+    #[test]
+    fn reasoning_fields() {
+        let events = decode(&[
+            r#"{"choices":[{"index":0,"delta":{"content":null,"reasoning_content":"deepseek"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"reasoning":"groq"}}]}"#,
+            // OpenRouter: the same text twice; read once.
+            r#"{"choices":[{"index":0,"delta":{"reasoning":"router","reasoning_details":[{"type":"reasoning.text","text":"router"}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.summary","summary":"sum"},{"type":"reasoning.encrypted","data":"xx"},{"type":"reasoning.text","text":"txt"}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"answer"}}]}"#,
+        ]);
+        assert_eq!(
+            events,
+            [
+                thinking("deepseek"),
+                thinking("groq"),
+                thinking("router"),
+                thinking("sum"),
+                thinking("txt"),
+                text("answer")
+            ]
+        );
+    }
+
+    #[test]
+    fn mistral_content_arrays() {
+        let events = decode(&[
+            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"Hmm"}]}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":[{"type":"text","text":"4"},{"type":"image_url","image_url":"x"}]}}]}"#,
+        ]);
+        assert_eq!(events, [thinking("Hmm"), text("4")]);
+    }
+
+    #[test]
+    fn tool_calls_accumulate_by_index_starting_at_one() {
+        let events = decode(&[
+            r#"{"choices":[{"index":0,"delta":{"content":"Reading"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"toolu_1","type":"function","function":{"name":"read_file","arguments":""}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\"pa"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":2,"id":"toolu_2","function":{"name":"ls","arguments":"{}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"th\":1}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+            "[DONE]",
+        ]);
+        assert_eq!(
+            events,
+            [
+                text("Reading"),
+                start("toolu_1", "read_file"),
+                delta("toolu_1", "{\"pa"),
+                start("toolu_2", "ls"),
+                delta("toolu_2", "{}"),
+                delta("toolu_1", "th\":1}"),
+                end("toolu_1"),
+                end("toolu_2"),
+                finish("tool_calls"),
+                ProviderEvent::End,
+            ]
+        );
+    }
+
+    #[test]
+    fn whole_call_with_finish_reason_on_the_same_chunk_and_repeated() {
+        let events = decode(&[
+            r#"{"choices":[{"index":0,"finish_reason":"tool_calls","delta":{"role":"assistant","tool_calls":[{"id":"call_a","index":0,"type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"finish_reason":"tool_calls","delta":{"content":""}}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}"#,
+            "[DONE]",
+        ]);
+        let usage = Usage { input_tokens: Some(1), output_tokens: Some(2), total_tokens: Some(3), ..Usage::default() };
+        assert_eq!(
+            events,
+            [
+                start("call_a", "get_weather"),
+                delta("call_a", "{\"city\":\"Paris\"}"),
+                end("call_a"),
+                finish("tool_calls"),
+                ProviderEvent::Usage(usage),
+                ProviderEvent::End,
+            ]
+        );
+    }
+
+    #[test]
+    fn mistral_calls_without_index_and_open_calls_closed_at_done() {
+        let events = decode(&[
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"a","function":{"name":"one","arguments":"{}"}},{"id":"b","function":{"name":"two","arguments":"{\"x\":1}"}}]}}]}"#,
+            "[DONE]",
+        ]);
+        assert_eq!(
+            events,
+            [
+                start("a", "one"),
+                delta("a", "{}"),
+                start("b", "two"),
+                delta("b", "{\"x\":1}"),
+                end("a"),
+                end("b"),
+                ProviderEvent::End
+            ]
+        );
+    }
+
+    #[test]
+    fn a_call_without_id_is_numbered_by_its_index() {
+        let events =
+            decode(&[r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":3,"function":{"name":"f"}}]}}]}"#]);
+        assert_eq!(events, [start("call_3", "f")]);
+    }
+
+    #[test]
+    fn error_shapes() {
+        let cases = [
+            (
+                r#"{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}"#,
+                ErrorCode::RateLimited,
+                "Rate limited, try again",
+            ),
+            (
+                r#"{"error":{"message":"The server had an error","type":"server_error","code":null}}"#,
+                ErrorCode::ServiceUnavailable,
+                "The server had an error",
+            ),
+            (r#"{"error":{"code":502,"message":"Upstream failed"}}"#, ErrorCode::ServiceUnavailable, "Upstream failed"),
+            (
+                r#"{"object":"error","message":"max_tokens is too large","type":"BadRequestError","param":null,"code":400}"#,
+                ErrorCode::ValidationError,
+                "max_tokens is too large",
+            ),
+            (r#"{"error":"model overloaded"}"#, ErrorCode::ServiceUnavailable, "model overloaded"),
+            (
+                r#"{"error":{"message":"bad key","type":"invalid_request_error","code":"invalid_api_key"}}"#,
+                ErrorCode::Unauthorized,
+                "Invalid API key",
+            ),
+        ];
+        for (frame, code, message) in cases {
+            let events = decode(&[r#"{"choices":[{"index":0,"delta":{"content":"Hi"}}]}"#, frame, "[DONE]"]);
+            assert_eq!(
+                events,
+                [text("Hi"), ProviderEvent::Error { code, message: message.into(), fatal: true }],
+                "{frame}"
+            );
+        }
+    }
+
+    #[test]
+    fn unreadable_frame_is_reported_and_the_stream_goes_on() {
+        let events = decode(&["{not json", r#"{"choices":[{"index":0,"delta":{"content":"ok"}}]}"#]);
+        assert!(matches!(&events[0], ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, fatal: false, .. }));
+        assert_eq!(events[1..], [text("ok")]);
+    }
+
+    #[test]
+    fn other_choices_and_unknown_fields_are_ignored() {
+        let events = decode(&[
+            r#"{"choices":[{"index":1,"delta":{"content":"second"}},{"index":0,"delta":{"content":"first","audio":{}}}],"x_groq":{}}"#,
+            r#"{"choices":[],"prompt_filter_results":[{"prompt_index":0}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"insufficient_system_resource"}]}"#,
+        ]);
+        assert_eq!(events, [text("first"), finish("other")]);
+    }
+
+    #[test]
+    fn truncated_stream_has_no_end() {
+        let events = decode(&[
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"{\"a"}}]}}]}"#,
+        ]);
+        assert_eq!(events, [start("c", "f"), delta("c", "{\"a")]);
     }
 }
