@@ -1,13 +1,400 @@
-//! Placeholder: the openai_responses decoder is being written.
+//! The OpenAI Responses API stream (`POST /v1/responses` with `stream: true`), also served by
+//! LM Studio and other "Open Responses" servers.
+//!
+//! Each SSE event's JSON has a `type` (the same as the SSE `event` field). Read here:
+//! - `response.output_text.delta` and `response.refusal.delta`: text (a refusal finishes with
+//!   `refusal`); `response.output_text.annotation.added`: a citation, attached to the payload.
+//! - `response.reasoning_summary_text.delta` and `response.reasoning_text.delta`: thinking. A
+//!   second summary part of the same item starts on a new paragraph.
+//! - `function_call` items: `response.output_item.added` starts the call (its `call_id` is the id
+//!   the tool result must name), `response.function_call_arguments.delta` streams its arguments
+//!   by `item_id`, `.done` carries them whole (LM Studio sends only that one), and
+//!   `response.output_item.done` ends the call.
+//! - `response.completed` and `response.incomplete` end the stream with the response's `usage`;
+//!   incomplete finishes with the reason in `incomplete_details` (`max_output_tokens` → `length`).
+//!   `response.failed` and the `error` event (`{"type":"error","code","message"}`, or the same
+//!   fields in a nested `error` object) end the message with an error.
+//!
+//! There is no `[DONE]`. Other event and item types (web search, file search, images, MCP, …)
+//! are ignored. Only the first response of a body is read: the cleaner completes at its end.
+//!
+//! ```
+//! use chatstream::dialect::{DialectDecoder, OpenAiResponsesDecoder, ProviderEvent};
+//! use chatstream::framing::Frame;
+//! let mut decoder = OpenAiResponsesDecoder::default();
+//! let mut out = Vec::new();
+//! decoder.decode(&Frame::data(r#"{"type":"response.output_text.delta","item_id":"msg_1","delta":"Hi"}"#), &mut out);
+//! assert_eq!(out, [ProviderEvent::Text("Hi".into())]);
+//! ```
+
+use serde_json::Value;
 
 use super::{DialectDecoder, ProviderEvent};
+use crate::error::ErrorCode;
+use crate::event::Usage;
 use crate::framing::Frame;
 
 #[derive(Debug, Default)]
-pub struct OpenAiResponsesDecoder {}
+pub struct OpenAiResponsesDecoder {
+    /// Function calls so far, in the order they started.
+    calls: Vec<FunctionCall>,
+    /// A refusal was streamed: the finish reason is `refusal`.
+    refused: bool,
+    /// A terminal event or an error arrived; later frames are ignored.
+    ended: bool,
+}
+
+#[derive(Debug)]
+struct FunctionCall {
+    /// The output item's `id` (`fc_…`), which argument events name.
+    item_id: String,
+    /// The `call_id` (`call_…`), the id of the tool call.
+    call_id: String,
+    /// Argument text was emitted (deltas, or the whole of `.done`).
+    has_arguments: bool,
+    open: bool,
+}
 
 impl DialectDecoder for OpenAiResponsesDecoder {
-    fn decode(&mut self, _frame: &Frame, _out: &mut Vec<ProviderEvent>) {
-        todo!("OpenAiResponsesDecoder")
+    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
+        let data = frame.data.trim();
+        // Some compatible servers add `[DONE]` after the terminal event anyway.
+        if self.ended || data.is_empty() || data == "[DONE]" {
+            return;
+        }
+        let event: Value = match serde_json::from_str(data) {
+            Ok(event) => event,
+            Err(err) => return out.push(ProviderEvent::unreadable(err)),
+        };
+        let kind = event.get("type").and_then(Value::as_str).or(frame.event.as_deref()).unwrap_or_default();
+        let text = |key: &str| event.get(key).and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_owned);
+        match kind {
+            "response.output_text.delta" => out.extend(text("delta").map(ProviderEvent::Text)),
+            "response.refusal.delta" => {
+                self.refused = true;
+                out.extend(text("delta").map(ProviderEvent::Text));
+            }
+            "response.output_text.annotation.added" => {
+                if let Some(annotation) = event.get("annotation").filter(|a| a.is_object()) {
+                    out.push(ProviderEvent::Attach { key: "citations".into(), value: annotation.clone() });
+                }
+            }
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+                out.extend(text("delta").map(ProviderEvent::Thinking))
+            }
+            "response.reasoning_summary_part.added" => {
+                if event.get("summary_index").and_then(Value::as_u64).unwrap_or(0) > 0 {
+                    out.push(ProviderEvent::Thinking("\n\n".into()));
+                }
+            }
+            "response.output_item.added" => self.item_added(&event["item"], out),
+            "response.function_call_arguments.delta" => self.arguments(&event, "delta", out),
+            "response.function_call_arguments.done" => self.arguments(&event, "arguments", out),
+            "response.output_item.done" => self.item_done(&event["item"], out),
+            "response.completed" | "response.incomplete" => {
+                self.ended = true;
+                self.completed(&event["response"], out);
+            }
+            "response.failed" => {
+                self.ended = true;
+                out.push(error_event(&event["response"]["error"]));
+            }
+            "error" => {
+                self.ended = true;
+                let error = event.get("error").filter(|e| e.is_object()).unwrap_or(&event);
+                out.push(error_event(error));
+            }
+            _ => {}
+        }
+    }
+}
+
+impl OpenAiResponsesDecoder {
+    fn item_added(&mut self, item: &Value, out: &mut Vec<ProviderEvent>) {
+        if item.get("type").and_then(Value::as_str) != Some("function_call") {
+            return;
+        }
+        let field = |key: &str| item.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let (item_id, name) = (field("id"), field("name"));
+        let call_id = item.get("call_id").and_then(Value::as_str).map_or_else(|| item_id.clone(), str::to_owned);
+        out.push(ProviderEvent::ToolCallStart { id: call_id.clone(), name });
+        self.calls.push(FunctionCall { item_id, call_id, has_arguments: false, open: true });
+        self.arguments(item, "arguments", out);
+    }
+
+    /// Argument text from `key` of an event naming the call by `item_id` (or of the item itself,
+    /// whose `id` it is). `.done` and the item repeat the whole arguments: they count only when
+    /// no delta came before.
+    fn arguments(&mut self, event: &Value, key: &str, out: &mut Vec<ProviderEvent>) {
+        let Some(item_id) = event.get("item_id").or(event.get("id")).and_then(Value::as_str) else { return };
+        let Some(call) = self.calls.iter_mut().find(|c| c.open && c.item_id == item_id) else { return };
+        let Some(delta) = event.get(key).and_then(Value::as_str).filter(|a| !a.is_empty()) else { return };
+        if key == "delta" || !call.has_arguments {
+            call.has_arguments = true;
+            out.push(ProviderEvent::ToolCallDelta { id: call.call_id.clone(), delta: delta.to_owned() });
+        }
+    }
+
+    fn item_done(&mut self, item: &Value, out: &mut Vec<ProviderEvent>) {
+        if item.get("type").and_then(Value::as_str) != Some("function_call") {
+            return;
+        }
+        let item_id = item.get("id").and_then(Value::as_str).unwrap_or_default();
+        if !self.calls.iter().any(|c| c.open && c.item_id == item_id) {
+            // A call whose `added` never came: it starts and ends here.
+            self.item_added(item, out);
+        }
+        self.arguments(item, "arguments", out);
+        if let Some(call) = self.calls.iter_mut().find(|c| c.open && c.item_id == item_id) {
+            call.open = false;
+            out.push(ProviderEvent::ToolCallEnd { id: call.call_id.clone(), name: None, input: None });
+        }
+    }
+
+    /// `response.completed` / `response.incomplete`: the finish reason, usage, and the end.
+    fn completed(&mut self, response: &Value, out: &mut Vec<ProviderEvent>) {
+        for call in self.calls.iter_mut().filter(|c| c.open) {
+            call.open = false;
+            out.push(ProviderEvent::ToolCallEnd { id: call.call_id.clone(), name: None, input: None });
+        }
+        let incomplete = response["incomplete_details"]["reason"].as_str();
+        let reason = match (response["status"].as_str(), incomplete) {
+            (_, Some("max_output_tokens")) => "length",
+            (_, Some("content_filter")) => "content_filter",
+            (Some("incomplete"), _) => "other",
+            _ if self.refused => "refusal",
+            _ if !self.calls.is_empty() => "tool_calls",
+            _ => "stop",
+        };
+        out.push(ProviderEvent::Finish { reason: reason.into() });
+        if let Some(usage) = response.get("usage").filter(|u| u.is_object()) {
+            out.push(ProviderEvent::Usage(read_usage(usage)));
+        }
+        out.push(ProviderEvent::End);
+    }
+}
+
+/// `{"code", "message", "type"?}`; `code` is a string such as `rate_limit_exceeded`,
+/// `insufficient_quota` or `server_error`.
+fn error_event(error: &Value) -> ProviderEvent {
+    let field = |key: &str| error.get(key).and_then(Value::as_str);
+    let code = field("code").or(field("type")).map_or(ErrorCode::ServiceUnavailable, ErrorCode::from_provider_kind);
+    ProviderEvent::provider_error(code, field("message"))
+}
+
+fn read_usage(usage: &Value) -> Usage {
+    let count = |value: &Value, key: &str| value.get(key).and_then(Value::as_u64);
+    Usage {
+        input_tokens: count(usage, "input_tokens"),
+        output_tokens: count(usage, "output_tokens"),
+        reasoning_tokens: count(&usage["output_tokens_details"], "reasoning_tokens"),
+        cached_input_tokens: count(&usage["input_tokens_details"], "cached_tokens"),
+        total_tokens: count(usage, "total_tokens"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
+        let mut decoder = OpenAiResponsesDecoder::default();
+        let mut out = Vec::new();
+        for frame in frames {
+            decoder.decode(&Frame::data(*frame), &mut out);
+        }
+        decoder.finish(&mut out);
+        out
+    }
+
+    fn text(t: &str) -> ProviderEvent {
+        ProviderEvent::Text(t.into())
+    }
+    fn thinking(t: &str) -> ProviderEvent {
+        ProviderEvent::Thinking(t.into())
+    }
+    fn finish(reason: &str) -> ProviderEvent {
+        ProviderEvent::Finish { reason: reason.into() }
+    }
+    fn start(id: &str, name: &str) -> ProviderEvent {
+        ProviderEvent::ToolCallStart { id: id.into(), name: name.into() }
+    }
+    fn delta(id: &str, delta: &str) -> ProviderEvent {
+        ProviderEvent::ToolCallDelta { id: id.into(), delta: delta.into() }
+    }
+    fn end(id: &str) -> ProviderEvent {
+        ProviderEvent::ToolCallEnd { id: id.into(), name: None, input: None }
+    }
+
+    #[test]
+    fn reasoning_text_and_completed_with_usage() {
+        let events = decode(&[
+            r#"{"type":"response.created","response":{"id":"resp_1","status":"in_progress","usage":null}}"#,
+            r#"{"type":"response.output_item.added","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}}"#,
+            r#"{"type":"response.reasoning_summary_part.added","item_id":"rs_1","summary_index":0,"part":{"type":"summary_text","text":""}}"#,
+            r#"{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","summary_index":0,"delta":"Plan"}"#,
+            r#"{"type":"response.reasoning_summary_text.done","item_id":"rs_1","summary_index":0,"text":"Plan"}"#,
+            r#"{"type":"response.reasoning_summary_part.added","item_id":"rs_1","summary_index":1,"part":{"type":"summary_text","text":""}}"#,
+            r#"{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","summary_index":1,"delta":"More"}"#,
+            r#"{"type":"response.reasoning_text.delta","item_id":"rs_1","delta":"raw"}"#,
+            r#"{"type":"response.output_text.delta","item_id":"msg_1","delta":"Hello"}"#,
+            r#"{"type":"response.output_text.done","item_id":"msg_1","text":"Hello"}"#,
+            r#"{"type":"response.completed","response":{"id":"resp_1","status":"completed","usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":2},"output_tokens":20,"output_tokens_details":{"reasoning_tokens":15},"total_tokens":30}}}"#,
+            r#"{"type":"response.output_text.delta","item_id":"msg_2","delta":"after the end"}"#,
+        ]);
+        let usage = Usage {
+            input_tokens: Some(10),
+            output_tokens: Some(20),
+            reasoning_tokens: Some(15),
+            cached_input_tokens: Some(2),
+            total_tokens: Some(30),
+        };
+        assert_eq!(
+            events,
+            [
+                thinking("Plan"),
+                thinking("\n\n"),
+                thinking("More"),
+                thinking("raw"),
+                text("Hello"),
+                finish("stop"),
+                ProviderEvent::Usage(usage),
+                ProviderEvent::End
+            ]
+        );
+    }
+
+    #[test]
+    fn function_calls_streamed_or_whole_in_done() {
+        let events = decode(&[
+            r#"{"type":"response.output_item.added","item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"call_1","name":"get_weather"}}"#,
+            r#"{"type":"response.function_call_arguments.delta","item_id":"fc_1","delta":"{\"city\":"}"#,
+            r#"{"type":"response.function_call_arguments.delta","item_id":"fc_1","delta":"\"Paris\"}"}"#,
+            r#"{"type":"response.function_call_arguments.done","item_id":"fc_1","arguments":"{\"city\":\"Paris\"}"}"#,
+            r#"{"type":"response.output_item.done","item":{"id":"fc_1","type":"function_call","status":"completed","arguments":"{\"city\":\"Paris\"}","call_id":"call_1","name":"get_weather"}}"#,
+            // LM Studio: no deltas, the arguments only in `.done`.
+            r#"{"type":"response.output_item.added","item":{"id":"fc_2","type":"function_call","arguments":"","call_id":"call_2","name":"weather"}}"#,
+            r#"{"type":"response.function_call_arguments.done","item_id":"fc_2","arguments":"{\"location\":\"SF\"}"}"#,
+            r#"{"type":"response.output_item.done","item":{"id":"fc_2","type":"function_call","arguments":"{\"location\":\"SF\"}","call_id":"call_2","name":"weather"}}"#,
+            r#"{"type":"response.completed","response":{"status":"completed","usage":null}}"#,
+        ]);
+        assert_eq!(
+            events,
+            [
+                start("call_1", "get_weather"),
+                delta("call_1", "{\"city\":"),
+                delta("call_1", "\"Paris\"}"),
+                end("call_1"),
+                start("call_2", "weather"),
+                delta("call_2", "{\"location\":\"SF\"}"),
+                end("call_2"),
+                finish("tool_calls"),
+                ProviderEvent::End,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_call_seen_only_at_item_done_starts_and_ends_there() {
+        let events = decode(&[
+            r#"{"type":"response.output_item.done","item":{"id":"fc_9","type":"function_call","arguments":"{}","call_id":"call_9","name":"ls"}}"#,
+        ]);
+        assert_eq!(events, [start("call_9", "ls"), delta("call_9", "{}"), end("call_9")]);
+    }
+
+    #[test]
+    fn unknown_items_and_events_are_ignored() {
+        let events = decode(&[
+            r#"{"type":"response.output_item.added","item":{"id":"ws_1","type":"web_search_call","status":"in_progress"}}"#,
+            r#"{"type":"response.web_search_call.searching","item_id":"ws_1"}"#,
+            r#"{"type":"response.output_item.done","item":{"id":"ws_1","type":"web_search_call","status":"completed"}}"#,
+            r#"{"type":"response.something_new","whatever":[1,2]}"#,
+            r#"{"type":"response.output_text.delta","item_id":"msg_1","delta":"ok"}"#,
+            r#"{"type":"response.completed","response":{"status":"completed"}}"#,
+        ]);
+        assert_eq!(events, [text("ok"), finish("stop"), ProviderEvent::End]);
+    }
+
+    #[test]
+    fn refusal_is_text_and_finishes_as_refusal() {
+        let events = decode(&[
+            r#"{"type":"response.refusal.delta","item_id":"msg_1","delta":"I can't"}"#,
+            r#"{"type":"response.refusal.done","item_id":"msg_1","refusal":"I can't"}"#,
+            r#"{"type":"response.completed","response":{"status":"completed"}}"#,
+        ]);
+        assert_eq!(events, [text("I can't"), finish("refusal"), ProviderEvent::End]);
+    }
+
+    #[test]
+    fn citations_are_attached() {
+        let events = decode(&[
+            r#"{"type":"response.output_text.annotation.added","item_id":"msg_1","annotation_index":0,"annotation":{"type":"url_citation","url":"https://example.com","title":"Ex"}}"#,
+        ]);
+        let value = serde_json::json!({"type":"url_citation","url":"https://example.com","title":"Ex"});
+        assert_eq!(events, [ProviderEvent::Attach { key: "citations".into(), value }]);
+    }
+
+    #[test]
+    fn incomplete_ends_with_length_and_open_calls_closed() {
+        let events = decode(&[
+            r#"{"type":"response.output_item.added","item":{"id":"fc_1","type":"function_call","call_id":"call_1","name":"f"}}"#,
+            r#"{"type":"response.function_call_arguments.delta","item_id":"fc_1","delta":"{\"a\""}"#,
+            r#"{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"usage":{"input_tokens":1,"output_tokens":2,"total_tokens":3}}}"#,
+        ]);
+        let usage = Usage { input_tokens: Some(1), output_tokens: Some(2), total_tokens: Some(3), ..Usage::default() };
+        assert_eq!(
+            events,
+            [
+                start("call_1", "f"),
+                delta("call_1", "{\"a\""),
+                end("call_1"),
+                finish("length"),
+                ProviderEvent::Usage(usage),
+                ProviderEvent::End
+            ]
+        );
+    }
+
+    #[test]
+    fn error_event_shapes_and_failed() {
+        let cases = [
+            (
+                r#"{"type":"error","code":"rate_limit_exceeded","message":"Slow down","param":null}"#,
+                ErrorCode::RateLimited,
+                "Rate limited, try again",
+            ),
+            (
+                r#"{"type":"error","sequence_number":2,"error":{"type":"insufficient_quota","code":"insufficient_quota","message":"You exceeded your current quota","param":null}}"#,
+                ErrorCode::ServiceUnavailable,
+                "You exceeded your current quota",
+            ),
+            (
+                r#"{"type":"error","code":null,"message":"The server had an error"}"#,
+                ErrorCode::ServiceUnavailable,
+                "The server had an error",
+            ),
+            (
+                r#"{"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"Something went wrong"}}}"#,
+                ErrorCode::ServiceUnavailable,
+                "Something went wrong",
+            ),
+        ];
+        for (frame, code, message) in cases {
+            let failed =
+                r#"{"type":"response.failed","response":{"status":"failed","error":{"code":"other","message":"x"}}}"#;
+            let events = decode(&[r#"{"type":"response.output_text.delta","delta":"Hi"}"#, frame, failed]);
+            assert_eq!(
+                events,
+                [text("Hi"), ProviderEvent::Error { code, message: message.into(), fatal: true }],
+                "{frame}"
+            );
+        }
+    }
+
+    #[test]
+    fn unreadable_frame_is_reported_and_done_is_ignored() {
+        let events = decode(&["{oops", "[DONE]", r#"{"type":"response.output_text.delta","delta":"ok"}"#]);
+        assert!(matches!(&events[0], ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, fatal: false, .. }));
+        assert_eq!(events[1..], [text("ok")]);
     }
 }
