@@ -69,7 +69,8 @@ impl DialectDecoder for OpenAiDecoder {
             return out.push(ProviderEvent::End);
         }
         let chunk: Value = match serde_json::from_str(data) {
-            Ok(chunk) => chunk,
+            Ok(chunk @ Value::Object(_)) => chunk,
+            Ok(_) => return out.push(ProviderEvent::unreadable("expected a JSON object")),
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };
         if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
@@ -208,21 +209,25 @@ fn normalize_finish(reason: &str) -> &'static str {
 }
 
 /// `{"message", "type", "code"}`, or a bare string. `code` may be an HTTP status (vLLM,
-/// OpenRouter) or a string such as `rate_limit_exceeded`.
-fn error_event(error: &Value) -> ProviderEvent {
+/// OpenRouter) or a word; the first of `code` (`invalid_api_key`, `rate_limit_exceeded`) and
+/// `type` (`invalid_request_error`) that names a known kind decides. The Responses API's error
+/// objects have the same fields.
+pub(super) fn error_event(error: &Value) -> ProviderEvent {
     if let Some(message) = error.as_str() {
         let code = ErrorCode::from_provider_kind(&message.replace(' ', "_"));
         return ProviderEvent::provider_error(code, Some(message));
     }
-    let kind = |key: &str| error.get(key).and_then(Value::as_str);
+    let text = |key: &str| error.get(key).and_then(Value::as_str);
     let code = match error.get("code").and_then(Value::as_u64) {
         Some(status) => ErrorCode::from_http_status(status.try_into().unwrap_or(u16::MAX)),
-        None => match kind("code").or(kind("type")) {
-            Some(kind) => ErrorCode::from_provider_kind(kind),
-            None => ErrorCode::ServiceUnavailable,
-        },
+        None => [text("code"), text("type")]
+            .into_iter()
+            .flatten()
+            .map(ErrorCode::from_provider_kind)
+            .find(|code| *code != ErrorCode::ServiceUnavailable)
+            .unwrap_or(ErrorCode::ServiceUnavailable),
     };
-    ProviderEvent::provider_error(code, kind("message"))
+    ProviderEvent::provider_error(code, text("message"))
 }
 
 fn read_usage(usage: &Value) -> Usage {
@@ -438,6 +443,11 @@ mod tests {
                 ErrorCode::ValidationError,
                 "max_tokens is too large",
             ),
+            (
+                r#"{"error":{"message":"Too long","type":"invalid_request_error","code":"context_length_exceeded"}}"#,
+                ErrorCode::ValidationError,
+                "Too long",
+            ),
             (r#"{"error":"model overloaded"}"#, ErrorCode::ServiceUnavailable, "model overloaded"),
             (
                 r#"{"error":{"message":"bad key","type":"invalid_request_error","code":"invalid_api_key"}}"#,
@@ -457,9 +467,11 @@ mod tests {
 
     #[test]
     fn unreadable_frame_is_reported_and_the_stream_goes_on() {
-        let events = decode(&["{not json", r#"{"choices":[{"index":0,"delta":{"content":"ok"}}]}"#]);
-        assert!(matches!(&events[0], ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, fatal: false, .. }));
-        assert_eq!(events[1..], [text("ok")]);
+        let events = decode(&["{not json", "[1,2]", r#"{"choices":[{"index":0,"delta":{"content":"ok"}}]}"#]);
+        for event in &events[..2] {
+            assert!(matches!(event, ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, fatal: false, .. }));
+        }
+        assert_eq!(events[2..], [text("ok")]);
     }
 
     #[test]

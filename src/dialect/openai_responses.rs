@@ -29,8 +29,8 @@
 
 use serde_json::Value;
 
+use super::openai::error_event;
 use super::{DialectDecoder, ProviderEvent};
-use crate::error::ErrorCode;
 use crate::event::Usage;
 use crate::framing::Frame;
 
@@ -63,7 +63,8 @@ impl DialectDecoder for OpenAiResponsesDecoder {
             return;
         }
         let event: Value = match serde_json::from_str(data) {
-            Ok(event) => event,
+            Ok(event @ Value::Object(_)) => event,
+            Ok(_) => return out.push(ProviderEvent::unreadable("expected a JSON object")),
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };
         let kind = event.get("type").and_then(Value::as_str).or(frame.event.as_deref()).unwrap_or_default();
@@ -82,10 +83,10 @@ impl DialectDecoder for OpenAiResponsesDecoder {
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
                 out.extend(text("delta").map(ProviderEvent::Thinking))
             }
-            "response.reasoning_summary_part.added" => {
-                if event.get("summary_index").and_then(Value::as_u64).unwrap_or(0) > 0 {
-                    out.push(ProviderEvent::Thinking("\n\n".into()));
-                }
+            "response.reasoning_summary_part.added"
+                if event.get("summary_index").and_then(Value::as_u64).unwrap_or(0) > 0 =>
+            {
+                out.push(ProviderEvent::Thinking("\n\n".into()))
             }
             "response.output_item.added" => self.item_added(&event["item"], out),
             "response.function_call_arguments.delta" => self.arguments(&event, "delta", out),
@@ -174,14 +175,6 @@ impl OpenAiResponsesDecoder {
     }
 }
 
-/// `{"code", "message", "type"?}`; `code` is a string such as `rate_limit_exceeded`,
-/// `insufficient_quota` or `server_error`.
-fn error_event(error: &Value) -> ProviderEvent {
-    let field = |key: &str| error.get(key).and_then(Value::as_str);
-    let code = field("code").or(field("type")).map_or(ErrorCode::ServiceUnavailable, ErrorCode::from_provider_kind);
-    ProviderEvent::provider_error(code, field("message"))
-}
-
 fn read_usage(usage: &Value) -> Usage {
     let count = |value: &Value, key: &str| value.get(key).and_then(Value::as_u64);
     Usage {
@@ -196,6 +189,7 @@ fn read_usage(usage: &Value) -> Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
         let mut decoder = OpenAiResponsesDecoder::default();
