@@ -230,6 +230,7 @@ async fn run(pump: Rc<RefCell<Pump>>, source: Source) {
                     if pump.borrow().cancelled {
                         return finish_cancelled(&pump, &mut core);
                     }
+                    events.clear();
                     core.finish(&mut events);
                     deliver(&pump, &events);
                     return close(&pump);
