@@ -219,3 +219,15 @@ fn messages_save_and_load_as_json() {
     assert_eq!(restored.state().messages, session.state().messages);
     assert_eq!(restored.load_messages("{not json").unwrap_err().code, ErrorCode::ValidationError);
 }
+
+#[test]
+fn a_turn_that_produced_nothing_adds_no_empty_message() {
+    let mut m = Mirror::new();
+    m.begin("hello");
+    m.apply(complete(""));
+    m.apply(StreamEvent::error(ErrorCode::NetworkError, "Connection failed"));
+    m.apply(StreamEvent::Cancelled);
+    let contents: Vec<&str> = m.state().messages.iter().map(|msg| msg.content.as_str()).collect();
+    assert_eq!(contents, ["hello"], "the user's message stays last, ready to retry");
+    assert_eq!(m.state().error.as_ref().map(|e| e.code), Some(ErrorCode::NetworkError));
+}

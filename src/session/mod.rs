@@ -69,6 +69,17 @@ impl ChatMessage {
         }
     }
 
+    /// No text, thinking, tools or payloads.
+    fn is_empty(&self) -> bool {
+        self.content.is_empty()
+            && self.thinking.as_deref().is_none_or(str::is_empty)
+            && self.segments.is_empty()
+            && self.tool_history.is_empty()
+            && self.suggested_values.is_none()
+            && self.suggested_actions.is_none()
+            && self.custom_payload.is_none()
+    }
+
     fn assistant(payload: &CompletePayload) -> ChatMessage {
         ChatMessage {
             role: "assistant".into(),
@@ -321,9 +332,13 @@ impl Session {
                 self.enter(&mut patches, Phase::Streaming);
             }
             StreamEvent::Complete { payload } => {
+                // A turn that produced nothing (failed or stopped before any output) adds no
+                // empty bubble: the user's message stays last, ready to retry.
                 let message = ChatMessage::assistant(payload);
-                patches.push(Patch::PushMessage { value: to_value(&message) });
-                self.state.messages.push(message);
+                if !message.is_empty() {
+                    patches.push(Patch::PushMessage { value: to_value(&message) });
+                    self.state.messages.push(message);
+                }
                 if let Some(id) = payload.extra.get("conversation_id").filter(|v| !v.is_null()) {
                     self.state.conversation_id = Some(id.clone());
                     patches.push(Patch::Set { key: "conversationId", value: id.clone() });

@@ -178,13 +178,19 @@ async fn run(pump: Rc<RefCell<Pump>>, source: Source) {
     // A promise (e.g. `fetch(...)` itself) is awaited first: its failure is a connection failure.
     let mut input = source.input;
     if input.has_type::<Promise>() || is_thenable(&input) {
-        match await_with_timeout(Promise::resolve(&input), timeout).await {
-            Step::Chunk(value) => input = value,
-            Step::TimedOut => return finish_failed(&pump, &mut core, ErrorCode::NetworkError, &timed_out(timeout)),
-            _ if pump.borrow().cancelled => return finish_cancelled(&pump, &mut core),
-            Step::Failed(err) => {
-                return finish_failed(&pump, &mut core, ErrorCode::NetworkError, &connection_failed(&err))
+        // No response means no message: only the error, as for an HTTP error status.
+        let failure = match await_with_timeout(Promise::resolve(&input), timeout).await {
+            Step::Chunk(value) => {
+                input = value;
+                None
             }
+            _ if pump.borrow().cancelled => return finish_cancelled(&pump, &mut core),
+            Step::TimedOut => Some(timed_out(timeout)),
+            Step::Failed(err) => Some(connection_failed(&err)),
+        };
+        if let Some(message) = failure {
+            deliver(&pump, &[StreamEvent::error(ErrorCode::NetworkError, message)]);
+            return close(&pump);
         }
     }
 
