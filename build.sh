@@ -60,17 +60,23 @@ build_pkg() {
   ensure_node_modules
   say "building the wasm module (release)"
   cargo build --release --target wasm32-unknown-unknown --lib
-  rm -rf pkg
-  mkdir -p pkg
-  wasm-bindgen --target web --out-dir pkg --out-name chatstream \
-    target/wasm32-unknown-unknown/release/chatstream.wasm
+  local target=${CARGO_TARGET_DIR:-target} out
+  # Built beside pkg/ and swapped in at the end, so a test reading pkg/ meanwhile never sees half a package.
+  out=$(mktemp -d "$ROOT/.pkg-build.XXXXXX")
+  wasm-bindgen --target web --out-dir "$out" --out-name chatstream \
+    "$target/wasm32-unknown-unknown/release/chatstream.wasm"
   say "optimizing with wasm-opt $(node_modules/.bin/wasm-opt --version | awk '{print $3}')"
   # Not --all-features: the module then fails to load with current wasm-bindgen.
   node_modules/.bin/wasm-opt -Oz --enable-reference-types --enable-bulk-memory \
     --enable-nontrapping-float-to-int --enable-sign-ext --enable-multivalue \
-    pkg/chatstream_bg.wasm -o pkg/chatstream_bg.wasm
-  cp -R pkg-template/. pkg/
-  rm -f pkg/.gitignore
+    "$out/chatstream_bg.wasm" -o "$out/chatstream_bg.wasm"
+  cp -R pkg-template/. "$out/"
+  rm -f "$out/.gitignore"
+  chmod 755 "$out"
+  rm -rf pkg.old
+  if [ -d pkg ]; then mv pkg pkg.old; fi
+  mv "$out" pkg
+  rm -rf pkg.old
   local raw gz
   raw=$(wc -c < pkg/chatstream_bg.wasm)
   gz=$(gzip -9c pkg/chatstream_bg.wasm | wc -c)
