@@ -120,9 +120,44 @@ export interface CleanOptions {
   inlineThinking?: boolean;
   /** Tag names read as inline thinking. Default `["think", "thinking"]`. */
   thinkingTags?: string[];
+  /**
+   * The output starts inside thinking (a chat template opened `<think>` in the prompt): text up
+   * to the first closing tag is thinking. Default false: a closing tag with no opening is removed.
+   */
+  startsInThinking?: boolean;
   /** Payload markers besides SUGGESTED_VALUES / SUGGESTED_ACTIONS / SCHEMA_PROPOSAL. */
   payloadMarkers?: PayloadMarker[];
 }
+
+/**
+ * A saved message split at its `[[tool:N]]` markers: text segments, and tool segments filled
+ * from `toolHistory[N]` (a marker with no entry gives a tool segment with no output).
+ *
+ * @example
+ * for (const s of resolveToolMarkers(msg.content, msg.tool_history ?? [])) {
+ *   if (s.type === "text") renderMarkdown(s.text); else renderToolCard(s);
+ * }
+ */
+export function resolveToolMarkers(message: string, toolHistory?: ToolRecord[]): Segment[];
+
+/** A whole response text, cleaned as a stream would be. */
+export interface ParsedResponse {
+  /** Clean text with `[[tool:N]]` markers kept. */
+  message: string;
+  /** Clean text with no markers. */
+  text: string;
+  /** Inline `<think>` text, if any. */
+  thinking: string | null;
+  suggested_values: Json | null;
+  suggested_actions: Json | null;
+  /** `{ type, data }` from a registered marker such as `SCHEMA_PROPOSAL:`. */
+  custom_payload: Json | null;
+  /** Why a payload marker was left in the text (its JSON missing or malformed). */
+  diagnostics: string[];
+}
+
+/** Cleans a whole response text: thinking tags, payload markers and unwanted characters out. */
+export function parseLlmResponse(text: string, options?: CleanOptions): ParsedResponse;
 
 export interface ChatStreamOptions extends CleanOptions {
   /** The wire dialect, or "auto" (the default) to detect it. */

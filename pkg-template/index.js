@@ -10,9 +10,11 @@ import init, {
   ChatStream,
   ChatSessionCore,
   streamEvents,
+  resolveToolMarkers,
+  parseLlmResponse,
 } from "./chatstream.js";
 
-export { init as default, initSync, ChatStream, streamEvents };
+export { init as default, initSync, ChatStream, streamEvents, resolveToolMarkers, parseLlmResponse };
 
 export class ChatSession {
   #core;

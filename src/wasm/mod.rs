@@ -4,6 +4,7 @@
 //! one copy per batch instead of one allocation per field, and no serializer in the module.
 
 pub mod events;
+pub mod resolve;
 pub mod session;
 pub mod stream;
 

@@ -23,6 +23,7 @@ pub(crate) struct JsStreamOptions {
     pub max_frame_bytes: Option<usize>,
     pub inline_thinking: Option<bool>,
     pub thinking_tags: Option<Vec<String>>,
+    pub starts_in_thinking: Option<bool>,
     pub payload_markers: Option<Vec<JsPayloadMarker>>,
     /// `streamEvents` only: end a stream that sends nothing for this long with NETWORK_ERROR.
     pub idle_timeout_ms: Option<f64>,
@@ -38,7 +39,7 @@ pub(crate) struct JsPayloadMarker {
 
 impl JsStreamOptions {
     pub(crate) fn into_core(self) -> Result<StreamOptions, JsError> {
-        let mut options = StreamOptions::default();
+        let mut options = StreamOptions { clean: self.clean_options(), ..StreamOptions::default() };
         options.dialect = match self.dialect.as_deref() {
             None | Some("auto") => None,
             Some(name) => Some(Dialect::from_name(name).ok_or_else(|| {
@@ -51,20 +52,27 @@ impl JsStreamOptions {
         if let Some(max) = self.max_frame_bytes {
             options.max_frame_bytes = max;
         }
+        Ok(options)
+    }
+
+    /// The cleaning part of the options (also all that `parseLlmResponse` reads).
+    pub(crate) fn clean_options(&self) -> CleanOptions {
         let mut clean = CleanOptions::default();
+        if let Some(on) = self.starts_in_thinking {
+            clean.starts_in_thinking = on;
+        }
         if let Some(on) = self.inline_thinking {
             clean.inline_thinking = on;
         }
-        if let Some(tags) = self.thinking_tags {
-            clean.thinking_tags = tags;
+        if let Some(tags) = &self.thinking_tags {
+            clean.thinking_tags = tags.clone();
         }
-        if let Some(markers) = self.payload_markers {
-            clean
-                .payload_markers
-                .extend(markers.into_iter().map(|m| PayloadMarker { marker: m.marker, type_name: m.type_name }));
+        if let Some(markers) = &self.payload_markers {
+            clean.payload_markers.extend(
+                markers.iter().map(|m| PayloadMarker { marker: m.marker.clone(), type_name: m.type_name.clone() }),
+            );
         }
-        options.clean = clean;
-        Ok(options)
+        clean
     }
 }
 

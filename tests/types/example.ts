@@ -1,5 +1,15 @@
 // Compiled with `tsc --strict` by the test suite: the declarations must type real usage.
-import init, { ChatSession, ChatStream, streamEvents, type ChatState, type StreamEvent } from "chatstream";
+import init, {
+  ChatSession,
+  ChatStream,
+  streamEvents,
+  resolveToolMarkers,
+  parseLlmResponse,
+  type ChatState,
+  type StreamEvent,
+  type ToolRecord,
+  type ParsedResponse,
+} from "chatstream";
 import { useGeneralChat } from "chatstream/react";
 
 export async function render(response: Response): Promise<string> {
@@ -60,4 +70,11 @@ export function useChatTray() {
   const chat = useGeneralChat({ endpoint: "/api/chat/stream", stepTimeoutMs: 60_000, coalesce: "frame" });
   const lastError: string | null = chat.error;
   return { send: (m: string) => chat.sendMessage(m, { current_page: "reports" }), stop: chat.cancel, lastError };
+}
+
+export function storedMessage(content: string, history: ToolRecord[]): string {
+  const parsed: ParsedResponse = parseLlmResponse(content, { startsInThinking: false });
+  return resolveToolMarkers(parsed.message, history)
+    .map((s) => (s.type === "text" ? s.text : `[${s.tool ?? "tool"}]`))
+    .join("") + (parsed.thinking ?? "");
 }

@@ -1,0 +1,27 @@
+//! The two helpers for messages already stored: `resolveToolMarkers` and `parseLlmResponse`
+//! (the seeds' frontend utilities of the same names).
+
+use wasm_bindgen::prelude::*;
+
+use super::stream::JsStreamOptions;
+use super::{from_js, to_js};
+use crate::clean;
+use crate::event::ToolRecord;
+
+/// Splits a saved message at its `[[tool:N]]` markers into text and tool segments, each tool
+/// filled from `toolHistory[N]` (a marker with no entry stays a tool segment with no output).
+#[wasm_bindgen(js_name = resolveToolMarkers)]
+pub fn resolve_tool_markers(message: &str, tool_history: JsValue) -> Result<JsValue, JsError> {
+    let history: Vec<ToolRecord> = from_js(&tool_history, "resolveToolMarkers: toolHistory")?;
+    to_js(&clean::resolve_tool_markers(message, &history))
+}
+
+/// Cleans a whole response text as a stream would be cleaned: `{ message, text, thinking,
+/// suggested_values, suggested_actions, custom_payload, diagnostics }`. Reads the cleaning
+/// options of `ChatStreamOptions` (`inlineThinking`, `thinkingTags`, `startsInThinking`,
+/// `payloadMarkers`).
+#[wasm_bindgen(js_name = parseLlmResponse)]
+pub fn parse_llm_response(text: &str, options: JsValue) -> Result<JsValue, JsError> {
+    let options: JsStreamOptions = from_js(&options, "parseLlmResponse options")?;
+    to_js(&clean::parse_llm_response(text, &options.clean_options()))
+}
