@@ -38,6 +38,7 @@ struct JsSessionOptions {
     interaction_type: Option<String>,
     inline_thinking: Option<bool>,
     thinking_tags: Option<Vec<String>>,
+    starts_in_thinking: Option<bool>,
     payload_markers: Option<Vec<JsPayloadMarker>>,
 }
 
@@ -76,6 +77,7 @@ impl ChatSession {
             dialect: parsed.dialect,
             inline_thinking: parsed.inline_thinking,
             thinking_tags: parsed.thinking_tags,
+            starts_in_thinking: parsed.starts_in_thinking,
             payload_markers: parsed.payload_markers,
             ..JsStreamOptions::default()
         };
