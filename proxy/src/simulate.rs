@@ -765,6 +765,9 @@ fn ollama(request: &Request, answer: &Answer, ending: &Ending) -> Vec<String> {
 fn agent(request: &Request, answer: &Answer, ending: &Ending) -> Vec<String> {
     let event = |data: Json| sse(None, &data);
     let mut frames = vec![event(ordered!({"type": "status", "message": "Thinking..."}))];
+    for piece in &answer.thinking {
+        frames.push(event(ordered!({"type": "thinking_delta", "text": (piece.as_str())})));
+    }
     for piece in &answer.text {
         frames.push(event(ordered!({"type": "text_delta", "text": (piece.as_str())})));
     }

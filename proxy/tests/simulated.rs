@@ -337,6 +337,21 @@ async fn the_agent_protocol_runs_a_tool_with_progress_and_suggestions() {
     assert_eq!(payload.suggested_values.as_ref().and_then(|v| v.as_array()).map(Vec::len), Some(2));
     assert_eq!(payload.extra.get("conversation_id"), Some(&json!(42)));
     assert_eq!(payload.tool_history.len(), 1);
+    assert_eq!(payload.thinking, None, "no thinking unless asked for");
+}
+
+#[tokio::test]
+async fn the_agent_protocol_thinks_when_asked() {
+    let proxy = Proxy::start(&[], &[]);
+    let got = read_back(&proxy, "/api/chat/stream", &json!({"message": "think first"}))
+        .await
+        .unwrap_or_else(|failure| panic!("{failure}"));
+    assert!(got.errors().is_empty(), "{:?}", got.events);
+    let thinking = "The user wrote \"think first\". A short, friendly answer will do; no tools are needed for that.";
+    assert_eq!(got.thinking(), thinking);
+    let first_text = got.events.iter().position(|e| matches!(e, StreamEvent::TextDelta { .. }));
+    let last_thinking = got.events.iter().rposition(|e| matches!(e, StreamEvent::ThinkingDelta { .. }));
+    assert!(last_thinking < first_text, "thinking comes before the answer: {:?}", got.events);
 }
 
 #[tokio::test]

@@ -3,6 +3,8 @@
 //!
 //! - `{"type":"status","message"}`: a status line ("Thinking...").
 //! - `{"type":"text_delta","text"}`: response text, `[[tool:N]]` markers included.
+//! - `{"type":"thinking_delta","text"}`: reasoning text, for a backend that forwards its model's
+//!   thinking (the seeds' ThinkingDelta; not in their frontend's list, so optional).
 //! - `{"type":"tool_start","tool","input","tool_use_id"?}`: the backend runs a tool itself.
 //! - `{"type":"tool_progress","tool","stage","message","progress","data"}`: a long-running tool.
 //! - `{"type":"tool_complete","tool","index","tool_use_id"?,"output"?,"is_error"?}`: the tool
@@ -52,6 +54,7 @@ impl DialectDecoder for AgentDecoder {
         match event.get("type").and_then(Value::as_str) {
             Some("status") => out.extend(text("message").map(ProviderEvent::Status)),
             Some("text_delta") => out.extend(text("text").filter(|t| !t.is_empty()).map(ProviderEvent::Text)),
+            Some("thinking_delta") => out.extend(text("text").filter(|t| !t.is_empty()).map(ProviderEvent::Thinking)),
             Some("tool_start") => out.push(ProviderEvent::ToolRun {
                 id: text("tool_use_id"),
                 name: tool(),
