@@ -103,6 +103,13 @@ test_node() {
   node --test tests/node/
 }
 
+test_e2e() {
+  ensure_chromium
+  say "end-to-end: the demo page in headless Chromium against the proxy (node --test tests/e2e/)"
+  cargo build -p chatstream-proxy
+  CHATSTREAM_PROXY="${CARGO_TARGET_DIR:-target}/debug/chatstream-proxy" node --test tests/e2e/
+}
+
 test_types() {
   say "TypeScript declarations: an example compiled with tsc --strict"
   node_modules/.bin/tsc -p tests/types
@@ -114,6 +121,7 @@ run_tests() {
   test_wasm
   test_node
   test_types
+  test_e2e
 }
 
 # --- demo --------------------------------------------------------------------------------

@@ -1,0 +1,260 @@
+// End to end: the demo page (www/) served by the proxy with its offline simulated provider,
+// driven in headless Chromium through playwright-core. Screenshots of the main states are saved
+// to the folder printed at the start (target/e2e-screenshots by default, or $E2E_SCREENSHOTS).
+//
+// Needs the proxy binary (CHATSTREAM_PROXY, default target/debug/chatstream-proxy) and pkg/.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+const proxyBin = process.env.CHATSTREAM_PROXY ?? join(root, "target/debug/chatstream-proxy");
+const shots = process.env.E2E_SCREENSHOTS ?? join(root, "target/e2e-screenshots");
+mkdirSync(shots, { recursive: true });
+console.log(`# screenshots: ${shots}`);
+
+let proxy, baseUrl, context, profile;
+
+/** Starts the proxy on a free port; resolves with its URL (the first line it prints). */
+function startProxy() {
+  const child = spawn(
+    proxyBin,
+    ["--port", "0", "--www", join(root, "www"), "--pkg", join(root, "pkg"), "--sim-delay-ms", "40", "--idle-timeout-ms", "10000"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  return new Promise((resolvePromise, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const line = out.split("\n")[0];
+      if (out.includes("\n")) resolvePromise({ child, url: line.trim() });
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => reject(new Error(`the proxy exited (${code}) before printing its URL`)));
+  });
+}
+
+before(async () => {
+  ({ child: proxy, url: baseUrl } = await startProxy());
+  profile = mkdtempSync(join(tmpdir(), "chatstream-e2e-"));
+  // A persistent context is how playwright takes a fresh --user-data-dir of our own.
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+});
+
+after(async () => {
+  await context?.close();
+  proxy?.kill();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+/** A fresh page on the demo, with page errors collected (any one fails the test). */
+async function openDemo(viewport = { width: 900, height: 800 }) {
+  const page = await context.newPage();
+  await page.setViewportSize(viewport);
+  const errors = [];
+  page.on("pageerror", (err) => errors.push(err.message));
+  await page.goto(baseUrl);
+  await page.waitForSelector("#empty:not([hidden])");
+  return { page, errors };
+}
+
+/**
+ * Records every state of the streaming area from now on (states can be shorter than a polling
+ * interval at the simulated pace); `seen(page)` returns them as HTML strings.
+ */
+async function recordStreaming(page) {
+  await page.evaluate(() => {
+    window.__states = [];
+    const area = document.getElementById("streaming");
+    new MutationObserver(() => window.__states.push(area.innerHTML)).observe(area, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+    });
+  });
+}
+const seen = (page) => page.evaluate(() => window.__states);
+
+async function ask(page, text) {
+  await page.fill("#input", text);
+  await page.press("#input", "Enter");
+}
+
+const lastAssistant = (page) => page.locator("#messages .bubble.assistant").last();
+
+test("the empty state welcomes, a message streams in, and the final answer is rendered", async () => {
+  const { page, errors } = await openDemo();
+  await page.screenshot({ path: join(shots, "01-empty.png") });
+  await recordStreaming(page);
+  await ask(page, "Find articles on CRISPR");
+  await page.waitForSelector("#messages .bubble.user");
+  assert.equal(await page.textContent("#messages .bubble.user"), "Find articles on CRISPR");
+  // While streaming: the thinking indicator or the streaming bubble, with the Stop button shown.
+  await page.waitForSelector('#streaming [data-state="streaming"]');
+  assert.equal(await page.isVisible("#stop"), true);
+  const partial = await page.textContent('#streaming [data-state="streaming"]');
+  await page.screenshot({ path: join(shots, "02-streaming.png") });
+  // The tool runs: the amber progress card names it.
+  await page.waitForSelector(".tool-progress");
+  await page.screenshot({ path: join(shots, "03-tool-progress.png") });
+  // The end: one assistant bubble, Markdown-rendered, no marker left anywhere.
+  await page.waitForSelector("#streaming", { state: "hidden" });
+  const progress = (await seen(page)).filter((html) => html.includes('class="tool-progress"'));
+  assert.ok(progress.some((html) => /search_articles.*Searching articles/s.test(html)), "the progress card named the tool");
+  assert.ok(progress.some((html) => /Found 3 articles \(90%\)/.test(html)), "and showed its last update");
+  const answer = await lastAssistant(page).innerText();
+  assert.ok(answer.includes("Let me look that up."), answer);
+  assert.ok(answer.includes("I found 3 articles"), answer);
+  assert.ok(!answer.includes("[[tool"), "no [[tool:N]] marker is shown");
+  assert.ok(partial.length > 0 && !partial.includes("[[tool"));
+  assert.equal(await page.isVisible("#stop"), false);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a tool card sits where the tool ran, collapsed, and opens to show input and output", async () => {
+  const { page, errors } = await openDemo();
+  await ask(page, "CRISPR base editing");
+  await page.waitForSelector("#streaming", { state: "hidden" });
+  const card = lastAssistant(page).locator("details.tool-card");
+  assert.equal(await card.count(), 1);
+  assert.equal(await card.getAttribute("open"), null, "collapsed by default");
+  assert.equal(await card.locator(".io").isVisible(), false);
+  // Between the text before the tool and the text after it, in reading order.
+  const order = await lastAssistant(page).evaluate((bubble) =>
+    [...bubble.children].map((el) => (el.matches("details.tool-card") ? "tool" : el.textContent.trim().slice(0, 12))),
+  );
+  assert.deepEqual(order.slice(0, 3), ["Let me look ", "tool", "I found 3 ar"]);
+  await card.locator("summary").click();
+  assert.equal(await card.locator(".io").isVisible(), true);
+  const io = await card.locator(".io").innerText();
+  assert.match(io, /"query": "CRISPR base editing"/);
+  assert.match(io, /Found 3 articles/);
+  await page.screenshot({ path: join(shots, "04-tool-card-open.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("suggested values are chips that send their value; a client action runs in the page", async () => {
+  const { page, errors } = await openDemo();
+  await ask(page, "gene therapy");
+  await page.waitForSelector("#messages .chip");
+  const chips = await page.locator("#messages .chip").allInnerTexts();
+  assert.deepEqual(chips, ["Tell me more", "Search again"]);
+  assert.deepEqual(await page.locator("#messages .action").allInnerTexts(), ["Close Chat"]);
+  await page.screenshot({ path: join(shots, "05-chips-and-actions.png") });
+  await page.click("#messages .chip >> text=Tell me more");
+  await page.waitForFunction(() => document.querySelectorAll("#messages .bubble.user").length === 2);
+  assert.equal(
+    await page.locator("#messages .bubble.user").last().textContent(),
+    "Tell me more about the first article",
+    "the chip sends its value, not its label",
+  );
+  await page.waitForSelector("#streaming", { state: "hidden" });
+  // Close Chat is a client action: the conversation starts over.
+  await page.click("#messages .action >> text=Close Chat");
+  await page.waitForSelector("#empty:not([hidden])");
+  assert.equal(await page.locator("#messages .bubble").count(), 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("thinking shows before the answer and stays as a collapsible section", async () => {
+  const { page, errors } = await openDemo();
+  await recordStreaming(page);
+  await ask(page, "think about it: why is the sky blue?");
+  await page.waitForSelector('#streaming [data-state="thinking"] details.thinking');
+  await page.screenshot({ path: join(shots, "06-thinking.png") });
+  await page.waitForSelector("#streaming", { state: "hidden" });
+  const states = await seen(page);
+  const firstAnswer = states.findIndex((html) => html.includes('data-state="streaming"'));
+  const thinking = states.findIndex((html) => /data-state="thinking".*The user wrote/s.test(html));
+  assert.ok(thinking >= 0 && thinking < firstAnswer, "the thinking indicator showed the thinking before any text");
+  const section = lastAssistant(page).locator("details.thinking");
+  assert.equal(await section.count(), 1);
+  assert.equal(await section.locator("div").isVisible(), false, "collapsed");
+  await section.locator("summary").click();
+  assert.match(await section.locator("div").innerText(), /The user wrote/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a provider error mid-stream shows the error banner and keeps the partial answer", async () => {
+  const { page, errors } = await openDemo();
+  await ask(page, "sim:error please");
+  await page.waitForSelector("#error-banner:not([hidden])");
+  await page.waitForSelector("#streaming", { state: "hidden" });
+  assert.equal(await page.getAttribute("#error-banner", "data-code"), "SERVICE_UNAVAILABLE");
+  assert.ok((await lastAssistant(page).innerText()).length > 0, "the partial answer is kept");
+  await page.screenshot({ path: join(shots, "07-error-banner.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("an HTTP 429 offers a retry; an empty message is a validation error (CH-NT1)", async () => {
+  const { page, errors } = await openDemo();
+  await ask(page, "sim:429");
+  await page.waitForSelector("#error-banner:not([hidden])");
+  assert.equal(await page.getAttribute("#error-banner", "data-code"), "RATE_LIMITED");
+  assert.match(await page.textContent("#error-text"), /Rate limited, try again/);
+  assert.equal(await page.isVisible("#retry"), true);
+  assert.equal(await page.locator("#messages .bubble.user").count(), 1, "the user's message is kept");
+  await page.click("#dismiss");
+  assert.equal(await page.isVisible("#error-banner"), false);
+  await page.fill("#input", "   ");
+  await page.click("#send");
+  await page.waitForSelector("#error-banner:not([hidden])");
+  assert.equal(await page.getAttribute("#error-banner", "data-code"), "VALIDATION_ERROR");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Stop cancels the answer and keeps the partial text", async () => {
+  const { page, errors } = await openDemo();
+  await ask(page, "sim:stall tell me everything");
+  await page.waitForSelector('#streaming [data-state="streaming"]');
+  await page.waitForFunction(() => document.querySelector("#streaming .streaming-text")?.textContent.length > 5);
+  await page.click("#stop");
+  await page.waitForSelector("#streaming", { state: "hidden" });
+  const bubble = await lastAssistant(page).innerText();
+  assert.match(bubble, /Stopped/);
+  assert.ok(bubble.replace("Stopped", "").trim().length > 5, bubble);
+  assert.equal(await page.isVisible("#error-banner"), false, "stopping is not an error");
+  await page.screenshot({ path: join(shots, "08-stopped.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("keyboard only, at phone width: Tab reaches the input, Enter sends", async () => {
+  const { page, errors } = await openDemo({ width: 375, height: 700 });
+  await page.focus("#provider");
+  await page.keyboard.press("Tab"); // the example prompts come next, then the input
+  let focused = await page.evaluate(() => document.activeElement.className || document.activeElement.id);
+  assert.equal(focused, "example");
+  await page.focus("#input");
+  await page.keyboard.type("hello from a phone");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#streaming", { state: "hidden", timeout: 15000 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 375, `no horizontal scrolling at 375px (scrollWidth ${width})`);
+  await page.screenshot({ path: join(shots, "09-phone.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
