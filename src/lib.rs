@@ -6,6 +6,7 @@ pub mod dialect;
 pub mod error;
 pub mod event;
 pub mod framing;
+pub mod request;
 pub mod session;
 pub mod stream;
 
