@@ -1,6 +1,7 @@
 //! chatstream: read any LLM chat stream, get clean events and chat state.
 //! (Crate docs are written in full once the pipeline exists.)
 
+pub mod agent;
 pub mod clean;
 pub mod dialect;
 pub mod error;
