@@ -171,6 +171,27 @@ enum Step {
 }
 
 async fn run(pump: Rc<RefCell<Pump>>, source: Source) {
+    let mut sink = |events: &[StreamEvent]| deliver(&pump, events);
+    if let ReadEnd::Refused(code, message) = read(&pump, source, &mut sink).await {
+        deliver(&pump, &[StreamEvent::error(code, message)]);
+    }
+    close(&pump);
+}
+
+/// How reading one response ended.
+pub(crate) enum ReadEnd {
+    /// The body was read to its end, or failed mid-way (the sink got `complete` and the error).
+    Read,
+    /// There was no body to read: no response, an HTTP error status, not a response at all.
+    /// Nothing went to the sink; this is the error.
+    Refused(ErrorCode, String),
+    /// Cancelled (the sink got `complete` and `cancelled`), or the consumer left.
+    Stopped,
+}
+
+/// Reads one response (or a promise of one, or a bare body stream) through the pipeline,
+/// handing each batch of events to `sink`. The pump provides the cancel and abandon flags.
+pub(crate) async fn read(pump: &Rc<RefCell<Pump>>, source: Source, sink: &mut dyn FnMut(&[StreamEvent])) -> ReadEnd {
     let mut core = CoreStream::new(source.options.clone());
     let mut events = Vec::new();
     let timeout = source.idle_timeout_ms;
@@ -184,37 +205,34 @@ async fn run(pump: Rc<RefCell<Pump>>, source: Source) {
                 input = value;
                 None
             }
-            _ if pump.borrow().cancelled => return finish_cancelled(&pump, &mut core),
+            _ if pump.borrow().cancelled => return finish_cancelled(&mut core, sink),
             Step::TimedOut => Some(timed_out(timeout)),
             Step::Failed(err) => Some(connection_failed(&err)),
         };
         if let Some(message) = failure {
-            deliver(&pump, &[StreamEvent::error(ErrorCode::NetworkError, message)]);
-            return close(&pump);
+            return ReadEnd::Refused(ErrorCode::NetworkError, message);
         }
     }
 
     let body: ReadableStream = if let Some(response) = input.dyn_ref::<Response>() {
         if !response.ok() {
             let (code, message) = http_error(response).await;
-            deliver(&pump, &[StreamEvent::error(code, message)]);
-            return close(&pump);
+            return ReadEnd::Refused(code, message);
         }
         core = CoreStream::new(with_response_headers(source.options, response));
         match response.body() {
             Some(body) => body,
             None => {
                 core.finish(&mut events);
-                deliver(&pump, &events);
-                return close(&pump);
+                sink(&events);
+                return ReadEnd::Read;
             }
         }
     } else if let Some(stream) = input.dyn_ref::<ReadableStream>() {
         stream.clone()
     } else {
         let message = "streamEvents takes a Response, a ReadableStream or a promise of one";
-        deliver(&pump, &[StreamEvent::error(ErrorCode::ValidationError, message)]);
-        return close(&pump);
+        return ReadEnd::Refused(ErrorCode::ValidationError, message.into());
     };
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
     pump.borrow_mut().reader = Some(reader.clone());
@@ -223,23 +241,23 @@ async fn run(pump: Rc<RefCell<Pump>>, source: Source) {
     loop {
         if pump.borrow().cancelled {
             let _ = reader.cancel();
-            return finish_cancelled(&pump, &mut core);
+            return finish_cancelled(&mut core, sink);
         }
         if pump.borrow().abandoned {
             let _ = reader.cancel();
-            return close(&pump);
+            return ReadEnd::Stopped;
         }
         match await_with_timeout(reader.read(), timeout).await {
             Step::Chunk(result) => {
                 let done = Reflect::get(&result, &"done".into()).map(|d| d.is_truthy()).unwrap_or(true);
                 if done {
                     if pump.borrow().cancelled {
-                        return finish_cancelled(&pump, &mut core);
+                        return finish_cancelled(&mut core, sink);
                     }
                     events.clear();
                     core.finish(&mut events);
-                    deliver(&pump, &events);
-                    return close(&pump);
+                    sink(&events);
+                    return ReadEnd::Read;
                 }
                 let value = Reflect::get(&result, &"value".into()).unwrap_or(JsValue::UNDEFINED);
                 bytes.clear();
@@ -251,34 +269,39 @@ async fn run(pump: Rc<RefCell<Pump>>, source: Source) {
                 }
                 events.clear();
                 core.push(&bytes, &mut events);
-                deliver(&pump, &events);
+                sink(&events);
             }
             Step::TimedOut => {
                 let _ = reader.cancel();
-                return finish_failed(&pump, &mut core, ErrorCode::NetworkError, &timed_out(timeout));
+                return finish_failed(&mut core, sink, ErrorCode::NetworkError, &timed_out(timeout));
             }
             Step::Failed(err) => {
                 if pump.borrow().cancelled {
-                    return finish_cancelled(&pump, &mut core);
+                    return finish_cancelled(&mut core, sink);
                 }
-                return finish_failed(&pump, &mut core, ErrorCode::NetworkError, &connection_failed(&err));
+                return finish_failed(&mut core, sink, ErrorCode::NetworkError, &connection_failed(&err));
             }
         }
     }
 }
 
-fn finish_cancelled(pump: &Rc<RefCell<Pump>>, core: &mut CoreStream) {
+fn finish_cancelled(core: &mut CoreStream, sink: &mut dyn FnMut(&[StreamEvent])) -> ReadEnd {
     let mut events = Vec::new();
     core.cancel(&mut events);
-    deliver(pump, &events);
-    close(pump);
+    sink(&events);
+    ReadEnd::Stopped
 }
 
-fn finish_failed(pump: &Rc<RefCell<Pump>>, core: &mut CoreStream, code: ErrorCode, message: &str) {
+fn finish_failed(
+    core: &mut CoreStream,
+    sink: &mut dyn FnMut(&[StreamEvent]),
+    code: ErrorCode,
+    message: &str,
+) -> ReadEnd {
     let mut events = Vec::new();
     core.fail(code, message, &mut events);
-    deliver(pump, &events);
-    close(pump);
+    sink(&events);
+    ReadEnd::Read
 }
 
 fn timed_out(timeout: Option<f64>) -> String {
