@@ -99,8 +99,9 @@ test_wasm() {
 }
 
 test_node() {
-  say "Node tests of the built package (node --test)"
-  node --test tests/node/
+  say "Node tests of the built package (node --test); provider mode runs against the proxy"
+  cargo build -p chatstream-proxy
+  CHATSTREAM_PROXY="${CARGO_TARGET_DIR:-target}/debug/chatstream-proxy" node --test tests/node/
 }
 
 test_e2e() {

@@ -109,6 +109,10 @@ impl AgentTurn {
         &self.conversation
     }
 
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
     pub fn is_done(&self) -> bool {
         self.done
     }

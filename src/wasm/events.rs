@@ -55,6 +55,11 @@ impl Pump {
         self.closed
     }
 
+    /// Cancelled, or the consumer left: a driver should stop.
+    pub(crate) fn is_stopped(&self) -> bool {
+        self.cancelled || self.abandoned
+    }
+
     fn new(hook: Option<EventHook>) -> Rc<RefCell<Pump>> {
         Rc::new(RefCell::new(Pump {
             queue: VecDeque::new(),
@@ -82,7 +87,7 @@ pub(crate) fn cancel(pump: &Rc<RefCell<Pump>>) {
 }
 
 /// Hands events to the hook and to the queue (or straight to a waiting `next()`).
-fn deliver(pump: &Rc<RefCell<Pump>>, events: &[StreamEvent]) {
+pub(crate) fn deliver(pump: &Rc<RefCell<Pump>>, events: &[StreamEvent]) {
     for event in events {
         // The hook runs user-visible state updates; take it out so no borrow is held while it runs.
         let hook = pump.borrow_mut().hook.take();
@@ -110,7 +115,7 @@ fn deliver(pump: &Rc<RefCell<Pump>>, events: &[StreamEvent]) {
     }
 }
 
-fn close(pump: &Rc<RefCell<Pump>>) {
+pub(crate) fn close(pump: &Rc<RefCell<Pump>>) {
     let (waiting, hook) = {
         let mut p = pump.borrow_mut();
         if p.closed {
@@ -141,6 +146,12 @@ pub(crate) struct Source {
     pub options: StreamOptions,
     pub idle_timeout_ms: Option<f64>,
     pub signal: Option<AbortSignal>,
+}
+
+/// A pump for a driver of its own (the agent loop), and the iterator over its events.
+pub(crate) fn pump(hook: Option<EventHook>) -> (Rc<RefCell<Pump>>, EventStream) {
+    let pump = Pump::new(hook);
+    (pump.clone(), EventStream { pump })
 }
 
 /// Starts a pump over `source`; returns the iterator over its events.

@@ -3,6 +3,7 @@
 //! Events cross the boundary as one JSON text per call, parsed by the engine's `JSON.parse`:
 //! one copy per batch instead of one allocation per field, and no serializer in the module.
 
+pub mod agent;
 pub mod events;
 pub mod resolve;
 pub mod session;

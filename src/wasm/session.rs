@@ -1,4 +1,5 @@
-//! `ChatSession` for JS, talking to a backend that runs the agent loop itself (the seeds').
+//! `ChatSession` for JS, talking to a backend that runs the agent loop itself (the seeds'), or,
+//! with `provider` set, to a provider through the proxy with the loop run here ([`super::agent`]).
 //!
 //! The state machine is [`crate::session::Session`]; this binding sends the request, feeds the
 //! response through a pump ([`super::events`]) and hands every state change to one listener as
@@ -16,11 +17,15 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
+use super::agent::{self, AgentSetup, TurnIo};
 use super::events::{self, EventStream, Pump, Source};
 use super::stream::{JsPayloadMarker, JsStreamOptions};
 use super::{from_js, to_js, PoisonGuard};
+use crate::agent::{AgentConfig, AgentTurn, DEFAULT_MAX_ITERATIONS};
 use crate::error::ErrorCode;
+use crate::event::Segment;
 use crate::event::StreamEvent;
+use crate::request::{Profile, Provider, ToolDef, Turn};
 use crate::session::{Patch, Session};
 
 /// Default `stepTimeoutMs`: the seeds abort a step that takes longer than 60 seconds.
@@ -40,6 +45,19 @@ struct JsSessionOptions {
     thinking_tags: Option<Vec<String>>,
     starts_in_thinking: Option<bool>,
     payload_markers: Option<Vec<JsPayloadMarker>>,
+    // Provider mode (talking to a provider directly, tools run in the browser):
+    provider: Option<String>,
+    model: Option<String>,
+    system: Option<String>,
+    temperature: Option<f64>,
+    max_tokens: Option<u32>,
+    thinking: Option<bool>,
+    thinking_budget: Option<u32>,
+    context_tokens: Option<u32>,
+    /// `{ name, description, input_schema }` (their `execute` functions are read separately).
+    tools: Option<Vec<ToolDef>>,
+    max_iterations: Option<u32>,
+    tool_timeout_ms: Option<f64>,
 }
 
 struct Inner {
@@ -52,6 +70,8 @@ struct Inner {
     fetch: Option<Function>,
     listener: Option<Function>,
     current: Option<(Rc<RefCell<Pump>>, AbortController)>,
+    /// Set in provider mode.
+    agent: Option<AgentSetup>,
 }
 
 /// Exported as `ChatSessionCore`; the package's `ChatSession` wraps it with snapshots.
@@ -72,9 +92,21 @@ impl ChatSession {
         };
         let plain = events::without_key(&options, "fetch");
         let parsed: JsSessionOptions = from_js(&plain, "ChatSession options")?;
-        let endpoint = parsed.endpoint.unwrap_or_else(|| "/api/chat/stream".into());
+        let agent = match &parsed.provider {
+            None => None,
+            Some(name) => Some(agent_setup(name, &parsed, &options)?),
+        };
+        let default_endpoint = match &parsed.provider {
+            Some(provider) => format!("/api/chat/{provider}"),
+            None => "/api/chat/stream".into(),
+        };
+        let endpoint = parsed.endpoint.clone().unwrap_or(default_endpoint);
+        let dialect = match &agent {
+            Some(agent) => Some(agent.config.provider.dialect().name().to_owned()),
+            None => parsed.dialect,
+        };
         let stream_options = JsStreamOptions {
-            dialect: parsed.dialect,
+            dialect,
             inline_thinking: parsed.inline_thinking,
             thinking_tags: parsed.thinking_tags,
             starts_in_thinking: parsed.starts_in_thinking,
@@ -93,6 +125,7 @@ impl ChatSession {
             fetch,
             listener: None,
             current: None,
+            agent,
         };
         Ok(ChatSession { inner: Rc::new(RefCell::new(inner)), busy: Cell::new(false) })
     }
@@ -129,28 +162,17 @@ impl ChatSession {
         notify(&self.inner, &patches);
 
         let controller = AbortController::new().map_err(|_| JsError::new("AbortController is not available"))?;
-        let response = self.fetch(&request, &controller);
+        if self.inner.borrow().agent.is_some() {
+            return self.send_to_provider(&message, controller);
+        }
+        let body = serde_json::to_string(&request).expect("request serializes");
+        let response = post(&self.inner.borrow(), &body, &controller.signal());
         let (options, timeout) = {
             let inner = self.inner.borrow();
             (inner.stream_options.clone().into_core()?, inner.step_timeout_ms)
         };
         let source = Source { input: response, options, idle_timeout_ms: Some(timeout), signal: None };
-        let target = Rc::downgrade(&self.inner);
-        let hook = Box::new(move |event: Option<&StreamEvent>| {
-            let Some(inner) = target.upgrade() else { return };
-            let patches = {
-                let mut inner = inner.borrow_mut();
-                match event {
-                    Some(event) => inner.session.apply(event),
-                    None => {
-                        inner.current = None;
-                        inner.session.stream_closed()
-                    }
-                }
-            };
-            notify(&inner, &patches);
-        });
-        let stream = events::start(source, Some(hook));
+        let stream = events::start(source, Some(session_hook(&self.inner)));
         if !stream.pump().borrow().is_closed() {
             self.inner.borrow_mut().current = Some((stream.pump().clone(), controller));
         }
@@ -183,6 +205,15 @@ impl ChatSession {
     pub fn load_messages(&self, json: &str) -> Result<(), JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
         self.inner.borrow_mut().session.load_messages(json).map_err(|e| JsError::new(&e.message))?;
+        {
+            // Provider mode: the model's conversation is the messages' text (tool calls and their
+            // results are not in saved messages; the tool cards keep them for the UI).
+            let mut inner = self.inner.borrow_mut();
+            let turns = conversation_of(inner.session.state());
+            if let Some(agent) = inner.agent.as_mut() {
+                agent.conversation = turns;
+            }
+        }
         let state = to_js(self.inner.borrow().session.state())?;
         let reset = Object::new();
         let _ = Reflect::set(&reset, &"op".into(), &"reset".into());
@@ -198,34 +229,153 @@ impl ChatSession {
 }
 
 impl ChatSession {
-    /// Starts the POST; returns the fetch's promise (or a rejected one if fetch threw at once).
-    fn fetch(&self, request: &crate::session::ChatRequest, controller: &AbortController) -> JsValue {
-        let inner = self.inner.borrow();
-        let init = Object::new();
-        let headers = Object::new();
-        let _ = Reflect::set(&headers, &"content-type".into(), &"application/json".into());
-        let _ = Reflect::set(&headers, &"accept".into(), &"text/event-stream".into());
-        for (name, value) in &inner.headers {
-            let _ = Reflect::set(&headers, &name.into(), &value.into());
+    /// Provider mode: the loop runs here, over as many requests as the tools need.
+    fn send_to_provider(&self, message: &str, controller: AbortController) -> Result<EventStream, JsError> {
+        let (turn, first) = {
+            let inner = self.inner.borrow();
+            let agent = inner.agent.as_ref().expect("provider mode");
+            AgentTurn::start(agent.config.clone(), agent.conversation.clone(), message)
         }
-        let body = serde_json::to_string(request).expect("request serializes");
-        let _ = Reflect::set(&init, &"method".into(), &"POST".into());
-        let _ = Reflect::set(&init, &"headers".into(), &headers);
-        let _ = Reflect::set(&init, &"body".into(), &body.into());
-        let _ = Reflect::set(&init, &"signal".into(), &controller.signal());
-        if let Some(credentials) = &inner.credentials {
-            let _ = Reflect::set(&init, &"credentials".into(), &credentials.into());
-        }
-        let global = js_sys::global();
-        let fetch =
-            inner.fetch.clone().or_else(|| Reflect::get(&global, &"fetch".into()).ok().and_then(|f| f.dyn_into().ok()));
-        let Some(fetch) = fetch else {
-            return js_sys::Promise::reject(&js_sys::Error::new("fetch is not available here").into()).into();
+        .map_or_else(|err| (Err(err), Value::Null), |(turn, first)| (Ok(turn), first));
+        let turn = match turn {
+            Ok(turn) => turn,
+            Err(err) => {
+                let patches = self.inner.borrow_mut().session.fail(err.code, &err.message);
+                notify(&self.inner, &patches);
+                let mut event = StreamEvent::error(err.code, err.message);
+                if let StreamEvent::Error { field, .. } = &mut event {
+                    *field = Some(err.field.to_owned());
+                }
+                return Ok(EventStream::of(&[event]));
+            }
         };
-        match fetch.call2(&global, &inner.endpoint.as_str().into(), &init) {
-            Ok(promise) => promise,
-            Err(err) => js_sys::Promise::reject(&err).into(),
-        }
+        let (pump, stream) = events::pump(Some(session_hook(&self.inner)));
+        let io = {
+            let inner = self.inner.borrow();
+            let agent = inner.agent.as_ref().expect("provider mode");
+            let poster = Rc::downgrade(&self.inner);
+            let signal = controller.signal();
+            let keeper = Rc::downgrade(&self.inner);
+            TurnIo {
+                post: Box::new(move |body| match poster.upgrade() {
+                    Some(inner) => post(&inner.borrow(), body, &signal),
+                    None => js_sys::Promise::reject(&js_sys::Error::new("the session is gone").into()).into(),
+                }),
+                stream_options: inner.stream_options.clone().into_core()?,
+                step_timeout_ms: inner.step_timeout_ms,
+                executes: agent.executes.clone(),
+                tool_timeout_ms: agent.tool_timeout_ms,
+                signal: controller.signal(),
+                done: Box::new(move |conversation| {
+                    if let Some(inner) = keeper.upgrade() {
+                        if let Some(agent) = inner.borrow_mut().agent.as_mut() {
+                            agent.conversation = conversation;
+                        }
+                    }
+                }),
+            }
+        };
+        self.inner.borrow_mut().current = Some((pump.clone(), controller));
+        wasm_bindgen_futures::spawn_local(agent::drive(pump, turn, first, io));
+        Ok(stream)
+    }
+}
+
+/// The provider-mode settings from the options (the tools' `execute` functions from the
+/// original object: JSON cannot carry functions).
+fn agent_setup(provider: &str, parsed: &JsSessionOptions, options: &JsValue) -> Result<AgentSetup, JsError> {
+    let provider = Provider::from_name(provider).ok_or_else(|| {
+        let known: Vec<&str> = Provider::ALL.iter().map(|p| p.name()).collect();
+        JsError::new(&format!("unknown provider {provider:?}: use one of {}", known.join(", ")))
+    })?;
+    let tools = parsed.tools.clone().unwrap_or_default();
+    let executes = agent::tool_functions(options)?;
+    let config = AgentConfig {
+        provider,
+        profile: Profile {
+            model: parsed.model.clone().unwrap_or_default(),
+            system: parsed.system.clone(),
+            temperature: parsed.temperature,
+            max_tokens: parsed.max_tokens,
+            thinking: parsed.thinking.unwrap_or(false),
+            thinking_budget: parsed.thinking_budget,
+            context_tokens: parsed.context_tokens,
+        },
+        tools,
+        max_iterations: parsed.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS).max(1),
+    };
+    Ok(AgentSetup {
+        config,
+        executes,
+        tool_timeout_ms: parsed.tool_timeout_ms.unwrap_or(agent::DEFAULT_TOOL_TIMEOUT_MS),
+        conversation: Vec::new(),
+    })
+}
+
+/// Saved messages as a provider-neutral conversation: user text, and assistant text with the
+/// `[[tool:N]]` markers taken out.
+fn conversation_of(state: &crate::session::ChatState) -> Vec<Turn> {
+    state
+        .messages
+        .iter()
+        .map(|m| {
+            if m.role == "user" {
+                return Turn::User { content: m.content.clone() };
+            }
+            let text: String = crate::clean::resolve_tool_markers(&m.content, &[])
+                .into_iter()
+                .filter_map(|s| if let Segment::Text { text } = s { Some(text) } else { None })
+                .collect();
+            Turn::Assistant { content: text, tool_calls: Vec::new() }
+        })
+        .collect()
+}
+
+/// Applies each event to the session's state and reports the change; `None` is the end.
+fn session_hook(inner: &Rc<RefCell<Inner>>) -> events::EventHook {
+    let target = Rc::downgrade(inner);
+    Box::new(move |event: Option<&StreamEvent>| {
+        let Some(inner) = target.upgrade() else { return };
+        let patches = {
+            let mut inner = inner.borrow_mut();
+            match event {
+                Some(event) => inner.session.apply(event),
+                None => {
+                    inner.current = None;
+                    inner.session.stream_closed()
+                }
+            }
+        };
+        notify(&inner, &patches);
+    })
+}
+
+/// Starts a JSON POST to the session's endpoint; returns the fetch's promise (or a rejected one
+/// if fetch threw at once).
+fn post(inner: &Inner, body: &str, signal: &web_sys::AbortSignal) -> JsValue {
+    let init = Object::new();
+    let headers = Object::new();
+    let _ = Reflect::set(&headers, &"content-type".into(), &"application/json".into());
+    let _ = Reflect::set(&headers, &"accept".into(), &"text/event-stream".into());
+    for (name, value) in &inner.headers {
+        let _ = Reflect::set(&headers, &name.into(), &value.into());
+    }
+    let _ = Reflect::set(&init, &"method".into(), &"POST".into());
+    let _ = Reflect::set(&init, &"headers".into(), &headers);
+    let _ = Reflect::set(&init, &"body".into(), &body.into());
+    let _ = Reflect::set(&init, &"signal".into(), signal);
+    if let Some(credentials) = &inner.credentials {
+        let _ = Reflect::set(&init, &"credentials".into(), &credentials.into());
+    }
+    let global = js_sys::global();
+    let fetch =
+        inner.fetch.clone().or_else(|| Reflect::get(&global, &"fetch".into()).ok().and_then(|f| f.dyn_into().ok()));
+    let Some(fetch) = fetch else {
+        return js_sys::Promise::reject(&js_sys::Error::new("fetch is not available here").into()).into();
+    };
+    match fetch.call2(&global, &inner.endpoint.as_str().into(), &init) {
+        Ok(promise) => promise,
+        Err(err) => js_sys::Promise::reject(&err).into(),
     }
 }
 

@@ -1,0 +1,287 @@
+//! The agent loop's I/O in the browser: each iteration's request is POSTed, its response read
+//! through the pipeline into the turn's one event stream, and the tools it calls run as the app's
+//! async JS functions, `execute(input, { signal, progress })`. The loop's logic is
+//! [`crate::agent::AgentTurn`]; this file only waits on promises.
+//!
+//! Tools run one after another, in the order the model called them. Each gets its own
+//! `AbortSignal`, aborted when the turn is cancelled or the tool's time (`toolTimeoutMs`) is up.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use js_sys::{Array, Function, Object, Promise, Reflect};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, AbortSignal};
+
+use super::events::{close, deliver, read, Pump, ReadEnd, Source};
+use super::{from_js, to_js};
+use crate::agent::{schema, AfterStream, AgentConfig, AgentTurn, PendingCall};
+use crate::event::StreamEvent;
+use crate::request::Turn;
+use crate::stream::StreamOptions;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(handler: &Function, ms: f64) -> JsValue;
+    #[wasm_bindgen(js_name = clearTimeout)]
+    fn clear_timeout(id: &JsValue);
+}
+
+/// Default `toolTimeoutMs`.
+pub(crate) const DEFAULT_TOOL_TIMEOUT_MS: f64 = 30_000.0;
+
+/// Provider mode's settings and the conversation it keeps between turns.
+pub(crate) struct AgentSetup {
+    pub config: AgentConfig,
+    /// Each tool's `execute`, by name.
+    pub executes: HashMap<String, Function>,
+    pub tool_timeout_ms: f64,
+    /// The provider-neutral conversation, tool calls and results included.
+    pub conversation: Vec<Turn>,
+}
+
+/// The `execute` functions of `options.tools`; every tool must have one.
+pub(crate) fn tool_functions(options: &JsValue) -> Result<HashMap<String, Function>, JsError> {
+    let mut found = HashMap::new();
+    let tools = Reflect::get(options, &"tools".into()).unwrap_or(JsValue::UNDEFINED);
+    if tools.is_undefined() || tools.is_null() {
+        return Ok(found);
+    }
+    let tools: Array = tools.dyn_into().map_err(|_| JsError::new("ChatSession options: tools must be an array"))?;
+    for tool in tools.iter() {
+        let name = Reflect::get(&tool, &"name".into()).ok().and_then(|n| n.as_string()).unwrap_or_default();
+        let execute = Reflect::get(&tool, &"execute".into()).ok().and_then(|f| f.dyn_into::<Function>().ok());
+        match execute {
+            Some(execute) => found.insert(name, execute),
+            None => return Err(JsError::new(&format!("ChatSession options: tool {name:?} has no execute function"))),
+        };
+    }
+    Ok(found)
+}
+
+/// What one turn needs from its session.
+pub(crate) struct TurnIo {
+    /// POSTs a request body (JSON text); returns the fetch promise.
+    pub post: Box<dyn Fn(&str) -> JsValue>,
+    pub stream_options: StreamOptions,
+    pub step_timeout_ms: f64,
+    pub executes: HashMap<String, Function>,
+    pub tool_timeout_ms: f64,
+    /// The turn's signal: aborted by `cancel()`.
+    pub signal: AbortSignal,
+    /// Receives the conversation when the turn is over.
+    pub done: Box<dyn FnOnce(Vec<Turn>)>,
+}
+
+/// Runs a turn to its end, handing its events to `pump`.
+pub(crate) async fn drive(pump: Rc<RefCell<Pump>>, mut turn: AgentTurn, first: Value, io: TurnIo) {
+    let mut body = first;
+    let mut out = Vec::new();
+    // Kept alive until the turn ends, so a tool may report progress until then.
+    let mut progress_callbacks = Vec::new();
+    'turn: loop {
+        let source = Source {
+            input: (io.post)(&body.to_string()),
+            options: io.stream_options.clone(),
+            idle_timeout_ms: Some(io.step_timeout_ms),
+            signal: None,
+        };
+        let end = {
+            let mut sink = |events: &[StreamEvent]| {
+                let mut out = Vec::with_capacity(events.len());
+                for event in events {
+                    turn.on_event(event.clone(), &mut out);
+                }
+                deliver(&pump, &out);
+            };
+            read(&pump, source, &mut sink).await
+        };
+        match end {
+            ReadEnd::Read => {}
+            ReadEnd::Refused(code, message) => {
+                turn.fail(code, &message, &mut out);
+                break 'turn;
+            }
+            ReadEnd::Stopped => {
+                turn.cancel(&mut out);
+                break 'turn;
+            }
+        }
+        let calls = match turn.stream_ended(&mut out) {
+            AfterStream::Done => break 'turn,
+            AfterStream::RunTools(calls) => calls,
+        };
+        deliver(&pump, &std::mem::take(&mut out));
+        for call in calls {
+            if stopped(&pump) {
+                turn.cancel(&mut out);
+                break 'turn;
+            }
+            let (output, is_error) = run_tool(&pump, &turn, &io, &call, &mut progress_callbacks).await;
+            if stopped(&pump) {
+                turn.cancel(&mut out);
+                break 'turn;
+            }
+            turn.tool_done(&call, output, is_error, &mut out);
+            deliver(&pump, &std::mem::take(&mut out));
+        }
+        match turn.next_request() {
+            Ok(next) => body = next,
+            Err(err) => {
+                turn.fail(err.code, &err.message, &mut out);
+                break 'turn;
+            }
+        }
+    }
+    deliver(&pump, &out);
+    (io.done)(turn.conversation().to_vec());
+    close(&pump);
+    drop(progress_callbacks);
+}
+
+fn stopped(pump: &Rc<RefCell<Pump>>) -> bool {
+    pump.borrow().is_stopped()
+}
+
+/// Runs one tool call: the result for the model, and whether it is an error.
+async fn run_tool(
+    pump: &Rc<RefCell<Pump>>,
+    turn: &AgentTurn,
+    io: &TurnIo,
+    call: &PendingCall,
+    keep_alive: &mut Vec<Closure<dyn FnMut(JsValue)>>,
+) -> (Value, bool) {
+    let Some(execute) = io.executes.get(&call.name) else {
+        let known: Vec<&str> = io.executes.keys().map(String::as_str).collect();
+        let message = format!("Unknown tool {:?}; the tools are: {}", call.name, known.join(", "));
+        return (json!({"code": "VALIDATION_ERROR", "message": message}), true);
+    };
+    if let Some(def) = turn_tool(turn, &call.name) {
+        if let Err(problem) = schema::check(&def.input_schema, &call.input) {
+            let message = format!("Invalid input for {}: {problem}", call.name);
+            return (json!({"code": "VALIDATION_ERROR", "message": message}), true);
+        }
+    }
+    let controller = match AbortController::new() {
+        Ok(controller) => controller,
+        Err(_) => return (json!({"code": "SERVICE_UNAVAILABLE", "message": "AbortController is not available"}), true),
+    };
+    // The turn's cancel aborts the tool too.
+    let tool_signal = controller.clone();
+    let on_turn_abort = Closure::once_into_js(move || tool_signal.abort());
+    let _ = io.signal.add_event_listener_with_callback("abort", on_turn_abort.unchecked_ref());
+
+    let progress_pump = pump.clone();
+    let (id, name) = (call.id.clone(), call.name.clone());
+    let progress = Closure::<dyn FnMut(JsValue)>::new(move |update: JsValue| {
+        if progress_pump.borrow().is_closed() {
+            return;
+        }
+        deliver(&progress_pump, &[progress_event(&id, &name, &update)]);
+    });
+    let context = Object::new();
+    let _ = Reflect::set(&context, &"signal".into(), &controller.signal());
+    let _ = Reflect::set(&context, &"progress".into(), progress.as_ref());
+    keep_alive.push(progress);
+
+    let input = to_js(&call.input).unwrap_or(JsValue::NULL);
+    let returned = match execute.call2(&JsValue::UNDEFINED, &input, &context) {
+        Ok(value) => value,
+        Err(thrown) => return (thrown_output(&thrown), true),
+    };
+    let outcome = wait(Promise::resolve(&returned), io.tool_timeout_ms, &io.signal).await;
+    match outcome {
+        Waited::Value(value) => (json_of(&value), false),
+        Waited::Threw(thrown) => (thrown_output(&thrown), true),
+        Waited::TimedOut => {
+            controller.abort();
+            let message = format!("Tool {} timed out after {} ms", call.name, io.tool_timeout_ms);
+            (json!({"code": "SERVICE_UNAVAILABLE", "message": message}), true)
+        }
+        Waited::Aborted => (json!({"code": "SERVICE_UNAVAILABLE", "message": "Cancelled"}), true),
+    }
+}
+
+fn turn_tool<'a>(turn: &'a AgentTurn, name: &str) -> Option<&'a crate::request::ToolDef> {
+    turn.config().tools.iter().find(|t| t.name == name)
+}
+
+/// `progress("Searching…")` or `progress({ stage, message, progress, data })`.
+fn progress_event(id: &str, tool: &str, update: &JsValue) -> StreamEvent {
+    let value: Value = if let Some(text) = update.as_string() { json!({"message": text}) } else { json_of(update) };
+    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+    StreamEvent::ToolProgress {
+        tool_use_id: Some(id.to_owned()),
+        tool: tool.to_owned(),
+        stage: text("stage"),
+        message: text("message"),
+        progress: value.get("progress").and_then(Value::as_f64),
+        data: value.get("data").cloned().unwrap_or(Value::Null),
+    }
+}
+
+/// A JS value as JSON (`undefined` is null; what JSON cannot hold becomes its text).
+fn json_of(value: &JsValue) -> Value {
+    if value.is_undefined() {
+        return Value::Null;
+    }
+    from_js::<Value>(value, "tool output")
+        .unwrap_or_else(|_| Value::String(js_sys::JsString::from(value.clone()).as_string().unwrap_or_default()))
+}
+
+/// What a tool that threw gives the model (the seeds: `Error: <message>`).
+fn thrown_output(thrown: &JsValue) -> Value {
+    let message = Reflect::get(thrown, &"message".into())
+        .ok()
+        .and_then(|m| m.as_string())
+        .or_else(|| thrown.as_string())
+        .unwrap_or_else(|| "the tool failed".into());
+    json!({"code": "SERVICE_UNAVAILABLE", "message": format!("Error: {message}")})
+}
+
+enum Waited {
+    Value(JsValue),
+    Threw(JsValue),
+    TimedOut,
+    Aborted,
+}
+
+/// Waits for a tool's promise, its time limit, or the turn's cancel, whichever comes first.
+async fn wait(promise: Promise, timeout_ms: f64, signal: &AbortSignal) -> Waited {
+    // Markers no tool result can be: distinct objects, compared by identity.
+    let timed_out: JsValue = Object::new().into();
+    let aborted: JsValue = Object::new().into();
+    let mut timer = JsValue::UNDEFINED;
+    let timer_promise = Promise::new(&mut |resolve, _| {
+        let marker = timed_out.clone();
+        let fire = Closure::once_into_js(move || {
+            let _ = resolve.call1(&JsValue::UNDEFINED, &marker);
+        });
+        timer = set_timeout(fire.unchecked_ref(), timeout_ms);
+    });
+    let abort_promise = Promise::new(&mut |resolve, _| {
+        if signal.aborted() {
+            let _ = resolve.call1(&JsValue::UNDEFINED, &aborted);
+            return;
+        }
+        let marker = aborted.clone();
+        let fire = Closure::once_into_js(move || {
+            let _ = resolve.call1(&JsValue::UNDEFINED, &marker);
+        });
+        let _ = signal.add_event_listener_with_callback("abort", fire.unchecked_ref());
+    });
+    let race = Promise::race(&Array::of3(&promise, &timer_promise, &abort_promise));
+    let outcome = JsFuture::from(race).await;
+    clear_timeout(&timer);
+    match outcome {
+        Ok(value) if value == timed_out => Waited::TimedOut,
+        Ok(value) if value == aborted => Waited::Aborted,
+        Ok(value) => Waited::Value(value),
+        Err(thrown) => Waited::Threw(thrown),
+    }
+}
