@@ -232,8 +232,56 @@ export interface ChatState {
   readonly conversationId: Json | null;
 }
 
-export interface ChatSessionOptions extends CleanOptions {
-  /** The backend's streaming endpoint. Default `/api/chat/stream`. */
+/** The provider formats provider mode speaks (through the proxy's `/api/chat/<provider>`). */
+export type Provider = "openai" | "openai-responses" | "anthropic" | "gemini" | "ollama" | "compat";
+
+/** What a tool's `execute` gets besides its input. */
+export interface ToolContext {
+  /** Aborted when the turn is cancelled or the tool's time (`toolTimeoutMs`) is up. */
+  signal: AbortSignal;
+  /** Reports progress: shown as `tool_progress` (the amber card), e.g. `progress("Searching…")`. */
+  progress(update: string | { stage?: string; message?: string; progress?: number; data?: Json }): void;
+}
+
+/** A tool the model may call, run in the page. */
+export interface Tool<Input = any> {
+  /** 1-64 of a-z, A-Z, 0-9, `_`, `-`. */
+  name: string;
+  description?: string;
+  /** A JSON Schema object; the input is checked against it before `execute` runs. */
+  input_schema: Json;
+  /** Returns the result for the model (any JSON value); a throw is an error result. */
+  execute(input: Input, context: ToolContext): unknown | Promise<unknown>;
+}
+
+/**
+ * Provider mode: the session talks to a provider through the proxy and runs the agent loop here —
+ * it streams the response, runs the tools the model calls, sends the results back and repeats
+ * until the model answers (at most `maxIterations` times with tools).
+ */
+export interface ProviderOptions {
+  provider: Provider;
+  /** Required: a VALIDATION_ERROR at `send` without it. */
+  model: string;
+  /** The system prompt. */
+  system?: string;
+  temperature?: number;
+  maxTokens?: number;
+  /** Ask for the model's thinking (OpenAI reasoning effort, Anthropic/Gemini budgets, Ollama `think`). */
+  thinking?: boolean;
+  /** Thinking budget in tokens. Default 10000. */
+  thinkingBudget?: number;
+  /** The model's context window, for the context budget: above 70% the oldest exchanges are dropped. Default 128000. */
+  contextTokens?: number;
+  tools?: Tool[];
+  /** Responses that may call tools before the model must answer without them. Default 5. */
+  maxIterations?: number;
+  /** A tool that takes longer is aborted and gives an error result. Default 30000. */
+  toolTimeoutMs?: number;
+}
+
+export interface ChatSessionOptions extends CleanOptions, Partial<ProviderOptions> {
+  /** The streaming endpoint. Default `/api/chat/stream`, or `/api/chat/<provider>` in provider mode. */
   endpoint?: string;
   dialect?: Dialect | "auto";
   /** Request headers, e.g. authorization. */
@@ -249,7 +297,10 @@ export interface ChatSessionOptions extends CleanOptions {
   coalesce?: "frame" | false;
 }
 
-/** A chat with a backend that runs the agent loop (the seeds' protocol, or any dialect). */
+/**
+ * A chat: with a backend that runs the agent loop (the seeds' protocol, or any dialect), or, with
+ * `provider` set, with a provider through the proxy and the loop run here (see `ProviderOptions`).
+ */
 export class ChatSession {
   constructor(options?: ChatSessionOptions);
   send(message: string, context?: Record<string, unknown> | null): AsyncIterableIterator<StreamEvent>;

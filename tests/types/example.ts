@@ -9,6 +9,9 @@ import init, {
   type StreamEvent,
   type ToolRecord,
   type ParsedResponse,
+  type Tool,
+  type ChatSessionOptions,
+
 } from "chatstream";
 import { useGeneralChat } from "chatstream/react";
 
@@ -77,4 +80,31 @@ export function storedMessage(content: string, history: ToolRecord[]): string {
   return resolveToolMarkers(parsed.message, history)
     .map((s) => (s.type === "text" ? s.text : `[${s.tool ?? "tool"}]`))
     .join("") + (parsed.thinking ?? "");
+}
+
+export function providerChat(): ChatSession {
+  const calculator: Tool<{ expression: string }> = {
+    name: "calculate",
+    description: "Evaluates arithmetic",
+    input_schema: { type: "object", properties: { expression: { type: "string" } }, required: ["expression"] },
+    execute: async ({ expression }, { signal, progress }) => {
+      progress({ stage: "parsing", progress: 0.5 });
+      if (signal.aborted) throw new Error("cancelled");
+      return { expression, value: 4 };
+    },
+  };
+  // @ts-expect-error: a tool needs its input_schema
+  const broken: Tool = { name: "broken", execute: () => null };
+  void broken;
+  const options: ChatSessionOptions = {
+    provider: "anthropic",
+    model: "claude-sonnet-4-5",
+    system: "Use tools for arithmetic.",
+    thinking: true,
+    thinkingBudget: 2048,
+    tools: [calculator],
+    maxIterations: 3,
+    toolTimeoutMs: 10_000,
+  };
+  return new ChatSession(options);
 }
