@@ -8,7 +8,7 @@ use axum::extract::{DefaultBodyLimit, Path, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{any, post};
+use axum::routing::{any, get, post};
 use axum::Router;
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -36,6 +36,7 @@ pub fn router(config: Config) -> Router {
         .route("/api/chat/{provider}", post(provider_chat))
         .route_layer(DefaultBodyLimit::max(config.limits.body_bytes))
         .route_layer(middleware::from_fn_with_state(limiter, rate_limit))
+        .route("/api/providers", get(providers))
         .route("/api/{*rest}", any(|| async { StatusCode::NOT_FOUND }));
     let files =
         Router::new().nest_service("/pkg", ServeDir::new(&config.pkg)).fallback_service(ServeDir::new(&config.www));
@@ -59,6 +60,26 @@ async fn provider_chat(State(state): State<Arc<AppState>>, Path(name): Path<Stri
         None => (StatusCode::NOT_FOUND, axum::Json(serde_json::json!({"error": {"message": "Unknown provider."}})))
             .into_response(),
     }
+}
+
+/// Which routes reach a real upstream and which the simulated provider answers (for the demo's
+/// picker). Names only: never a key or an upstream URL.
+async fn providers(State(state): State<Arc<AppState>>) -> Response {
+    let u = &state.config.upstreams;
+    let routes = [
+        ("openai", u.openai.is_some()),
+        ("openai-responses", u.openai_responses.is_some()),
+        ("anthropic", u.anthropic.is_some()),
+        ("gemini", u.gemini.is_some()),
+        ("ollama", u.ollama.is_some()),
+        ("compat", u.compat.is_some()),
+        ("stream", u.agent.is_some()),
+    ];
+    let listed: serde_json::Map<String, Value> = routes
+        .into_iter()
+        .map(|(name, real)| (name.to_owned(), Value::from(if real { "configured" } else { "simulated" })))
+        .collect();
+    axum::Json(Value::Object(listed)).into_response()
 }
 
 async fn agent(State(state): State<Arc<AppState>>, body: Bytes) -> Response {

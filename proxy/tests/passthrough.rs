@@ -533,3 +533,18 @@ async fn the_agent_route_and_compat_forward_to_their_configured_urls() {
     assert_eq!(seen[1].uri, "/compat/v1/chat/completions");
     assert_eq!(seen[1].headers["authorization"], format!("Bearer {KEY}"));
 }
+
+#[tokio::test]
+async fn the_provider_list_says_which_routes_are_real_and_shows_no_secret() {
+    let upstream = FakeUpstream::start(Router::new()).await;
+    let proxy = start(&[], &openai_env(&upstream));
+    let response = client().get(proxy.endpoint("/api/providers")).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.unwrap();
+    assert!(!text.contains(KEY) && !text.contains(&upstream.base), "{text}");
+    let listed: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(listed["openai"], "configured");
+    assert_eq!(listed["openai-responses"], "configured", "the same key serves both OpenAI routes");
+    assert_eq!(listed["anthropic"], "simulated");
+    assert_eq!(listed["stream"], "simulated");
+}
