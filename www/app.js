@@ -4,7 +4,7 @@
 // keeps no chat state of its own, only which <details> the user opened.
 import init, { ChatSession, resolveToolMarkers } from "/pkg/index.js";
 import { renderMarkdown, escapeHtml } from "./markdown.js";
-import { MODES } from "./modes.js";
+import { loadModes } from "./modes.js";
 
 const $ = (id) => document.getElementById(id);
 const log = $("log");
@@ -21,6 +21,7 @@ const openCards = new Set(); // "<message>:<tool index>" of the tool cards the u
 let thinkingOpen = false;
 
 await init();
+const MODES = await loadModes();
 fillPicker();
 start(MODES[0]);
 wireControls();

@@ -258,3 +258,26 @@ test("keyboard only, at phone width: Tab reaches the input, Enter sends", async 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("provider mode: the model calls the page's calculator, the card shows its result", async () => {
+  const { page, errors } = await openDemo();
+  const labels = await page.locator("#provider option").allInnerTexts();
+  assert.equal(labels.length, 7, labels.join(" | "));
+  assert.ok(labels.every((l) => l.endsWith("simulated")), "no keys here: every route is simulated");
+  for (const provider of ["anthropic", "openai-responses"]) {
+    await page.selectOption("#provider", provider);
+    await ask(page, "use calculate: what is 12*(3+4)?");
+    await page.waitForSelector("#messages .bubble.assistant");
+    await page.waitForSelector("#streaming", { state: "hidden" });
+    const answer = lastAssistant(page);
+    assert.match(await answer.innerText(), /The calculate tool returned/, provider);
+    const card = answer.locator("details.tool-card");
+    assert.equal(await card.count(), 1, provider);
+    await card.locator("summary").click();
+    const io = await card.locator(".io").innerText();
+    assert.match(io, /"value": 84/, `${provider}: ${io}`);
+    await page.screenshot({ path: join(shots, `10-provider-${provider}-tool.png`) });
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
