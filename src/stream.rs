@@ -214,12 +214,29 @@ impl ChatStream {
         }
         let decoder = self.decoder.as_mut().expect("decoder chosen above");
         let mut events = std::mem::take(&mut self.provider_buf);
+        // Argument pieces of one tool call that arrive in a row (within this push) go to the
+        // cleaner as one: each piece costs a `partial_input`, whose value is as large as the
+        // arguments so far, so one per push keeps a long tool input from costing its square.
+        let mut run: Option<(String, String)> = None;
         for frame in frames.drain(..) {
             decoder.decode(&frame, &mut events);
             for event in events.drain(..) {
-                self.cleaner.push(event, out);
+                match event {
+                    ProviderEvent::ToolCallDelta { id, delta } => match &mut run {
+                        Some((run_id, text)) if *run_id == id => text.push_str(&delta),
+                        _ => {
+                            flush_arguments(&mut self.cleaner, run.take(), out);
+                            run = Some((id, delta));
+                        }
+                    },
+                    other => {
+                        flush_arguments(&mut self.cleaner, run.take(), out);
+                        self.cleaner.push(other, out);
+                    }
+                }
             }
         }
+        flush_arguments(&mut self.cleaner, run, out);
         self.provider_buf = events;
     }
 
@@ -237,6 +254,12 @@ impl ChatStream {
             self.cleaner.finish(out);
             self.ended = true;
         }
+    }
+}
+
+fn flush_arguments(cleaner: &mut Cleaner, run: Option<(String, String)>, out: &mut Vec<StreamEvent>) {
+    if let Some((id, delta)) = run {
+        cleaner.push(ProviderEvent::ToolCallDelta { id, delta }, out);
     }
 }
 

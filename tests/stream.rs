@@ -1,0 +1,52 @@
+//! ChatStream's batching: what one push returns.
+
+use chatstream::event::StreamEvent;
+use chatstream::stream::{ChatStream, StreamOptions};
+use serde_json::json;
+
+fn input_delta(partial: &str) -> String {
+    let data = json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": partial}});
+    format!("event: content_block_delta\ndata: {data}\n\n")
+}
+
+fn tool_stream() -> (String, Vec<String>) {
+    let start = concat!(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"usage\":{}}}\n\n",
+        "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{}}}\n\n",
+    );
+    let pieces = ["{\"q\": \"ab", "cd\", \"n\"", ": 4}"].map(input_delta).to_vec();
+    (start.to_owned(), pieces)
+}
+
+fn input_deltas(events: &[StreamEvent]) -> Vec<(String, serde_json::Value)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ToolInputDelta { delta, partial_input, .. } => Some((delta.clone(), partial_input.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn argument_pieces_in_one_push_come_out_as_one_delta_with_one_partial_input() {
+    let (start, pieces) = tool_stream();
+    let mut stream = ChatStream::new(StreamOptions::default());
+    let mut events = Vec::new();
+    stream.push(start.as_bytes(), &mut events);
+    stream.push(pieces.concat().as_bytes(), &mut events);
+    assert_eq!(input_deltas(&events), [("{\"q\": \"abcd\", \"n\": 4}".to_owned(), json!({"q": "abcd", "n": 4}))]);
+}
+
+#[test]
+fn argument_pieces_in_separate_pushes_each_get_their_partial_input() {
+    let (start, pieces) = tool_stream();
+    let mut stream = ChatStream::new(StreamOptions::default());
+    let mut events = Vec::new();
+    stream.push(start.as_bytes(), &mut events);
+    for piece in &pieces {
+        stream.push(piece.as_bytes(), &mut events);
+    }
+    let partials: Vec<serde_json::Value> = input_deltas(&events).into_iter().map(|(_, p)| p).collect();
+    assert_eq!(partials, [json!({"q": "ab"}), json!({"q": "abcd"}), json!({"q": "abcd", "n": 4})]);
+}
