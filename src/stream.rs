@@ -20,7 +20,7 @@ use crate::clean::{CleanOptions, Cleaner};
 use crate::dialect::{detect, Dialect, DialectDecoder, ProviderEvent};
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
-use crate::framing::{Frame, FrameDecoder, Framing, DEFAULT_MAX_FRAME_BYTES};
+use crate::framing::{Frame, FrameDecoder, Framing, FramingError, DEFAULT_MAX_FRAME_BYTES};
 
 /// How many frames auto-detection looks at before it gives up on a stream it cannot recognise.
 const DETECTION_FRAME_LIMIT: usize = 16;
@@ -107,7 +107,7 @@ impl ChatStream {
         let mut frames = std::mem::take(&mut self.frame_buf);
         if let Some(decoder) = self.frames.as_mut() {
             if let Err(err) = decoder.push(chunk, &mut frames) {
-                self.frames_then_error(&mut frames, err.to_string(), out);
+                self.frames_then_error(&mut frames, err, out);
             }
         } else {
             self.prefix.extend_from_slice(chunk);
@@ -191,15 +191,20 @@ impl ChatStream {
         let mut decoder = FrameDecoder::new(framing, self.max_frame_bytes);
         let prefix = std::mem::take(&mut self.prefix);
         if let Err(err) = decoder.push(&prefix, frames) {
-            self.frames_then_error(frames, err.to_string(), out);
+            self.frames_then_error(frames, err, out);
         }
         self.frames = Some(decoder);
     }
 
-    /// A framing error comes after the frames completed before it.
-    fn frames_then_error(&mut self, frames: &mut Vec<Frame>, message: String, out: &mut Vec<StreamEvent>) {
+    /// A framing error is reported in its place: after the frames before the dropped one, before
+    /// those after it (which may end the stream).
+    fn frames_then_error(&mut self, frames: &mut Vec<Frame>, err: FramingError, out: &mut Vec<StreamEvent>) {
+        let FramingError::FrameTooLarge { at, .. } = err;
+        let mut after = frames.split_off(at.min(frames.len()));
         self.decode_frames(frames, out);
+        let message = err.to_string();
         self.cleaner.push(ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message, fatal: false }, out);
+        self.decode_frames(&mut after, out);
     }
 
     fn decode_frames(&mut self, frames: &mut Vec<Frame>, out: &mut Vec<StreamEvent>) {

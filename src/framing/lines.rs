@@ -180,18 +180,19 @@ impl LineDecoder {
     /// error is returned once, at the push that found it.
     pub fn push(&mut self, chunk: &[u8], out: &mut Vec<Frame>) -> Result<(), FramingError> {
         let limit = self.limit;
-        let mut too_large = false;
+        let mut too_large = None;
         self.lines.push(chunk, |line| {
             match line {
                 Line::Complete(bytes) => push_line(bytes, out),
-                Line::TooLong => too_large = true,
+                Line::TooLong => {
+                    too_large.get_or_insert(out.len());
+                }
             }
             limit
         });
-        if too_large {
-            Err(FramingError::FrameTooLarge { limit })
-        } else {
-            Ok(())
+        match too_large {
+            Some(at) => Err(FramingError::FrameTooLarge { limit, at }),
+            None => Ok(()),
         }
     }
 

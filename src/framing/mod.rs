@@ -36,14 +36,16 @@ impl Frame {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FramingError {
-    /// One frame grew past the cap; it is dropped and decoding resumes after its end.
-    FrameTooLarge { limit: usize },
+    /// One frame grew past the cap; it is dropped and decoding resumes after its end. `at` is
+    /// where in the output it would have been (the frames before it in `out`), so the error can
+    /// be reported in its place, before frames that came after it in the same push.
+    FrameTooLarge { limit: usize, at: usize },
 }
 
 impl std::fmt::Display for FramingError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            FramingError::FrameTooLarge { limit } => {
+            FramingError::FrameTooLarge { limit, .. } => {
                 write!(f, "one stream event exceeded the {limit}-byte limit and was dropped")
             }
         }

@@ -91,23 +91,25 @@ impl SseDecoder {
     pub fn push(&mut self, chunk: &[u8], out: &mut Vec<Frame>) -> Result<(), FramingError> {
         // The splitter is moved out for the duration so that its callback may borrow `self`.
         let mut lines = std::mem::replace(&mut self.lines, LineSplitter::new(0));
-        let mut too_large = false;
+        let mut too_large = None;
         lines.push(chunk, |line| {
-            match line {
-                Line::Complete(bytes) => self.process_line(bytes, out),
-                Line::TooLong => too_large |= self.drop_event(),
-            }
-            if self.data.len() > self.limit {
-                // Only possible when U+FFFD replacements made the data longer than its bytes.
-                too_large |= self.drop_event();
+            let dropped = match line {
+                Line::Complete(bytes) => {
+                    self.process_line(bytes, out);
+                    false
+                }
+                Line::TooLong => self.drop_event(),
+            };
+            // The data can outgrow its bytes only when U+FFFD replacements made it longer.
+            if dropped || (self.data.len() > self.limit && self.drop_event()) {
+                too_large.get_or_insert(out.len());
             }
             self.line_budget()
         });
         self.lines = lines;
-        if too_large {
-            Err(FramingError::FrameTooLarge { limit: self.limit })
-        } else {
-            Ok(())
+        match too_large {
+            Some(at) => Err(FramingError::FrameTooLarge { limit: self.limit, at }),
+            None => Ok(()),
         }
     }
 
