@@ -4,7 +4,8 @@
 #   ./build.sh          build pkg/ (the npm package) from the crate and pkg-template/
 #   ./build.sh test     install what is missing, build, run every test
 #   ./build.sh demo     build, start the proxy with its offline simulated provider, print the URL
-#   ./build.sh bench    the benchmarks (not part of `test`)
+#   ./build.sh bench    the benchmarks, written to BENCHMARKS.md (not part of `test`)
+#   ./build.sh fuzz     every fuzz target, 600 s each by default (not part of `test`)
 #
 # Every install step checks first and says what it installs, so running it again is cheap.
 set -euo pipefail
@@ -123,6 +124,34 @@ run_tests() {
   test_node
   test_types
   test_e2e
+  test_bench_smoke
+}
+
+# --- benchmarks (not part of `test`) ---------------------------------------------------------
+
+run_bench() {
+  build_pkg
+  ensure_chromium
+  say "browser benchmarks: chatstream against eventsource-parser and the AI SDK (node bench/run.js)"
+  node bench/run.js
+  say "native stage benchmarks (cargo bench --bench framing --bench pipeline)"
+  cargo bench --bench framing --bench pipeline -- --warm-up-time 1 --measurement-time 3 \
+    | tee target/bench/native.txt
+  node bench/report.js
+}
+
+# `./build.sh fuzz [SECONDS] [TARGET...]`: every cargo-fuzz target (nightly) for SECONDS each.
+run_fuzz() {
+  if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+    say "installing cargo-fuzz (takes a minute or two)"
+    cargo install cargo-fuzz
+  fi
+  fuzz/run.sh "$@"
+}
+
+test_bench_smoke() {
+  say "benchmark harness smoke (tiny streams, no numbers kept)"
+  node bench/run.js --smoke
 }
 
 # --- demo --------------------------------------------------------------------------------
@@ -142,8 +171,10 @@ case "${1:-build}" in
   build) build_pkg ;;
   test) run_tests ;;
   demo) shift; run_demo "$@" ;;
+  bench) run_bench ;;
+  fuzz) shift; run_fuzz "$@" ;;
   *)
-    echo "usage: ./build.sh [build|test|demo]" >&2
+    echo "usage: ./build.sh [build|test|demo|bench|fuzz [seconds] [target...]]" >&2
     exit 2
     ;;
 esac

@@ -1,0 +1,165 @@
+// The browser side of `./build.sh bench`: every contender reads the same bytes, in the same
+// chunks, from a ReadableStream, and is timed with performance.now(). Bundled by esbuild.
+import init, { ChatSession, ChatStream, streamEvents } from "/pkg/index.js";
+import { createParser } from "eventsource-parser";
+import { DefaultChatTransport, readUIMessageStream, streamText } from "ai";
+import { createOpenAI } from "@ai-sdk/openai";
+import { agentStream, anthropicStream, chunked, openaiStream, tokens, toolInputPieces, uiMessageStream } from "./streams.js";
+
+const encoder = new TextEncoder();
+
+/** A fresh stream over the chunks (each contender gets its own). */
+function body(chunks) {
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (i < chunks.length) controller.enqueue(chunks[i++]);
+      else controller.close();
+    },
+  });
+}
+const sseResponse = (chunks) => new Response(body(chunks), { headers: { "content-type": "text/event-stream" } });
+
+/** Characters of text or tool input an event carries. */
+const contentLength = (e) => (e.type === "text_delta" ? e.text.length : e.type === "tool_input_delta" ? e.delta.length : 0);
+
+/** chatstream, end to end: bytes → clean events → session state (every update applied). */
+async function chatstreamSession(chunks) {
+  const session = new ChatSession({ fetch: async () => sseResponse(chunks) });
+  let updates = 0;
+  session.subscribe(() => {
+    session.getSnapshot();
+    updates++;
+  });
+  for await (const _ of session.send("bench")) {
+    // the iterator is drained too, as an app would
+  }
+  const state = session.getSnapshot();
+  return { text: state.messages.at(-1).content.length, updates };
+}
+
+/** chatstream without session state: the clean events of the response. */
+async function chatstreamEvents(chunks) {
+  let text = 0;
+  for await (const event of streamEvents(sseResponse(chunks))) text += contentLength(event);
+  return { text };
+}
+
+/** chatstream's pipeline alone, pushed synchronously (no ReadableStream). */
+function chatstreamPush(chunks) {
+  const stream = new ChatStream();
+  let text = 0;
+  const count = (events) => {
+    for (const e of events) text += contentLength(e);
+  };
+  for (const chunk of chunks) count(stream.push(chunk));
+  count(stream.finish());
+  stream.free();
+  return { text };
+}
+
+/** eventsource-parser + JSON.parse: bare parsing (every event's JSON), no cleaning, no state. */
+async function eventsourceParser(chunks) {
+  let events = 0;
+  const parser = createParser({
+    onEvent(event) {
+      if (event.data === "[DONE]") return;
+      JSON.parse(event.data);
+      events++;
+    },
+  });
+  const reader = body(chunks).getReader();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    parser.feed(decoder.decode(value, { stream: true }));
+  }
+  return { events };
+}
+
+/** The AI SDK's client (what useChat runs): its transport's parsing, then readUIMessageStream. */
+async function aiSdkClient(chunks) {
+  const transport = new DefaultChatTransport({
+    api: "/bench",
+    fetch: async () => new Response(body(chunks), { headers: { "content-type": "text/event-stream", "x-vercel-ai-ui-message-stream": "v1" } }),
+  });
+  const stream = await transport.sendMessages({ chatId: "bench", messages: [], trigger: "submit-message", messageId: undefined, abortSignal: undefined });
+  let last;
+  for await (const message of readUIMessageStream({ stream })) last = message;
+  return { text: last.parts.filter((p) => p.type === "text").reduce((n, p) => n + p.text.length, 0) };
+}
+
+/** The AI SDK's provider parsing: streamText with @ai-sdk/openai over a mocked fetch. */
+async function aiSdkProvider(chunks) {
+  const openai = createOpenAI({ apiKey: "bench", fetch: async () => sseResponse(chunks) });
+  const result = streamText({ model: openai.chat("gpt-4o"), prompt: "bench" });
+  let text = 0;
+  for await (const part of result.fullStream) if (part.type === "text-delta") text += (part.text ?? part.delta ?? "").length;
+  return { text };
+}
+
+export const CONTENDERS = {
+  "chatstream: session (bytes → events → state)": chatstreamSession,
+  "chatstream: streamEvents (bytes → events)": chatstreamEvents,
+  "chatstream: ChatStream.push (pipeline only)": chatstreamPush,
+  "eventsource-parser + JSON.parse (bare parsing)": eventsourceParser,
+  "AI SDK client (DefaultChatTransport + readUIMessageStream)": aiSdkClient,
+  "AI SDK provider (streamText + @ai-sdk/openai)": aiSdkProvider,
+};
+
+/** Median of `runs` timed runs after one warm-up. */
+async function time(fn, chunks, runs) {
+  const result = await fn(chunks);
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn(chunks);
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return { ms: times[Math.floor(times.length / 2)], result };
+}
+
+/**
+ * The streams, by name: `bytes` for every contender, `ui` (the same text as a UI message stream)
+ * for the AI SDK's client, `deltas` the number of content deltas.
+ */
+function makeCase(kind, n) {
+  const text = tokens(n);
+  switch (kind) {
+    case "openai":
+      return { bytes: openaiStream(text), ui: uiMessageStream(text), deltas: n };
+    case "anthropic": {
+      const input = toolInputPieces(Math.floor(n / 2));
+      const thinking = tokens(Math.floor(n / 4), 2);
+      const said = text.slice(0, Math.floor(n / 4));
+      return { bytes: anthropicStream(thinking, said, input), deltas: thinking.length + said.length + input.length };
+    }
+    case "agent":
+      return { bytes: agentStream(text), deltas: n };
+    case "tool-input": {
+      const input = toolInputPieces(n);
+      return { bytes: anthropicStream([], [], input), deltas: input.length };
+    }
+  }
+  throw new Error(`unknown case ${kind}`);
+}
+
+window.bench = async function bench(cases, runs) {
+  await init({ module_or_path: "/pkg/chatstream_bg.wasm" });
+  const out = [];
+  for (const c of cases) {
+    const made = makeCase(c.kind, c.n);
+    const sse = chunked(encoder.encode(made.bytes));
+    const ui = made.ui && chunked(encoder.encode(made.ui));
+    for (const name of c.contenders) {
+      const chunks = name.startsWith("AI SDK client") ? ui : sse;
+      const bytes = chunks.reduce((n, ch) => n + ch.length, 0);
+      const { ms, result } = await time(CONTENDERS[name], chunks, c.runs ?? runs);
+      out.push({ case: c.name, contender: name, bytes, deltas: made.deltas, ms, result });
+    }
+  }
+  return out;
+};
+window.ready = true;

@@ -1,0 +1,189 @@
+// `./build.sh bench`: chatstream against what users would pick instead, in headless Chromium,
+// in one run; and the package's size beside the AI SDK's useChat. Writes BENCHMARKS.md (the
+// native criterion numbers are added by build.sh) and target/bench/results.json.
+//
+//   node bench/run.js            the full run
+//   node bench/run.js --smoke    tiny streams, one run each: checks the harness works, no numbers kept
+import { createServer } from "node:http";
+import { readFileSync, writeFileSync, mkdirSync, mkdtempSync, rmSync, existsSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { tmpdir, cpus } from "node:os";
+import { join, resolve, extname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execFileSync } from "node:child_process";
+import { build } from "esbuild";
+import { chromium } from "playwright-core";
+
+const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
+const out = join(root, "target/bench");
+const smoke = process.argv.includes("--smoke");
+mkdirSync(out, { recursive: true });
+
+const ALL = [
+  "chatstream: session (bytes → events → state)",
+  "chatstream: streamEvents (bytes → events)",
+  "chatstream: ChatStream.push (pipeline only)",
+  "eventsource-parser + JSON.parse (bare parsing)",
+  "AI SDK client (DefaultChatTransport + readUIMessageStream)",
+  "AI SDK provider (streamText + @ai-sdk/openai)",
+];
+const OURS = ALL.slice(0, 4);
+const SCALE = [ALL[0], ALL[2]];
+
+const scale = smoke ? 0.01 : 1;
+const n = (count) => Math.max(20, Math.round(count * scale));
+const CASES = [
+  { name: "OpenAI chat, 20,000 deltas", kind: "openai", n: n(20000), contenders: ALL },
+  { name: "Anthropic: thinking, text, streamed tool input", kind: "anthropic", n: n(20000), contenders: OURS },
+  { name: "Agent protocol with [[tool:N]] markers", kind: "agent", n: n(20000), contenders: OURS },
+  // Scaling: the same pieces (about 5 bytes each), messages of about 1 KB, 100 KB and 1 MB.
+  { name: "text 1 KB", kind: "openai", n: n(200), contenders: SCALE, runs: smoke ? 1 : 21 },
+  { name: "text 100 KB", kind: "openai", n: n(20000), contenders: SCALE },
+  { name: "text 1 MB", kind: "openai", n: n(200000), contenders: SCALE, runs: smoke ? 1 : 3 },
+  { name: "tool input 1 KB", kind: "tool-input", n: n(200), contenders: SCALE, runs: smoke ? 1 : 21 },
+  { name: "tool input 100 KB", kind: "tool-input", n: n(20000), contenders: SCALE },
+  { name: "tool input 1 MB", kind: "tool-input", n: n(200000), contenders: SCALE, runs: smoke ? 1 : 3 },
+];
+
+async function bundle() {
+  await build({
+    entryPoints: [join(root, "bench/page.js")],
+    bundle: true,
+    format: "esm",
+    outfile: join(out, "page.bundle.js"),
+    external: ["/pkg/*"],
+    minify: true,
+    logLevel: "error",
+  });
+}
+
+/** The AI SDK's useChat and our useGeneralChat, bundled the same way (esbuild, minified, React external). */
+async function sizes() {
+  const measure = async (name, contents, resolveDir) => {
+    const result = await build({
+      stdin: { contents, resolveDir, loader: "js" },
+      bundle: true,
+      format: "esm",
+      minify: true,
+      write: false,
+      external: ["react", "react-dom"],
+      logLevel: "error",
+    });
+    const js = result.outputFiles[0].contents;
+    return { name, raw: js.length, gzip: gzipSync(js, { level: 9 }).length };
+  };
+  const wasm = readFileSync(join(root, "pkg/chatstream_bg.wasm"));
+  const ours = await measure("chatstream/react (useGeneralChat) JS", 'export { useGeneralChat } from "./pkg/react.js"; export { default } from "./pkg/index.js";', root);
+  const theirs = await measure("@ai-sdk/react (useChat)", 'export { useChat } from "@ai-sdk/react";', root);
+  return [
+    { name: "chatstream_bg.wasm", raw: wasm.length, gzip: gzipSync(wasm, { level: 9 }).length },
+    ours,
+    { name: "chatstream total (wasm + JS)", raw: wasm.length + ours.raw, gzip: gzipSync(wasm, { level: 9 }).length + ours.gzip },
+    theirs,
+  ];
+}
+
+function serve() {
+  const types = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
+  const server = createServer((req, res) => {
+    const path = req.url.split("?")[0];
+    const file =
+      path === "/" ? null : path.startsWith("/pkg/") ? join(root, path) : path === "/page.bundle.js" ? join(out, "page.bundle.js") : undefined;
+    if (file === null) {
+      res.writeHead(200, { "content-type": "text/html" });
+      return res.end('<!doctype html><script type="module" src="/page.bundle.js"></script>');
+    }
+    if (!file || !existsSync(file)) {
+      res.writeHead(404);
+      return res.end();
+    }
+    res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" });
+    res.end(readFileSync(file));
+  });
+  return new Promise((ok) => server.listen(0, "127.0.0.1", () => ok(server)));
+}
+
+async function main() {
+  await bundle();
+  const server = await serve();
+  const profile = mkdtempSync(join(tmpdir(), "chatstream-bench-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  let results;
+  try {
+    const page = await context.newPage();
+    page.on("pageerror", (e) => console.error("page error:", e.message));
+    page.on("console", (m) => m.type() === "error" && console.error("console:", m.text()));
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await page.waitForFunction(() => window.ready === true, null, { timeout: 30000 });
+    results = await page.evaluate(([cases, runs]) => window.bench(cases, runs), [CASES, smoke ? 1 : 7]);
+    results.chromium = await context.browser()?.version?.();
+  } finally {
+    await context.close();
+    server.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+  for (const r of results) {
+    const perDelta = (r.ms * 1e6) / r.deltas;
+    console.log(`${r.case.padEnd(48)} ${r.contender.padEnd(60)} ${r.ms.toFixed(1).padStart(9)} ms ${perDelta.toFixed(0).padStart(7)} ns/delta`);
+  }
+  if (smoke) {
+    // The harness ran every contender and each read the whole stream.
+    for (const r of results) if (Object.values(r.result).some((v) => !(v > 0))) throw new Error(`${r.case} / ${r.contender}: read nothing: ${JSON.stringify(r.result)}`);
+    console.log("bench smoke: every contender read every stream");
+    return;
+  }
+  const size = await sizes();
+  writeFileSync(join(out, "results.json"), JSON.stringify({ results, size }, null, 2));
+  writeFileSync(join(out, "browser.md"), report(results, size));
+  console.log(`wrote ${join(out, "browser.md")}`);
+}
+
+function report(results, size) {
+  const row = (r) => {
+    const mbs = r.bytes / 1e6 / (r.ms / 1000);
+    return `| ${r.contender} | ${r.ms.toFixed(1)} | ${((r.ms * 1e6) / r.deltas).toFixed(0)} | ${mbs.toFixed(1)} |`;
+  };
+  const find = (c, who) => results.find((r) => r.case === c && r.contender === who);
+  const perDelta = (r) => r.ms / r.deltas;
+  let md = "";
+  for (const c of CASES.slice(0, 3)) {
+    const rows = results.filter((r) => r.case === c.name);
+    md += `\n### ${c.name} (${rows[0].deltas.toLocaleString("en")} deltas, ${(rows[0].bytes / 1e6).toFixed(2)} MB in 1-16 KB chunks)\n\n`;
+    md += "| contender | median ms | ns per delta | MB/s |\n|---|---:|---:|---:|\n" + rows.map(row).join("\n") + "\n";
+  }
+  const first = CASES[0].name;
+  const session = find(first, ALL[0]);
+  const ratio = (other) => (other ? (perDelta(other) / perDelta(session)).toFixed(2) : "n/a");
+  md += `\n### Ratios (OpenAI case, per delta; above 1 means chatstream's full session is faster)\n\n`;
+  md += `| chatstream session vs | ratio | target |\n|---|---:|---:|\n`;
+  md += `| eventsource-parser + JSON.parse (bare parsing) | ${ratio(find(first, ALL[3]))} | ≥ 2 |\n`;
+  md += `| AI SDK client (readUIMessageStream) | ${ratio(find(first, ALL[4]))} | ≥ 20 |\n`;
+  md += `| AI SDK provider parsing (streamText) | ${ratio(find(first, ALL[5]))} | — |\n`;
+  md += `\n### Scaling: cost per delta as the message grows\n\n| stream | contender | 1 KB ns/delta | 100 KB ns/delta | 1 MB ns/delta | 1 MB / 1 KB |\n|---|---|---:|---:|---:|---:|\n`;
+  for (const kind of ["text", "tool input"]) {
+    for (const who of SCALE) {
+      const at = (s) => find(`${kind} ${s}`, who);
+      const [a, b, c] = ["1 KB", "100 KB", "1 MB"].map(at);
+      const ns = (r) => ((r.ms * 1e6) / r.deltas).toFixed(0);
+      md += `| ${kind} | ${who} | ${ns(a)} | ${ns(b)} | ${ns(c)} | ${(perDelta(c) / perDelta(a)).toFixed(2)} |\n`;
+    }
+  }
+  md += `\n### Size (bytes)\n\n| what | raw | gzip -9 |\n|---|---:|---:|\n`;
+  md += size.map((s) => `| ${s.name} | ${s.raw.toLocaleString("en")} | ${s.gzip.toLocaleString("en")} |`).join("\n") + "\n";
+  md += `\nMachine: ${cpus().length} × ${cpus()[0].model}; Node ${process.version}; Chromium ${chromiumVersion()}.\n`;
+  return md;
+}
+
+function chromiumVersion() {
+  try {
+    return execFileSync(process.env.CHROMIUM ?? "/usr/bin/chromium", ["--version"]).toString().trim();
+  } catch {
+    return "unknown";
+  }
+}
+
+await main();

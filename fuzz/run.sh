@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECONDS each (default 600), one after another, with a corpus seeded
+# from the fixtures (and the recorded streams in ../shared/fixtures/real when present). Findings
+# land in fuzz/artifacts/<target>/; keep each as a regression fixture once fixed.
+#
+#   fuzz/run.sh [SECONDS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds=${1:-600}
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  mapfile -t targets < <(cargo +nightly fuzz list)
+fi
+
+seed() {
+  local target=$1 dir=corpus/$1 pattern
+  mkdir -p "$dir"
+  case $target in
+    dialect_*) pattern=${target#dialect_}; pattern=${pattern//_/-} ;;
+    *) pattern="" ;;
+  esac
+  # A corpus entry is the fuzzer's input: a cut count of 0, then the stream.
+  for file in ../tests/fixtures/$pattern*/*.{sse,ndjson,txt} ../tests/fixtures/$pattern*.{sse,ndjson,txt} \
+    ../../shared/fixtures/real/$pattern*/*.{sse,ndjson,txt}; do
+    [ -f "$file" ] || continue
+    local name
+    name=$(basename "$(dirname "$file")")-$(basename "$file")
+    [ "$target" = framing ] && { { printf '\x00\x00'; cat "$file"; } > "$dir/$name"; continue; }
+    { printf '\x00'; cat "$file"; } > "$dir/$name"
+  done
+}
+
+cargo +nightly fuzz build
+for target in "${targets[@]}"; do
+  seed "$target"
+  echo "==> $target for ${seconds}s"
+  cargo +nightly fuzz run "$target" "corpus/$target" -- -max_total_time="$seconds" -max_len=65536 -print_final_stats=1 \
+    2>&1 | grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|artifact_prefix|Test unit written)|panicked" || true
+done

@@ -1,0 +1,123 @@
+//! What every fuzz target checks: cutting the input anywhere changes nothing.
+//!
+//! The first byte of the fuzzer's input says how many cuts to make (0-15); each cut then takes
+//! two bytes (a position, modulo the input's length). The rest is the input.
+
+use chatstream::clean::{CleanOptions, Cleaner};
+use chatstream::dialect::{Dialect, ProviderEvent};
+use chatstream::event::StreamEvent;
+use chatstream::framing::{FrameDecoder, Framing};
+use chatstream::stream::{ChatStream, StreamOptions};
+use serde_json::Value;
+
+/// The input and the sorted cut positions in it.
+fn cuts(data: &[u8]) -> (&[u8], Vec<usize>) {
+    let Some((&count, rest)) = data.split_first() else { return (data, Vec::new()) };
+    let count = (count % 16) as usize;
+    let header = (count * 2).min(rest.len());
+    let (positions, input) = rest.split_at(header);
+    let mut cuts: Vec<usize> = positions
+        .chunks(2)
+        .map(|p| u16::from_le_bytes([p[0], *p.get(1).unwrap_or(&0)]) as usize % (input.len() + 1))
+        .collect();
+    cuts.sort_unstable();
+    (input, cuts)
+}
+
+fn pieces<'a>(input: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
+        out.push(&input[start..cut]);
+        start = cut;
+    }
+    out
+}
+
+/// Events as JSON with runs of text, thinking and one call's tool-input deltas merged (chunking
+/// decides where deltas are cut, nothing else), as the test harness compares them.
+pub fn canonical(events: &[StreamEvent]) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for event in events {
+        let value = serde_json::to_value(event).unwrap();
+        if let Some(last) = out.last_mut() {
+            let kind = value["type"].as_str().unwrap_or("");
+            if last["type"] == value["type"] && (kind == "text_delta" || kind == "thinking_delta") {
+                let joined = format!("{}{}", last["text"].as_str().unwrap(), value["text"].as_str().unwrap());
+                last["text"] = Value::String(joined);
+                continue;
+            }
+            if kind == "tool_input_delta" && last["type"] == value["type"] && last["tool_use_id"] == value["tool_use_id"] {
+                let joined = format!("{}{}", last["delta"].as_str().unwrap(), value["delta"].as_str().unwrap());
+                last["delta"] = Value::String(joined);
+                last["partial_input"] = value["partial_input"].clone();
+                continue;
+            }
+        }
+        out.push(value);
+    }
+    out
+}
+
+fn run_stream(dialect: Option<Dialect>, parts: &[&[u8]]) -> Vec<StreamEvent> {
+    let mut stream = ChatStream::new(StreamOptions { dialect, ..StreamOptions::default() });
+    let mut events = Vec::new();
+    for part in parts {
+        stream.push(part, &mut events);
+    }
+    stream.finish(&mut events);
+    events
+}
+
+pub fn split_invariance(dialect: Option<Dialect>, data: &[u8]) {
+    let (input, cuts) = cuts(data);
+    let whole = canonical(&run_stream(dialect, &[input]));
+    let split = canonical(&run_stream(dialect, &pieces(input, &cuts)));
+    assert_eq!(whole, split, "cut at {cuts:?}");
+    let completes = whole.iter().filter(|e| e["type"] == "complete").count();
+    assert_eq!(completes, 1, "exactly one complete: {whole:?}");
+}
+
+pub fn framing_invariance(data: &[u8]) {
+    let Some((&which, data)) = data.split_first() else { return };
+    let framing = [Framing::Sse, Framing::Lines][which as usize % 2];
+    let (input, cuts) = cuts(data);
+    let run = |parts: &[&[u8]]| {
+        let mut decoder = FrameDecoder::new(framing, 1 << 16);
+        let mut frames = Vec::new();
+        let mut errors = 0;
+        for part in parts {
+            errors += decoder.push(part, &mut frames).is_err() as usize;
+        }
+        let ending = decoder.finish(&mut frames);
+        (frames, errors, ending)
+    };
+    let whole = run(&[input]);
+    let split = run(&pieces(input, &cuts));
+    assert_eq!(whole, split, "cut at {cuts:?}");
+}
+
+pub fn cleaner_invariance(data: &[u8]) {
+    let (input, cuts) = cuts(data);
+    let text = String::from_utf8_lossy(input);
+    // Cut on character boundaries: providers send whole characters.
+    let mut bounds: Vec<usize> = cuts.iter().map(|&c| (0..=c.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap()).collect();
+    bounds.dedup();
+    let run = |parts: Vec<&str>| {
+        let mut cleaner = Cleaner::new(CleanOptions::default());
+        let mut out = Vec::new();
+        for part in parts {
+            cleaner.push(ProviderEvent::Text(part.to_owned()), &mut out);
+        }
+        cleaner.push(ProviderEvent::End, &mut out);
+        cleaner.finish(&mut out);
+        canonical(&out)
+    };
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for &b in bounds.iter().chain(std::iter::once(&text.len())) {
+        parts.push(&text[start..b]);
+        start = b;
+    }
+    assert_eq!(run(vec![&text]), run(parts), "cut at {bounds:?}");
+}
