@@ -6,6 +6,7 @@
 #   ./build.sh demo     build, start the proxy with its offline simulated provider, print the URL
 #   ./build.sh bench    the benchmarks, written to BENCHMARKS.md (not part of `test`)
 #   ./build.sh fuzz     every fuzz target, 600 s each by default (not part of `test`)
+#   ./build.sh load     1,000 concurrent streams through the proxy, into BENCHMARKS.md
 #
 # Every install step checks first and says what it installs, so running it again is cheap.
 set -euo pipefail
@@ -140,6 +141,14 @@ run_bench() {
   node bench/report.js
 }
 
+# `./build.sh load`: 1,000 concurrent streams through the proxy; the numbers go to BENCHMARKS.md.
+run_load() {
+  # Each stream holds a client and an upstream connection: raise the open-file limit.
+  ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" || true
+  say "the proxy under load (cargo test --release -p chatstream-proxy --test load -- --ignored)"
+  cargo test --release -p chatstream-proxy --test load -- --ignored --nocapture
+}
+
 # `./build.sh fuzz [SECONDS] [TARGET...]`: every cargo-fuzz target (nightly) for SECONDS each.
 run_fuzz() {
   if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
@@ -173,8 +182,9 @@ case "${1:-build}" in
   demo) shift; run_demo "$@" ;;
   bench) run_bench ;;
   fuzz) shift; run_fuzz "$@" ;;
+  load) run_load ;;
   *)
-    echo "usage: ./build.sh [build|test|demo|bench|fuzz [seconds] [target...]]" >&2
+    echo "usage: ./build.sh [build|test|demo|bench|load|fuzz [seconds] [target...]]" >&2
     exit 2
     ;;
 esac

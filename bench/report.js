@@ -87,5 +87,14 @@ decoder over its own fixtures (frames → provider events). \`clean/*\`: the cle
 pieces with inline thinking, \`[[tool:N]]\` markers and a payload. \`chat_stream/*\`: the whole pipeline.
 Run one: \`cargo bench --bench pipeline -- dialect/anthropic\`.
 `;
-writeFileSync(join(root, "BENCHMARKS.md"), md);
+// The proxy's section comes from `./build.sh load`: kept as it is.
+let load = "";
+try {
+  const current = readFileSync(join(root, "BENCHMARKS.md"), "utf8");
+  const at = current.indexOf("## Proxy under load");
+  if (at >= 0) load = "\n" + current.slice(at);
+} catch {
+  // no BENCHMARKS.md yet
+}
+writeFileSync(join(root, "BENCHMARKS.md"), md + load);
 console.log("wrote BENCHMARKS.md");

@@ -58,6 +58,11 @@ impl Proxy {
         format!("{}{}", self.url, path.trim_start_matches('/'))
     }
 
+    /// The proxy's process id (to read its memory from /proc).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Everything the proxy wrote to stdout and stderr so far.
     pub fn output(&self) -> String {
         self.output.lock().unwrap().clone()
