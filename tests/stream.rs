@@ -50,3 +50,39 @@ fn argument_pieces_in_separate_pushes_each_get_their_partial_input() {
     let partials: Vec<serde_json::Value> = input_deltas(&events).into_iter().map(|(_, p)| p).collect();
     assert_eq!(partials, [json!({"q": "ab"}), json!({"q": "abcd"}), json!({"q": "abcd", "n": 4})]);
 }
+
+/// The seeds' CH-T1 to CH-T4: no ␄ end markers in text or thinking deltas, and clean final text
+/// and thinking in `complete` — with the markers arriving inside and across deltas.
+#[test]
+fn ch_t1_to_t4_no_end_markers_in_deltas_or_complete() {
+    let delta = |kind: &str, text: &str| format!("data: {}\n\n", json!({"type": kind, "text": text}));
+    let body = [
+        delta("thinking_delta", "Let me \u{2404}think"),
+        delta("thinking_delta", " it over\u{2404}"),
+        delta("text_delta", "The answer\u{2404}"),
+        delta("text_delta", " is 4.\u{2404}\u{2404}"),
+        "data: {\"type\":\"complete\",\"payload\":{}}\n\n".to_owned(),
+    ]
+    .concat();
+    for cut in 0..=body.len() {
+        let mut stream = ChatStream::new(StreamOptions::default());
+        let mut events = Vec::new();
+        stream.push(&body.as_bytes()[..cut], &mut events);
+        stream.push(&body.as_bytes()[cut..], &mut events);
+        stream.finish(&mut events);
+        for event in &events {
+            match event {
+                // CH-T1, CH-T2
+                StreamEvent::TextDelta { text } | StreamEvent::ThinkingDelta { text } => {
+                    assert!(!text.contains('\u{2404}'), "cut {cut}: {text:?}")
+                }
+                // CH-T3, CH-T4
+                StreamEvent::Complete { payload } => {
+                    assert_eq!(payload.text, "The answer is 4.", "cut {cut}");
+                    assert_eq!(payload.thinking.as_deref(), Some("Let me think it over"), "cut {cut}");
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -25,7 +25,8 @@ struct Outcome {
 
 async fn fetch(client: &reqwest::Client, url: &str, body: String) -> Outcome {
     let started = Instant::now();
-    let response = client.post(url).header("content-type", "application/json").body(body).send().await.expect("answered");
+    let response =
+        client.post(url).header("content-type", "application/json").body(body).send().await.expect("answered");
     let status = response.status().as_u16();
     let mut stream = response.bytes_stream();
     let mut bytes = Vec::new();
@@ -92,7 +93,13 @@ async fn run(n: usize) -> String {
     let mut mismatches = Vec::new();
     for (i, (d, t)) in direct.iter().zip(&through).enumerate() {
         if d.status != t.status || d.bytes != t.bytes {
-            mismatches.push(format!("request {i}: status {} vs {}, {} vs {} bytes", d.status, t.status, d.bytes.len(), t.bytes.len()));
+            mismatches.push(format!(
+                "request {i}: status {} vs {}, {} vs {} bytes",
+                d.status,
+                t.status,
+                d.bytes.len(),
+                t.bytes.len()
+            ));
         }
     }
     assert!(mismatches.is_empty(), "{} of {n} streams differ:\n{}", mismatches.len(), mismatches.join("\n"));
