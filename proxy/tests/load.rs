@@ -4,7 +4,7 @@
 //!
 //! Two proxies run: the upstream, which answers `/api/chat/stream` with its simulated agent
 //! (deterministic: the same request gets the same bytes), and the proxy under test, which forwards
-//! `/api/chat/stream` to it (`--agent-backend-url`). Every 25th request carries a fault.
+//! `/api/chat/stream` to it (`--agent-backend-url`). Three requests in every hundred carry a fault.
 //!
 //! `cargo test -p chatstream-proxy --test load` runs 50 streams. The full run, 1,000 streams with
 //! the numbers written to BENCHMARKS.md ("## Proxy under load"), is `./build.sh load`.
@@ -129,7 +129,8 @@ async fn run(n: usize) -> String {
         "## Proxy under load\n\n\
          `./build.sh load`: {n} concurrent streams of the simulated agent protocol (10 ms between chunks), \
          fetched directly from an upstream proxy and then through the proxy under test, on loopback, on this \
-         2-core machine. Every 25th request carries a fault (`sim:error`, `sim:truncate`, `sim:500`).\n\n\
+         2-core machine (whatever else runs on it shows in the numbers). Three requests in every hundred carry a \
+         fault (`sim:error`, `sim:truncate`, `sim:500`).\n\n\
          - Bytes: all {n} streams through the proxy equal the direct ones, byte for byte ({bytes} bytes in all); \
          faulty streams ended as the upstream ended them, the others with `complete`.\n\
          - Memory: the proxy's peak RSS went from {baseline_kb} KB to {peak_kb} KB, about {per_stream_kb:.1} KB per \
