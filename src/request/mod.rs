@@ -267,33 +267,12 @@ fn chat_completions(
     tools: &[ToolDef],
     no_more_tools: bool,
 ) -> Value {
-    let mut messages = Vec::new();
-    if let Some(system) = system_text(profile) {
-        messages.push(json!({"role": "system", "content": system}));
-    }
-    for turn in conversation {
-        match turn {
-            Turn::User { content } => messages.push(json!({"role": "user", "content": content})),
-            Turn::Assistant { content, tool_calls } => {
-                let mut message = json!({"role": "assistant", "content": content});
-                if !tool_calls.is_empty() {
-                    message["tool_calls"] = tool_calls
-                        .iter()
-                        .map(|c| {
-                            json!({"id": c.id, "type": "function",
-                                   "function": {"name": c.name, "arguments": c.input.to_string()}})
-                        })
-                        .collect();
-                }
-                messages.push(message);
-            }
-            Turn::Tool { results } => messages.extend(
-                results
-                    .iter()
-                    .map(|r| json!({"role": "tool", "tool_call_id": r.tool_use_id, "content": output_text(&r.output)})),
-            ),
-        }
-    }
+    let messages = chat_messages(
+        profile,
+        conversation,
+        |c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.input.to_string()}}),
+        |r| json!({"role": "tool", "tool_call_id": r.tool_use_id, "content": output_text(&r.output)}),
+    );
     let mut body = Map::new();
     body.insert("model".into(), json!(profile.model));
     body.insert("messages".into(), Value::Array(messages));
@@ -306,19 +285,51 @@ fn chat_completions(
         body.insert("reasoning_effort".into(), json!(reasoning_effort(profile)));
     }
     if !tools.is_empty() {
-        let declared: Vec<Value> = tools
-            .iter()
-            .map(|t| {
-                json!({"type": "function",
-                       "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}})
-            })
-            .collect();
-        body.insert("tools".into(), Value::Array(declared));
+        body.insert("tools".into(), function_tools(tools));
         if no_more_tools {
             body.insert("tool_choice".into(), json!("none"));
         }
     }
     Value::Object(body)
+}
+
+/// A system message, then the turns, for the two APIs shaped like Chat Completions (OpenAI and
+/// compatible servers, Ollama), which differ only in how a call and a result are written.
+fn chat_messages(
+    profile: &Profile,
+    conversation: &[Turn],
+    call: impl Fn(&ToolCall) -> Value,
+    result: impl Fn(&ToolResult) -> Value,
+) -> Vec<Value> {
+    let mut messages = Vec::new();
+    if let Some(system) = system_text(profile) {
+        messages.push(json!({"role": "system", "content": system}));
+    }
+    for turn in conversation {
+        match turn {
+            Turn::User { content } => messages.push(json!({"role": "user", "content": content})),
+            Turn::Assistant { content, tool_calls } => {
+                let mut message = json!({"role": "assistant", "content": content});
+                if !tool_calls.is_empty() {
+                    message["tool_calls"] = tool_calls.iter().map(&call).collect();
+                }
+                messages.push(message);
+            }
+            Turn::Tool { results } => messages.extend(results.iter().map(&result)),
+        }
+    }
+    messages
+}
+
+/// `tools` as Chat Completions and Ollama declare them: `{type: "function", function: {…}}`.
+fn function_tools(tools: &[ToolDef]) -> Value {
+    tools
+        .iter()
+        .map(|t| {
+            json!({"type": "function",
+                   "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}})
+        })
+        .collect()
 }
 
 /// The Responses API: `input` items; calls and their outputs are items of their own.
@@ -494,28 +505,12 @@ fn gemini(profile: &Profile, conversation: &[Turn], tools: &[ToolDef], no_more_t
 /// Ollama's `/api/chat`: arguments as objects, results as `tool` messages naming the tool. It
 /// has no way to forbid calls, so the last iteration sends no tools.
 fn ollama(profile: &Profile, conversation: &[Turn], tools: &[ToolDef], no_more_tools: bool) -> Value {
-    let mut messages = Vec::new();
-    if let Some(system) = system_text(profile) {
-        messages.push(json!({"role": "system", "content": system}));
-    }
-    for turn in conversation {
-        match turn {
-            Turn::User { content } => messages.push(json!({"role": "user", "content": content})),
-            Turn::Assistant { content, tool_calls } => {
-                let mut message = json!({"role": "assistant", "content": content});
-                if !tool_calls.is_empty() {
-                    message["tool_calls"] = tool_calls
-                        .iter()
-                        .map(|c| json!({"function": {"name": c.name, "arguments": c.input}}))
-                        .collect();
-                }
-                messages.push(message);
-            }
-            Turn::Tool { results } => messages.extend(
-                results.iter().map(|r| json!({"role": "tool", "tool_name": r.name, "content": output_text(&r.output)})),
-            ),
-        }
-    }
+    let messages = chat_messages(
+        profile,
+        conversation,
+        |c| json!({"function": {"name": c.name, "arguments": c.input}}),
+        |r| json!({"role": "tool", "tool_name": r.name, "content": output_text(&r.output)}),
+    );
     let mut body = Map::new();
     body.insert("model".into(), json!(profile.model));
     body.insert("messages".into(), Value::Array(messages));
@@ -530,14 +525,7 @@ fn ollama(profile: &Profile, conversation: &[Turn], tools: &[ToolDef], no_more_t
         body.insert("options".into(), Value::Object(options));
     }
     if !tools.is_empty() && !no_more_tools {
-        let declared: Vec<Value> = tools
-            .iter()
-            .map(|t| {
-                json!({"type": "function",
-                       "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}})
-            })
-            .collect();
-        body.insert("tools".into(), Value::Array(declared));
+        body.insert("tools".into(), function_tools(tools));
     }
     Value::Object(body)
 }

@@ -17,20 +17,12 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, AbortSignal};
 
-use super::events::{close, deliver, read, Pump, ReadEnd, Source};
+use super::events::{clear_timeout, close, deliver, read, set_timeout, Pump, ReadEnd, Source};
 use super::{from_js, to_js};
 use crate::agent::{schema, AfterStream, AgentConfig, AgentTurn, PendingCall};
 use crate::event::StreamEvent;
 use crate::request::Turn;
 use crate::stream::StreamOptions;
-
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout(handler: &Function, ms: f64) -> JsValue;
-    #[wasm_bindgen(js_name = clearTimeout)]
-    fn clear_timeout(id: &JsValue);
-}
 
 /// Default `toolTimeoutMs`.
 pub(crate) const DEFAULT_TOOL_TIMEOUT_MS: f64 = 30_000.0;

@@ -26,9 +26,9 @@ use crate::stream::{ChatStream as CoreStream, StreamOptions};
 #[wasm_bindgen]
 extern "C" {
     #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout(handler: &Function, ms: f64) -> JsValue;
+    pub(crate) fn set_timeout(handler: &Function, ms: f64) -> JsValue;
     #[wasm_bindgen(js_name = clearTimeout)]
-    fn clear_timeout(id: &JsValue);
+    pub(crate) fn clear_timeout(id: &JsValue);
 }
 
 /// Called with each event before it is queued (the session applies it to its state), and with
