@@ -135,8 +135,8 @@ run_bench() {
   ensure_chromium
   say "browser benchmarks: chatstream against eventsource-parser and the AI SDK (node bench/run.js)"
   node bench/run.js
-  say "native stage benchmarks (cargo bench --bench framing --bench pipeline)"
-  cargo bench --bench framing --bench pipeline -- --warm-up-time 1 --measurement-time 3 \
+  say "native benchmarks (cargo bench --bench framing --bench pipeline --bench adversarial)"
+  cargo bench --bench framing --bench pipeline --bench adversarial -- --warm-up-time 1 --measurement-time 3 \
     | tee target/bench/native.txt
   node bench/report.js
 }

@@ -36,7 +36,7 @@ const verdict = (ok, text) => `${ok ? "met" : "**missed**"}: ${text}`;
 const md = `# Benchmarks
 
 Produced by \`./build.sh bench\` (bench/run.js in headless Chromium, then \`cargo bench --bench framing
---bench pipeline\`, then bench/report.js). Every browser contender reads the same bytes, cut into the
+--bench pipeline --bench adversarial\`, then bench/report.js). Every browser contender reads the same bytes, cut into the
 same 1-16 KB chunks, from a \`ReadableStream\`, in one page, in one run; times are medians of 7 runs after
 a warm-up (3 for the 1 MB cases). The machine is shared and noisy: compare ratios within this file, not
 absolute times across runs.
@@ -85,6 +85,9 @@ ${throughput.map(([n, t]) => `| ${n} | ${t} |`).join("\n")}
 (the per-byte cost stays a constant factor apart: framing never rescans). \`dialect/<name>\`: each dialect's
 decoder over its own fixtures (frames → provider events). \`clean/*\`: the cleaner over 5-byte text
 pieces with inline thinking, \`[[tool:N]]\` markers and a payload. \`chat_stream/*\`: the whole pipeline.
+\`long_line\`, \`deep_json\`, \`tiny_events\`, \`marker_like\` (benches/adversarial.rs): the whole pipeline on
+adversarial shapes at 10 KB, 100 KB and 1 MB; linear cost shows as a throughput that does not fall with
+size (a quadratic one would fall tenfold per step).
 Run one: \`cargo bench --bench pipeline -- dialect/anthropic\`.
 `;
 // The proxy's section comes from `./build.sh load`: kept as it is.

@@ -248,7 +248,10 @@ impl ChatStream {
     /// Holds frames until one shows the dialect, then lets them all through in order.
     fn detect_dialect(&mut self, frames: &mut Vec<Frame>, out: &mut Vec<StreamEvent>) {
         self.undetected.append(frames);
-        if let Some(dialect) = self.undetected.iter().find_map(detect::from_frame) {
+        // Only the first frames count, however many one push brought: the outcome must not
+        // depend on how the body was chunked.
+        let window = &self.undetected[..self.undetected.len().min(DETECTION_FRAME_LIMIT + 1)];
+        if let Some(dialect) = window.iter().find_map(detect::from_frame) {
             self.dialect = Some(dialect);
             self.decoder = Some(dialect.decoder());
             std::mem::swap(frames, &mut self.undetected);
