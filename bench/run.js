@@ -4,6 +4,7 @@
 //
 //   node bench/run.js            the full run
 //   node bench/run.js --smoke    tiny streams, one run each: checks the harness works, no numbers kept
+//   node bench/run.js --only "tool input"   the cases whose name contains the text; prints, keeps nothing
 import { createServer } from "node:http";
 import { readFileSync, writeFileSync, mkdirSync, mkdtempSync, rmSync, existsSync } from "node:fs";
 import { gzipSync } from "node:zlib";
@@ -17,6 +18,7 @@ import { chromium } from "playwright-core";
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const out = join(root, "target/bench");
 const smoke = process.argv.includes("--smoke");
+const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
 mkdirSync(out, { recursive: true });
 
 const ALL = [
@@ -119,7 +121,9 @@ async function main() {
     page.on("console", (m) => m.type() === "error" && console.error("console:", m.text()));
     await page.goto(`http://127.0.0.1:${server.address().port}/`);
     await page.waitForFunction(() => window.ready === true, null, { timeout: 30000 });
-    results = await page.evaluate(([cases, runs]) => window.bench(cases, runs), [CASES, smoke ? 1 : 7]);
+    const cases = only === null ? CASES : CASES.filter((c) => c.name.includes(only));
+    if (cases.length === 0) throw new Error(`no case name contains ${JSON.stringify(only)}`);
+    results = await page.evaluate(([cases, runs]) => window.bench(cases, runs), [cases, smoke ? 1 : 7]);
     results.chromium = await context.browser()?.version?.();
   } finally {
     await context.close();
@@ -136,6 +140,7 @@ async function main() {
     console.log("bench smoke: every contender read every stream");
     return;
   }
+  if (only !== null) return;
   const size = await sizes();
   writeFileSync(join(out, "results.json"), JSON.stringify({ results, size }, null, 2));
   writeFileSync(join(out, "browser.md"), report(results, size));

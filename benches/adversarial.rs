@@ -49,8 +49,12 @@ fn run(input: &[u8]) -> usize {
 }
 
 fn shapes(c: &mut Criterion) {
-    let shapes: [(&str, fn(usize) -> String); 4] =
-        [("long_line", long_line), ("deep_json", deep_json), ("tiny_events", tiny_events), ("marker_like", marker_like)];
+    let shapes: [(&str, fn(usize) -> String); 4] = [
+        ("long_line", long_line),
+        ("deep_json", deep_json),
+        ("tiny_events", tiny_events),
+        ("marker_like", marker_like),
+    ];
     for (name, make) in shapes {
         let mut group = c.benchmark_group(name);
         group.sample_size(10);

@@ -71,7 +71,17 @@ export interface StatusEvent { type: "status"; message: string }
 export interface TextDeltaEvent { type: "text_delta"; text: string }
 export interface ThinkingDeltaEvent { type: "thinking_delta"; text: string }
 export interface ToolStartEvent { type: "tool_start"; tool_use_id: string; tool: string; index: number; input: Json }
-export interface ToolInputDeltaEvent { type: "tool_input_delta"; tool_use_id: string; delta: string; partial_input: Json }
+export interface ToolInputDeltaEvent {
+  type: "tool_input_delta";
+  tool_use_id: string;
+  delta: string;
+  /**
+   * The best JSON value the arguments up to this event allow (partial strings kept, dangling keys
+   * dropped). Parsed when first read, then kept: a long tool input costs nothing per chunk
+   * unless you read it.
+   */
+  readonly partial_input: Json;
+}
 export interface ToolCallEvent { type: "tool_call"; tool_use_id: string; tool: string; index: number; input: Json }
 export interface ToolProgressEvent {
   type: "tool_progress";

@@ -1333,6 +1333,44 @@ fn streamed_tool_input_one_character_at_a_time() {
     assert!(events.iter().any(|e| matches!(e, StreamEvent::ToolCall { input, .. } if *input == whole)));
 }
 
+/// With `partial_input` off (what the JS bindings do) the deltas carry `null` and nothing else
+/// changes; `clean::partial_input` gives the value a caller asks for.
+#[test]
+fn partial_input_off_leaves_the_field_null_and_the_rest_alone() {
+    let stream = || {
+        [
+            ProviderEvent::ToolCallStart { id: "c".into(), name: "search".into() },
+            ProviderEvent::ToolCallDelta { id: "c".into(), delta: r#"{"query": "CRI"#.into() },
+            ProviderEvent::ToolCallDelta { id: "c".into(), delta: r#"SPR", "lim"#.into() },
+            ProviderEvent::End,
+        ]
+    };
+    let on = clean(stream());
+    let off = clean_with(CleanOptions { partial_input: false, ..CleanOptions::default() }, stream());
+    let partials = |events: &[StreamEvent]| -> Vec<Value> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::ToolInputDelta { partial_input, .. } => Some(partial_input.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(partials(&on), [json!({"query": "CRI"}), json!({"query": "CRISPR"})]);
+    assert_eq!(partials(&off), [Value::Null, Value::Null]);
+    let without_partials = |events: &[StreamEvent]| -> Vec<StreamEvent> {
+        let mut events = events.to_vec();
+        for e in &mut events {
+            if let StreamEvent::ToolInputDelta { partial_input, .. } = e {
+                *partial_input = Value::Null;
+            }
+        }
+        events
+    };
+    assert_eq!(without_partials(&on), off);
+    assert_eq!(chatstream::clean::partial_input(r#"{"query": "CRISPR", "lim"#), json!({"query": "CRISPR"}));
+}
+
 /// Any sequence of provider events, however odd (results before starts, deltas for unknown calls,
 /// events after the end), gives exactly one `complete`, followed by at most an `error` or
 /// `cancelled`, and never panics.

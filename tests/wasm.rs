@@ -14,7 +14,9 @@ const FIXTURES: &[(&str, &[u8], &str)] = include!(concat!(env!("OUT_DIR"), "/fix
 
 /// Resolves on the next macrotask, so the page (and the test runner polling it) stays responsive.
 async fn yield_to_browser() {
-    #[wasm_bindgen::prelude::wasm_bindgen(inline_js = "export function nextTask() { return new Promise(r => setTimeout(r, 0)); }")]
+    #[wasm_bindgen::prelude::wasm_bindgen(
+        inline_js = "export function nextTask() { return new Promise(r => setTimeout(r, 0)); }"
+    )]
     extern "C" {
         #[wasm_bindgen(js_name = nextTask)]
         fn next_task() -> js_sys::Promise;

@@ -79,6 +79,10 @@ pub struct CleanOptions {
     pub starts_in_thinking: bool,
     /// Custom payload markers, besides `SUGGESTED_VALUES:` and `SUGGESTED_ACTIONS:`.
     pub payload_markers: Vec<PayloadMarker>,
+    /// Fill each `tool_input_delta`'s `partial_input`. Its value is as large as the arguments so
+    /// far, so each one costs more as a long tool input grows. The JS bindings turn this off
+    /// (the field is then `null`) and compute the value when a caller first reads it.
+    pub partial_input: bool,
 }
 
 impl Default for CleanOptions {
@@ -91,6 +95,7 @@ impl Default for CleanOptions {
                 marker: "SCHEMA_PROPOSAL:".into(),
                 type_name: "schema_proposal".into(),
             }],
+            partial_input: true,
         }
     }
 }
@@ -353,12 +358,13 @@ impl Cleaner {
             return;
         }
         tool.arguments.push_str(delta);
-        tool.partial.push(delta);
-        out.push(StreamEvent::ToolInputDelta {
-            tool_use_id: tool.id.clone(),
-            delta: delta.to_owned(),
-            partial_input: tool.partial.value().unwrap_or_else(|| json!({})),
-        });
+        let partial_input = if self.options.partial_input {
+            tool.partial.push(delta);
+            tool.partial.value().unwrap_or_else(|| json!({}))
+        } else {
+            Value::Null
+        };
+        out.push(StreamEvent::ToolInputDelta { tool_use_id: tool.id.clone(), delta: delta.to_owned(), partial_input });
     }
 
     /// The arguments are complete: `tool_call` with the given input or the parsed arguments.
@@ -532,10 +538,17 @@ impl Cleaner {
 /// A tool's input: as called, or the arguments so far for a call that never completed.
 fn tool_input(tool: &Tool) -> Value {
     if tool.requested && !tool.called {
-        tool.partial.value().unwrap_or_else(|| json!({}))
+        partial_input(&tool.arguments)
     } else {
         tool.input.clone()
     }
+}
+
+/// The best JSON value that `arguments`, the start of a tool call's arguments, allow.
+pub fn partial_input(arguments: &str) -> Value {
+    let mut partial = PartialJson::default();
+    partial.push(arguments);
+    partial.value().unwrap_or_else(|| json!({}))
 }
 
 /// Later usage reports replace earlier ones field by field.

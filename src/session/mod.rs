@@ -72,7 +72,7 @@ impl ChatMessage {
     /// No text, thinking, tools or payloads.
     fn is_empty(&self) -> bool {
         self.content.is_empty()
-            && self.thinking.as_deref().is_none_or(str::is_empty)
+            && self.thinking.as_deref().map_or(true, str::is_empty)
             && self.segments.is_empty()
             && self.tool_history.is_empty()
             && self.suggested_values.is_none()

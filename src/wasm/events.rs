@@ -17,6 +17,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, ReadableStream, ReadableStreamDefaultReader, Response};
 
+use super::partial_input::PartialInputs;
 use super::stream::JsStreamOptions;
 use super::{from_js, to_js};
 use crate::error::ErrorCode;
@@ -48,6 +49,7 @@ pub(crate) struct Pump {
     /// Set by `return()`: the consumer left; stop quietly.
     abandoned: bool,
     hook: Option<EventHook>,
+    partial_inputs: PartialInputs,
 }
 
 impl Pump {
@@ -69,6 +71,7 @@ impl Pump {
             cancelled: false,
             abandoned: false,
             hook,
+            partial_inputs: PartialInputs::default(),
         }))
     }
 }
@@ -101,6 +104,7 @@ pub(crate) fn deliver(pump: &Rc<RefCell<Pump>>, events: &[StreamEvent]) {
             if p.abandoned {
                 continue;
             }
+            p.partial_inputs.attach(event, &value);
             match p.waiting.take() {
                 Some(resolve) => Some(resolve),
                 None => {

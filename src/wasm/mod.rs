@@ -5,6 +5,7 @@
 
 pub mod agent;
 pub mod events;
+mod partial_input;
 pub mod resolve;
 pub mod session;
 pub mod stream;

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::partial_input::PartialInputs;
 use super::{from_js, to_js, PoisonGuard};
 use crate::clean::{CleanOptions, PayloadMarker};
 use crate::dialect::Dialect;
@@ -39,7 +40,9 @@ pub(crate) struct JsPayloadMarker {
 
 impl JsStreamOptions {
     pub(crate) fn into_core(self) -> Result<StreamOptions, JsError> {
-        let mut options = StreamOptions { clean: self.clean_options(), ..StreamOptions::default() };
+        // The JS side computes `partial_input` when it is read (see `partial_input.rs`).
+        let clean = CleanOptions { partial_input: false, ..self.clean_options() };
+        let mut options = StreamOptions { clean, ..StreamOptions::default() };
         options.dialect = match self.dialect.as_deref() {
             None | Some("auto") => None,
             Some(name) => Some(Dialect::from_name(name).ok_or_else(|| {
@@ -84,6 +87,7 @@ pub struct ChatStream {
     busy: Cell<bool>,
     events: RefCell<Vec<StreamEvent>>,
     bytes: RefCell<Vec<u8>>,
+    partial_inputs: RefCell<PartialInputs>,
 }
 
 #[wasm_bindgen]
@@ -143,6 +147,7 @@ impl ChatStream {
             busy: Cell::new(false),
             events: RefCell::new(Vec::new()),
             bytes: RefCell::new(Vec::new()),
+            partial_inputs: RefCell::default(),
         }
     }
 
@@ -150,6 +155,14 @@ impl ChatStream {
         let mut events = self.events.borrow_mut();
         events.clear();
         step(&mut self.core.borrow_mut(), &mut events);
-        to_js(&*events)
+        let array = to_js(&*events)?;
+        let mut partial_inputs = self.partial_inputs.borrow_mut();
+        for (at, event) in events.iter().enumerate() {
+            if matches!(event, StreamEvent::ToolInputDelta { .. }) {
+                let value = js_sys::Reflect::get_u32(&array, at as u32).unwrap_or(JsValue::UNDEFINED);
+                partial_inputs.attach(event, &value);
+            }
+        }
+        Ok(array)
     }
 }

@@ -60,6 +60,20 @@ test("streamEvents reads a Response body in chunks", async () => {
   assert.equal(events[0].text, "Hi");
 });
 
+test("streamEvents: each tool_input_delta's partial_input is the arguments so far", async () => {
+  const chunks = [
+    'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_time","arguments":""}}]}}]}\n\n',
+    'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"zone\\": \\"Europe/"}}]}}]}\n\n',
+    'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"Paris\\"}"}}]}}]}\n\n',
+    'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n',
+  ];
+  const events = await collect(streamEvents(new Response(body(chunks))));
+  const partials = events.filter((e) => e.type === "tool_input_delta").map((e) => e.partial_input);
+  assert.deepEqual(partials, [{ zone: "Europe/" }, { zone: "Europe/Paris" }]);
+  const call = events.find((e) => e.type === "tool_call");
+  assert.deepEqual(call.input, { zone: "Europe/Paris" });
+});
+
 test("streamEvents: break cancels the body", async () => {
   let cancelled = false;
   const stream = new ReadableStream({
