@@ -48,8 +48,11 @@ fn run(input: &[u8]) -> usize {
     events.len()
 }
 
+/// A shape's name and the stream of it at a given size.
+type Shape = (&'static str, fn(usize) -> String);
+
 fn shapes(c: &mut Criterion) {
-    let shapes: [(&str, fn(usize) -> String); 4] = [
+    let shapes: [Shape; 4] = [
         ("long_line", long_line),
         ("deep_json", deep_json),
         ("tiny_events", tiny_events),

@@ -219,29 +219,30 @@ impl ChatStream {
         }
         let decoder = self.decoder.as_mut().expect("decoder chosen above");
         let mut events = std::mem::take(&mut self.provider_buf);
-        // Argument pieces of one tool call that arrive in a row (within this push) go to the
-        // cleaner as one: each piece costs a `partial_input`, whose value is as large as the
-        // arguments so far, so one per push keeps a long tool input from costing its square.
-        let mut run: Option<(String, String)> = None;
+        // Pieces that arrive in a row within this push (text, thinking, or the arguments of one
+        // tool call) go to the cleaner as one. The cleaner's output does not depend on how its
+        // input is cut (the fuzz targets check), and per piece it costs allocations, marker
+        // checks and, for arguments, a `partial_input` as large as the arguments so far.
+        let mut run: Option<ProviderEvent> = None;
         for frame in frames.drain(..) {
             decoder.decode(&frame, &mut events);
             for event in events.drain(..) {
-                match event {
-                    ProviderEvent::ToolCallDelta { id, delta } => match &mut run {
-                        Some((run_id, text)) if *run_id == id => text.push_str(&delta),
-                        _ => {
-                            flush_arguments(&mut self.cleaner, run.take(), out);
-                            run = Some((id, delta));
+                if let Some(event) = extend_run(&mut run, event) {
+                    if let Some(done) = run.take() {
+                        self.cleaner.push(done, out);
+                    }
+                    match event {
+                        ProviderEvent::Text(_) | ProviderEvent::Thinking(_) | ProviderEvent::ToolCallDelta { .. } => {
+                            run = Some(event)
                         }
-                    },
-                    other => {
-                        flush_arguments(&mut self.cleaner, run.take(), out);
-                        self.cleaner.push(other, out);
+                        other => self.cleaner.push(other, out),
                     }
                 }
             }
         }
-        flush_arguments(&mut self.cleaner, run, out);
+        if let Some(done) = run {
+            self.cleaner.push(done, out);
+        }
         self.provider_buf = events;
     }
 
@@ -265,10 +266,20 @@ impl ChatStream {
     }
 }
 
-fn flush_arguments(cleaner: &mut Cleaner, run: Option<(String, String)>, out: &mut Vec<StreamEvent>) {
-    if let Some((id, delta)) = run {
-        cleaner.push(ProviderEvent::ToolCallDelta { id, delta }, out);
+/// Appends `event` to `run` when it continues it (more text, more thinking, more arguments of
+/// the same tool call); otherwise hands it back.
+fn extend_run(run: &mut Option<ProviderEvent>, event: ProviderEvent) -> Option<ProviderEvent> {
+    match (run, event) {
+        (Some(ProviderEvent::Text(text)), ProviderEvent::Text(more))
+        | (Some(ProviderEvent::Thinking(text)), ProviderEvent::Thinking(more)) => text.push_str(&more),
+        (Some(ProviderEvent::ToolCallDelta { id, delta }), ProviderEvent::ToolCallDelta { id: next, delta: more })
+            if *id == next =>
+        {
+            delta.push_str(&more)
+        }
+        (_, event) => return Some(event),
     }
+    None
 }
 
 /// Merges runs of text deltas (and of thinking deltas) in `events[first..]`, so that a push

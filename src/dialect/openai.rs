@@ -30,12 +30,15 @@
 //! assert_eq!(out, [ProviderEvent::Text("Hi".into()), ProviderEvent::End]);
 //! ```
 
+mod plain;
+
 use serde_json::Value;
 
 use super::{DialectDecoder, ProviderEvent};
 use crate::error::ErrorCode;
 use crate::event::Usage;
 use crate::framing::Frame;
+use plain::plain_text_chunk;
 
 #[derive(Debug, Default)]
 pub struct OpenAiDecoder {
@@ -74,6 +77,13 @@ impl DialectDecoder for OpenAiDecoder {
             }
             return;
         }
+        self.decode_chunk(data, out);
+    }
+}
+
+impl OpenAiDecoder {
+    /// Any chunk, read as a `Value` (the general path).
+    fn decode_chunk(&mut self, data: &str, out: &mut Vec<ProviderEvent>) {
         let chunk: Value = match serde_json::from_str(data) {
             Ok(chunk @ Value::Object(_)) => chunk,
             Ok(_) => return out.push(ProviderEvent::unreadable("expected a JSON object")),
@@ -98,57 +108,7 @@ impl DialectDecoder for OpenAiDecoder {
             out.push(ProviderEvent::Usage(read_usage(usage)));
         }
     }
-}
 
-/// The shape of nearly every chunk of a long answer: one choice, index 0, a delta with `content`
-/// (and maybe `role`), no finish, no usage, no error. Read into these borrowed types, the fields
-/// nobody uses (`id`, `model`, `created`, `system_fingerprint`, `logprobs`) are skipped without
-/// being built; measured in BENCHMARKS.md (`chat_stream/openai_8k_chunks`). Anything else fails to
-/// match and takes the general path.
-#[derive(serde::Deserialize)]
-struct PlainChunk<'a> {
-    #[serde(borrow)]
-    choices: [PlainChoice<'a>; 1],
-    #[serde(default)]
-    error: Option<serde::de::IgnoredAny>,
-    #[serde(default)]
-    usage: Option<serde::de::IgnoredAny>,
-    #[serde(default, borrow)]
-    object: Option<std::borrow::Cow<'a, str>>,
-}
-
-#[derive(serde::Deserialize)]
-struct PlainChoice<'a> {
-    #[serde(default)]
-    index: u64,
-    #[serde(borrow)]
-    delta: PlainDelta<'a>,
-    #[serde(default)]
-    finish_reason: Option<serde::de::IgnoredAny>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PlainDelta<'a> {
-    #[serde(borrow)]
-    content: std::borrow::Cow<'a, str>,
-    #[serde(default, rename = "role")]
-    _role: Option<serde::de::IgnoredAny>,
-}
-
-/// The text of a plain text chunk, or `None` for any other chunk.
-fn plain_text_chunk(data: &str) -> Option<std::borrow::Cow<'_, str>> {
-    let chunk: PlainChunk = serde_json::from_str(data).ok()?;
-    let [choice] = chunk.choices;
-    let plain = chunk.error.is_none()
-        && chunk.usage.is_none()
-        && chunk.object.as_deref() != Some("error")
-        && choice.index == 0
-        && choice.finish_reason.is_none();
-    plain.then_some(choice.delta.content)
-}
-
-impl OpenAiDecoder {
     fn choice(&mut self, choice: &Value, out: &mut Vec<ProviderEvent>) {
         let delta = &choice["delta"];
         self.reasoning(delta, out);
@@ -298,29 +258,6 @@ fn read_usage(usage: &Value) -> Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_plain_text_chunks_take_the_fast_path() {
-        let plain = r#"{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp","choices":[{"index":0,"delta":{"content":"Hi \"there\""},"logprobs":null,"finish_reason":null}],"usage":null}"#;
-        assert_eq!(plain_text_chunk(plain).as_deref(), Some("Hi \"there\""));
-        assert_eq!(
-            plain_text_chunk(r#"{"choices":[{"delta":{"role":"assistant","content":""}}]}"#).as_deref(),
-            Some("")
-        );
-        for other in [
-            r#"{"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"stop"}]}"#,
-            r#"{"choices":[{"index":0,"delta":{"content":"x"}}],"usage":{"prompt_tokens":1}}"#,
-            r#"{"choices":[{"index":0,"delta":{"content":"x","reasoning_content":null}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{"content":null}}]}"#,
-            r#"{"choices":[{"index":1,"delta":{"content":"x"}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{"content":"x"}},{"index":1,"delta":{"content":"y"}}]}"#,
-            r#"{"choices":[],"usage":{"prompt_tokens":1}}"#,
-            r#"{"error":{"message":"boom"},"choices":[{"index":0,"delta":{"content":"x"}}]}"#,
-            r#"{"object":"error","choices":[{"index":0,"delta":{"content":"x"}}]}"#,
-        ] {
-            assert_eq!(plain_text_chunk(other), None, "{other}");
-        }
-    }
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
         let mut decoder = OpenAiDecoder::default();

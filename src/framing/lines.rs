@@ -209,6 +209,6 @@ impl LineDecoder {
 
 fn push_line(bytes: &[u8], out: &mut Vec<Frame>) {
     if !bytes.is_empty() {
-        out.push(Frame::data(String::from_utf8_lossy(bytes)));
+        out.push(Frame::data(super::utf8_lossy(bytes)));
     }
 }

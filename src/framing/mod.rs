@@ -103,3 +103,13 @@ impl FrameDecoder {
         }
     }
 }
+
+/// `String::from_utf8_lossy`, with the common case first: `str::from_utf8` checks ASCII a word
+/// at a time, where the lossy scan goes byte by byte (callgrind: the lossy scan was 13% of the
+/// whole pipeline's instructions on an OpenAI stream).
+fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}

@@ -15,7 +15,7 @@
 //! ```
 
 use super::lines::{Line, LineSplitter};
-use super::{Ending, Frame, FramingError, DEFAULT_MAX_FRAME_BYTES};
+use super::{utf8_lossy, Ending, Frame, FramingError, DEFAULT_MAX_FRAME_BYTES};
 
 /// Decodes a `text/event-stream` body into [`Frame`]s, one per dispatched event.
 ///
@@ -191,13 +191,13 @@ impl SseDecoder {
     /// - "Otherwise: The field is ignored."
     fn process_field(&mut self, name: &[u8], value: &[u8]) {
         match name {
-            b"event" => self.event_type = String::from_utf8_lossy(value).into_owned(),
+            b"event" => self.event_type = utf8_lossy(value).into_owned(),
             b"data" => {
-                self.data.push_str(&String::from_utf8_lossy(value));
+                self.data.push_str(&utf8_lossy(value));
                 self.data.push('\n');
             }
             b"id" if !value.contains(&0) => {
-                let id = String::from_utf8_lossy(value).into_owned();
+                let id = utf8_lossy(value).into_owned();
                 self.last_event_id.clone_from(&id);
                 self.event_id = Some(id);
             }
