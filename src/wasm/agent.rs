@@ -17,7 +17,8 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, AbortSignal};
 
-use super::events::{clear_timeout, close, deliver, read, set_timeout, Pump, ReadEnd, Source};
+use super::callbacks::{Listener, TimerCallback};
+use super::events::{close, deliver, read, Pump, ReadEnd, Source};
 use super::{from_js, to_js};
 use crate::agent::{schema, AfterStream, AgentConfig, AgentTurn, PendingCall};
 use crate::event::StreamEvent;
@@ -165,8 +166,7 @@ async fn run_tool(
     };
     // The turn's cancel aborts the tool too.
     let tool_signal = controller.clone();
-    let on_turn_abort = Closure::once_into_js(move || tool_signal.abort());
-    let _ = io.signal.add_event_listener_with_callback("abort", on_turn_abort.unchecked_ref());
+    let _on_turn_abort = Listener::new(&io.signal, "abort", move || tool_signal.abort());
 
     let progress_pump = pump.clone();
     let (id, name) = (call.id.clone(), call.name.clone());
@@ -248,32 +248,38 @@ async fn wait(promise: Promise, timeout_ms: f64, signal: &AbortSignal) -> Waited
     // Markers no tool result can be: distinct objects, compared by identity.
     let timed_out: JsValue = Object::new().into();
     let aborted: JsValue = Object::new().into();
-    let mut timer = JsValue::UNDEFINED;
-    let timer_promise = Promise::new(&mut |resolve, _| {
+    let (timer_promise, resolve_timer) = resolvable();
+    let (abort_promise, resolve_abort) = resolvable();
+    let fire = {
         let marker = timed_out.clone();
-        let fire = Closure::once_into_js(move || {
-            let _ = resolve.call1(&JsValue::UNDEFINED, &marker);
-        });
-        timer = set_timeout(fire.unchecked_ref(), timeout_ms);
-    });
-    let abort_promise = Promise::new(&mut |resolve, _| {
-        if signal.aborted() {
-            let _ = resolve.call1(&JsValue::UNDEFINED, &aborted);
-            return;
-        }
+        TimerCallback::new(move || {
+            let _ = resolve_timer.call1(&JsValue::UNDEFINED, &marker);
+        })
+    };
+    let timer = fire.arm(timeout_ms);
+    let on_abort = {
         let marker = aborted.clone();
-        let fire = Closure::once_into_js(move || {
-            let _ = resolve.call1(&JsValue::UNDEFINED, &marker);
-        });
-        let _ = signal.add_event_listener_with_callback("abort", fire.unchecked_ref());
-    });
+        Listener::new(signal, "abort", move || {
+            let _ = resolve_abort.call1(&JsValue::UNDEFINED, &marker);
+        })
+    };
+    if signal.aborted() {
+        return Waited::Aborted;
+    }
     let race = Promise::race(&Array::of3(&promise, &timer_promise, &abort_promise));
     let outcome = JsFuture::from(race).await;
-    clear_timeout(&timer);
+    drop((timer, on_abort));
     match outcome {
         Ok(value) if value == timed_out => Waited::TimedOut,
         Ok(value) if value == aborted => Waited::Aborted,
         Ok(value) => Waited::Value(value),
         Err(thrown) => Waited::Threw(thrown),
     }
+}
+
+/// A promise and the function that resolves it.
+fn resolvable() -> (Promise, Function) {
+    let mut resolve = None;
+    let promise = Promise::new(&mut |resolve_fn, _| resolve = Some(resolve_fn));
+    (promise, resolve.expect("a promise's executor runs at once"))
 }

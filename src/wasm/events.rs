@@ -7,7 +7,7 @@
 //! subscribes to state still moves. `return()` (a `break`), an `AbortSignal` or a session's
 //! `cancel()` cancels the reader, which also aborts the fetch behind a `Response` body.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -17,20 +17,13 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, ReadableStream, ReadableStreamDefaultReader, Response};
 
+use super::callbacks::{Listener, TimerCallback};
 use super::partial_input::PartialInputs;
 use super::stream::JsStreamOptions;
 use super::{from_js, to_js};
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
 use crate::stream::{ChatStream as CoreStream, StreamOptions};
-
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_name = setTimeout)]
-    pub(crate) fn set_timeout(handler: &Function, ms: f64) -> JsValue;
-    #[wasm_bindgen(js_name = clearTimeout)]
-    pub(crate) fn clear_timeout(id: &JsValue);
-}
 
 /// Called with each event before it is queued (the session applies it to its state), and with
 /// `None` once the stream has ended.
@@ -50,6 +43,8 @@ pub(crate) struct Pump {
     abandoned: bool,
     hook: Option<EventHook>,
     partial_inputs: PartialInputs,
+    /// The listener on the caller's `AbortSignal`, removed when the stream closes.
+    abort_listener: Option<Listener>,
 }
 
 impl Pump {
@@ -72,6 +67,7 @@ impl Pump {
             abandoned: false,
             hook,
             partial_inputs: PartialInputs::default(),
+            abort_listener: None,
         }))
     }
 }
@@ -127,6 +123,7 @@ pub(crate) fn close(pump: &Rc<RefCell<Pump>>) {
         }
         p.closed = true;
         p.reader = None;
+        p.abort_listener = None;
         (p.waiting.take(), p.hook.take())
     };
     if let Some(mut hook) = hook {
@@ -166,12 +163,12 @@ pub(crate) fn start(source: Source, hook: Option<EventHook>) -> EventStream {
             pump.borrow_mut().cancelled = true;
         } else {
             let target = Rc::downgrade(&pump);
-            let on_abort = Closure::once_into_js(move || {
+            let listener = Listener::new(signal, "abort", move || {
                 if let Some(pump) = target.upgrade() {
                     cancel(&pump);
                 }
             });
-            let _ = signal.add_event_listener_with_callback("abort", on_abort.unchecked_ref());
+            pump.borrow_mut().abort_listener = Some(listener);
         }
     }
     wasm_bindgen_futures::spawn_local(run(pump.clone(), source));
@@ -252,6 +249,19 @@ pub(crate) async fn read(pump: &Rc<RefCell<Pump>>, source: Source, sink: &mut dy
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
     pump.borrow_mut().reader = Some(reader.clone());
 
+    // The idle timeout: one callback for the whole body, armed for each read. Firing, it cancels
+    // the reader, which ends the pending read. (A timer promise raced against each read cost a
+    // closure and two promises per chunk.)
+    let idle_fired = Rc::new(Cell::new(false));
+    let idle = timeout.filter(|ms| *ms > 0.0).map(|ms| {
+        let (flag, reader) = (idle_fired.clone(), reader.clone());
+        let fire = TimerCallback::new(move || {
+            flag.set(true);
+            let _ = reader.cancel();
+        });
+        (ms, fire)
+    });
+
     let mut bytes = Vec::new();
     loop {
         if pump.borrow().cancelled {
@@ -262,7 +272,15 @@ pub(crate) async fn read(pump: &Rc<RefCell<Pump>>, source: Source, sink: &mut dy
             let _ = reader.cancel();
             return ReadEnd::Stopped;
         }
-        match await_with_timeout(reader.read(), timeout).await {
+        let timer = idle.as_ref().map(|(ms, fire)| fire.arm(*ms));
+        let outcome = JsFuture::from(reader.read()).await;
+        drop(timer);
+        let step = match outcome {
+            _ if idle_fired.get() => Step::TimedOut,
+            Ok(result) => Step::Chunk(result),
+            Err(err) => Step::Failed(err),
+        };
+        match step {
             Step::Chunk(result) => {
                 let done = Reflect::get(&result, &"done".into()).map(|d| d.is_truthy()).unwrap_or(true);
                 if done {
@@ -344,19 +362,19 @@ async fn await_with_timeout(promise: Promise, timeout: Option<f64>) -> Step {
             Err(err) => Step::Failed(err),
         };
     };
-    let mut timer_id = JsValue::UNDEFINED;
-    // The timer resolves the race with a marker no read result can equal.
+    // The timer resolves the race with a marker no result can equal.
     let marker = JsValue::from_str("chatstream:timeout");
-    let timer = Promise::new(&mut |resolve, _| {
-        let marker = marker.clone();
-        let fire = Closure::once_into_js(move || {
+    let mut resolve = None;
+    let timer_promise = Promise::new(&mut |resolve_timer, _| resolve = Some(resolve_timer));
+    let fire = {
+        let (resolve, marker) = (resolve.expect("a promise's executor runs at once"), marker.clone());
+        TimerCallback::new(move || {
             let _ = resolve.call1(&JsValue::UNDEFINED, &marker);
-        });
-        timer_id = set_timeout(fire.unchecked_ref(), ms);
-    });
-    let race = Promise::race(&js_sys::Array::of2(&promise, &timer));
-    let outcome = JsFuture::from(race).await;
-    clear_timeout(&timer_id);
+        })
+    };
+    let timer = fire.arm(ms);
+    let outcome = JsFuture::from(Promise::race(&js_sys::Array::of2(&promise, &timer_promise))).await;
+    drop(timer);
     match outcome {
         Ok(value) if value == marker => Step::TimedOut,
         Ok(value) => Step::Chunk(value),

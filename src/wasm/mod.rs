@@ -4,6 +4,7 @@
 //! one copy per batch instead of one allocation per field, and no serializer in the module.
 
 pub mod agent;
+mod callbacks;
 pub mod events;
 mod partial_input;
 pub mod resolve;

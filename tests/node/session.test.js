@@ -2,6 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { getEventListeners } from "node:events";
 
 import { initSync, ChatSession, streamEvents } from "../../pkg/index.js";
 
@@ -233,6 +234,23 @@ test("stepTimeoutMs: a silent backend ends the turn with NETWORK_ERROR", async (
   const events = await collect(session.send("hello"));
   assert.equal(events.at(-1).code, "NETWORK_ERROR");
   assert.equal(session.getSnapshot().isLoading, false);
+});
+
+test("stepTimeoutMs: a backend that stalls mid-answer keeps the text so far, then NETWORK_ERROR", async () => {
+  const chunks = sse([{ type: "text_delta", text: "Half an" }, { type: "text_delta", text: " answer" }]);
+  const session = new ChatSession({ stepTimeoutMs: 30, fetch: fetchReturning(() => new Response(body(chunks, { hang: true }))) });
+  const events = await collect(session.send("hello"));
+  assert.deepEqual(events.map((e) => e.type).slice(-2), ["complete", "error"]);
+  assert.equal(events.at(-2).payload.text, "Half an answer");
+  assert.equal(events.at(-1).code, "NETWORK_ERROR");
+  assert.match(events.at(-1).message, /no data for 30 ms/);
+});
+
+test("streamEvents takes its listener off the caller's AbortSignal when the stream ends", async () => {
+  const controller = new AbortController();
+  const events = await collect(streamEvents(new Response(body(agentTurn)), { signal: controller.signal }));
+  assert.equal(events.at(-1).type, "complete");
+  assert.equal(getEventListeners(controller.signal, "abort").length, 0);
 });
 
 test("messages save and load as JSON", async () => {

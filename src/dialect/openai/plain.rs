@@ -78,6 +78,7 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[inline]
     fn whitespace(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.at) {
             self.at += 1;
@@ -85,11 +86,13 @@ impl<'a> Reader<'a> {
     }
 
     /// The next byte after whitespace, not consumed.
+    #[inline]
     fn peek(&mut self) -> Option<u8> {
         self.whitespace();
         self.bytes.get(self.at).copied()
     }
 
+    #[inline]
     fn eat(&mut self, byte: u8) -> Option<()> {
         (self.peek()? == byte).then(|| self.at += 1)
     }
@@ -165,6 +168,7 @@ impl<'a> Reader<'a> {
         content
     }
 
+    #[inline]
     fn null(&mut self) -> Option<()> {
         self.peek()?;
         self.bytes[self.at..].starts_with(b"null").then(|| self.at += 4)
@@ -185,6 +189,7 @@ impl<'a> Reader<'a> {
 
     /// Past one string, checking its escapes and that it holds no control characters; whether
     /// it had escapes.
+    #[inline]
     fn skip_string(&mut self) -> Option<bool> {
         self.eat(b'"')?;
         let mut escaped = false;
@@ -296,6 +301,7 @@ impl<'a> Reader<'a> {
 /// Eight bytes at a time (the has-zero-byte trick: a flag can be wrong only after the first true
 /// one, and only the first is used). memchr2 could not check for control characters, and its
 /// set-up per call cost more than it saved on a chunk's short strings (callgrind).
+#[inline]
 fn string_stop(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
