@@ -28,8 +28,11 @@
 //! assert_eq!(out, [ProviderEvent::Text("Hello".into())]);
 //! ```
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
+use super::scan::{Reader, Seen};
 use super::{DialectDecoder, ProviderEvent};
 use crate::error::ErrorCode;
 use crate::framing::Frame;
@@ -45,6 +48,19 @@ impl DialectDecoder for AgentDecoder {
         if data.is_empty() || data == "[DONE]" {
             return;
         }
+        if let Some((kind, text)) = text_delta(data) {
+            if !text.is_empty() {
+                out.push(kind(text.into_owned()));
+            }
+            return;
+        }
+        self.decode_value(data, out);
+    }
+}
+
+impl AgentDecoder {
+    /// Any event, read as a `Value` (the general path).
+    fn decode_value(&mut self, data: &str, out: &mut Vec<ProviderEvent>) {
         let event: Value = match serde_json::from_str(data) {
             Ok(event) => event,
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
@@ -93,6 +109,38 @@ impl DialectDecoder for AgentDecoder {
     }
 }
 
+/// `ProviderEvent::Text` or `ProviderEvent::Thinking`.
+type MakeEvent = fn(String) -> ProviderEvent;
+
+/// A `text_delta` or `thinking_delta` whose `text` is a string, read by the checking scanner
+/// without building a `Value` (nearly every event of a long answer; see [`super::scan`]). `None`
+/// for anything else, which the general path reads.
+fn text_delta(data: &str) -> Option<(MakeEvent, Cow<'_, str>)> {
+    let mut r = Reader::new(data);
+    let (mut seen, mut kind, mut text) = (Seen::default(), None, None);
+    r.object(|r, key| {
+        match key {
+            b"type" => {
+                seen.once(0)?;
+                kind = Some(r.string()?);
+            }
+            b"text" => {
+                seen.once(1)?;
+                text = Some(r.string()?);
+            }
+            _ => r.skip_value(0)?,
+        }
+        Some(())
+    })?;
+    r.at_end()?;
+    let kind: MakeEvent = match kind.as_deref()? {
+        "text_delta" => ProviderEvent::Text,
+        "thinking_delta" => ProviderEvent::Thinking,
+        _ => return None,
+    };
+    Some((kind, text?))
+}
+
 /// The error's code: the contract's own code when the backend sent one (`RATE_LIMITED`), an
 /// HTTP status, a provider's error kind; else the message's words decide ("API rate limit
 /// exceeded" is RATE_LIMITED), as for providers' error types.
@@ -123,6 +171,35 @@ mod tests {
         }
         decoder.finish(&mut out);
         out
+    }
+
+    /// Where the fast path reads `data`, the general path gives the same events.
+    fn agrees(data: &str) -> bool {
+        if text_delta(data).is_none() {
+            return false;
+        }
+        let (mut fast, mut general) = (Vec::new(), Vec::new());
+        AgentDecoder::default().decode(&Frame::data(data), &mut fast);
+        AgentDecoder::default().decode_value(data.trim(), &mut general);
+        assert_eq!(fast, general, "{data:?}");
+        true
+    }
+
+    #[test]
+    fn the_text_delta_fast_path_agrees_with_the_general_path_on_every_recorded_event() {
+        let frames = crate::dialect::scan::tests::recorded_frames("agent");
+        let read = frames.iter().filter(|frame| agrees(frame)).count();
+        assert!(read > 10, "only {read} of {} events took the fast path", frames.len());
+    }
+
+    #[test]
+    fn the_text_delta_fast_path_agrees_with_the_general_path_on_every_one_byte_edit() {
+        let events = [
+            r#"{"type":"text_delta","text":"a\"b\u00e9 [[tool:0]]"}"#,
+            r#" { "text" : "hm" , "extra" : [1.5, {"x": null}, true], "type" : "thinking_delta" } "#,
+        ];
+        let read = crate::dialect::scan::tests::edits_read(&events, agrees);
+        assert!(read > 100, "only {read} edits took the fast path");
     }
 
     #[test]

@@ -27,16 +27,18 @@
 //! assert_eq!(out, [ProviderEvent::Text("Hi".into())]);
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
+use super::scan::{Reader, Seen};
 use super::{DialectDecoder, ProviderEvent};
 use crate::error::ErrorCode;
 use crate::event::Usage;
 use crate::framing::Frame;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct AnthropicDecoder {
     /// The id of the message being streamed, between its `message_start` and `message_stop`.
     open_message: Option<String>,
@@ -48,7 +50,7 @@ pub struct AnthropicDecoder {
     ended: bool,
 }
 
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 enum Block {
     Text,
     Thinking {
@@ -77,6 +79,16 @@ impl DialectDecoder for AnthropicDecoder {
         if self.ended {
             return;
         }
+        if let Some(delta) = text_delta(&frame.data) {
+            return self.block_text(Some(delta.index), delta.kind, &delta.text, out);
+        }
+        self.decode_value(frame, out);
+    }
+}
+
+impl AnthropicDecoder {
+    /// Any frame, read as a `Value` (the general path).
+    fn decode_value(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
         let value: Value = match serde_json::from_str(&frame.data) {
             Ok(value) => value,
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
@@ -101,9 +113,7 @@ impl DialectDecoder for AnthropicDecoder {
             _ => {}
         }
     }
-}
 
-impl AnthropicDecoder {
     /// A repeated `message_start` for the same message is a harmless resend; a different message
     /// while one is open would mix two answers into one, so the stream is refused there.
     fn message_start(&mut self, message: &Value, out: &mut Vec<ProviderEvent>) {
@@ -180,39 +190,45 @@ impl AnthropicDecoder {
     }
 
     fn block_delta(&mut self, index: Option<u64>, delta: &Value, out: &mut Vec<ProviderEvent>) {
+        let kind = delta.get("type").and_then(Value::as_str).unwrap_or("");
+        if kind == "citations_delta" {
+            return out.push(attach("citations", delta["citation"].clone()));
+        }
+        let Some(key) = delta_text_key(kind) else { return };
+        self.block_text(index, kind, delta.get(key).and_then(Value::as_str).unwrap_or(""), out);
+    }
+
+    /// A delta that carries text: `text_delta`, `thinking_delta`, `signature_delta` or
+    /// `input_json_delta`.
+    fn block_text(&mut self, index: Option<u64>, kind: &str, text: &str, out: &mut Vec<ProviderEvent>) {
         let block = index.and_then(|i| self.blocks.get_mut(&i));
-        let text = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or("");
-        match delta.get("type").and_then(Value::as_str).unwrap_or("") {
+        match kind {
             // Text never needs its block's state, so text for a block that did not start is kept.
-            "text_delta" => push_text(out, ProviderEvent::Text, text("text")),
+            "text_delta" => push_text(out, ProviderEvent::Text, text),
             "thinking_delta" => {
                 if let Some(Block::Thinking { thinking, .. }) = block {
-                    thinking.push_str(text("thinking"));
+                    thinking.push_str(text);
                 }
-                push_text(out, ProviderEvent::Thinking, text("thinking"));
+                push_text(out, ProviderEvent::Thinking, text);
             }
             "signature_delta" => {
                 if let Some(Block::Thinking { signature, .. }) = block {
-                    signature.push_str(text("signature"));
+                    signature.push_str(text);
                 }
             }
-            "citations_delta" => out.push(attach("citations", delta["citation"].clone())),
-            "input_json_delta" => {
-                let partial = text("partial_json");
-                match block {
-                    Some(Block::ToolUse { id, streamed, .. }) => {
-                        if !partial.is_empty() {
-                            *streamed = true;
-                            out.push(ProviderEvent::ToolCallDelta { id: id.clone(), delta: partial.to_owned() });
-                        }
+            "input_json_delta" => match block {
+                Some(Block::ToolUse { id, streamed, .. }) => {
+                    if !text.is_empty() {
+                        *streamed = true;
+                        out.push(ProviderEvent::ToolCallDelta { id: id.clone(), delta: text.to_owned() });
                     }
-                    Some(Block::ServerTool { json, .. }) => json.push_str(partial),
-                    _ => out.push(ProviderEvent::unreadable(format!(
-                        "input_json_delta for content block {}, which is not a started tool call",
-                        index.map_or("(none)".to_owned(), |i| i.to_string())
-                    ))),
                 }
-            }
+                Some(Block::ServerTool { json, .. }) => json.push_str(text),
+                _ => out.push(ProviderEvent::unreadable(format!(
+                    "input_json_delta for content block {}, which is not a started tool call",
+                    index.map_or("(none)".to_owned(), |i| i.to_string())
+                ))),
+            },
             _ => {}
         }
     }
@@ -326,6 +342,71 @@ fn error_event(error: &Value) -> ProviderEvent {
     ProviderEvent::provider_error(code, error.get("message").and_then(Value::as_str))
 }
 
+/// The deltas that carry text, and the field each keeps it in.
+const TEXT_KINDS: [&str; 4] = ["text_delta", "thinking_delta", "signature_delta", "input_json_delta"];
+const TEXT_KEYS: [&str; 4] = ["text", "thinking", "signature", "partial_json"];
+
+/// Which field of a delta holds its text.
+fn delta_text_key(kind: &str) -> Option<&'static str> {
+    TEXT_KINDS.iter().position(|k| *k == kind).map(|at| TEXT_KEYS[at])
+}
+
+/// A `content_block_delta` that carries text, read by the checking scanner without building a
+/// `Value` (nearly every frame of a long answer; see [`super::scan`]).
+struct TextDelta<'a> {
+    index: u64,
+    kind: &'static str,
+    text: Cow<'a, str>,
+}
+
+/// `Some` exactly when the general path would read `data` as a `content_block_delta` with an
+/// index and a delta of a text kind whose text is a string; `None` for anything else.
+fn text_delta(data: &str) -> Option<TextDelta<'_>> {
+    let mut r = Reader::new(data);
+    let (mut seen, mut is_delta, mut index, mut delta) = (Seen::default(), false, None, None);
+    r.object(|r, key| {
+        match key {
+            b"type" => {
+                seen.once(0)?;
+                is_delta = r.string()? == "content_block_delta";
+            }
+            b"index" => {
+                seen.once(1)?;
+                index = Some(r.u64()?);
+            }
+            b"delta" => {
+                seen.once(2)?;
+                // The four text fields by their kinds' order in TEXT_KINDS, then the kind.
+                let (mut seen, mut kind, mut texts) = (Seen::default(), None, [None, None, None, None]);
+                r.object(|r, key| {
+                    let slot = match key {
+                        b"type" => {
+                            seen.once(4)?;
+                            kind = Some(r.string()?);
+                            return Some(());
+                        }
+                        b"text" => 0,
+                        b"thinking" => 1,
+                        b"signature" => 2,
+                        b"partial_json" => 3,
+                        _ => return r.skip_value(1),
+                    };
+                    seen.once(slot as u32)?;
+                    texts[slot] = Some(r.string()?);
+                    Some(())
+                })?;
+                let slot = TEXT_KINDS.iter().position(|k| Some(*k) == kind.as_deref())?;
+                delta = Some((TEXT_KINDS[slot], texts[slot].take()?));
+            }
+            _ => r.skip_value(0)?,
+        }
+        Some(())
+    })?;
+    r.at_end()?;
+    let (kind, text) = delta.filter(|_| is_delta)?;
+    Some(TextDelta { index: index?, kind, text })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,6 +423,54 @@ mod tests {
 
     fn text(t: &str) -> ProviderEvent {
         ProviderEvent::Text(t.into())
+    }
+
+    /// A decoder with a text block (0), a thinking block (1) and a tool call (2) open.
+    fn decoder_with_open_blocks() -> AnthropicDecoder {
+        let mut decoder = AnthropicDecoder::default();
+        let mut out = Vec::new();
+        for frame in [
+            START,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":""}}"#,
+            r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}"#,
+        ] {
+            decoder.decode(&Frame::data(frame), &mut out);
+        }
+        decoder
+    }
+
+    /// Where the fast path reads `data`, the general path gives the same events and state.
+    fn agrees(data: &str) -> bool {
+        if text_delta(data).is_none() {
+            return false;
+        }
+        let (mut fast, mut general) = (decoder_with_open_blocks(), decoder_with_open_blocks());
+        let (mut fast_out, mut general_out) = (Vec::new(), Vec::new());
+        fast.decode(&Frame::data(data), &mut fast_out);
+        general.decode_value(&Frame::data(data), &mut general_out);
+        assert_eq!(fast_out, general_out, "{data:?}");
+        assert_eq!(fast, general, "{data:?}");
+        true
+    }
+
+    #[test]
+    fn the_text_delta_fast_path_agrees_with_the_general_path_on_every_recorded_frame() {
+        let frames = crate::dialect::scan::tests::recorded_frames("anthropic");
+        let read = frames.iter().filter(|frame| agrees(frame)).count();
+        assert!(read > 50, "only {read} of {} frames took the fast path", frames.len());
+    }
+
+    #[test]
+    fn the_text_delta_fast_path_agrees_with_the_general_path_on_every_one_byte_edit() {
+        let frames = [
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\"b\u00e9"}}"#,
+            r#" {"index": 1, "delta": {"thinking": "hm", "type": "thinking_delta", "extra": [1.5, {"x": null}]}, "type": "content_block_delta"} "#,
+            r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"q\": 1"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"signature_delta","signature":"c2ln"}}"#,
+        ];
+        let read = crate::dialect::scan::tests::edits_read(&frames, agrees);
+        assert!(read > 200, "only {read} edits took the fast path");
     }
 
     const START: &str = r#"{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":10,"cache_read_input_tokens":5,"cache_creation_input_tokens":2,"output_tokens":1}}}"#;

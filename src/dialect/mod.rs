@@ -5,6 +5,7 @@
 //! are the next stage's work) and never sees bytes. Auto-detection lives in [`detect`].
 
 pub mod detect;
+mod scan;
 
 mod agent;
 mod anthropic;
