@@ -193,6 +193,8 @@ impl SseDecoder {
         match name {
             b"event" => self.event_type = utf8_lossy(value).into_owned(),
             b"data" => {
+                // One allocation for the usual one-line event, not a growth per doubling.
+                self.data.reserve(value.len() + 1);
                 self.data.push_str(&utf8_lossy(value));
                 self.data.push('\n');
             }

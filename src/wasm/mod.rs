@@ -28,10 +28,21 @@ fn start() {
     }));
 }
 
+thread_local! {
+    /// The JSON text of the last value handed to JS, kept for its capacity: a push's events are
+    /// written into the same buffer every time instead of a string grown from empty.
+    static JSON_TEXT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
 /// Converts a Rust value to a plain JS value through JSON.
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    let text = serde_json::to_string(value).map_err(|e| JsError::new(&e.to_string()))?;
-    js_sys::JSON::parse(&text).map_err(|_| JsError::new("internal error: could not hand a value to JS"))
+    JSON_TEXT.with(|text| {
+        let mut text = text.borrow_mut();
+        text.clear();
+        serde_json::to_writer(&mut *text, value).map_err(|e| JsError::new(&e.to_string()))?;
+        let text = std::str::from_utf8(&text).expect("serde_json writes UTF-8");
+        js_sys::JSON::parse(text).map_err(|_| JsError::new("internal error: could not hand a value to JS"))
+    })
 }
 
 /// Reads a plain JS options object through JSON.
