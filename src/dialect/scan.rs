@@ -11,7 +11,7 @@
 //! of the frame. Anything the reader is unsure of (escapes in keys, a number out of `f64` range,
 //! surrogate escapes, deep nesting) gives `None`, and the decoder's general path reads the frame.
 //! Each fast path's tests check that it agrees with the general path on every recorded frame and
-//! on every one-byte edit of the frames it reads ([`tests::one_byte_edits`]).
+//! on every one-byte edit of the frames it reads (`tests::edits_read`).
 
 use std::borrow::Cow;
 

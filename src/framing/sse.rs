@@ -19,7 +19,7 @@ use super::{utf8_lossy, Ending, Frame, FramingError, DEFAULT_MAX_FRAME_BYTES};
 
 /// Decodes a `text/event-stream` body into [`Frame`]s, one per dispatched event.
 ///
-/// Lines are split as [`LineSplitter`] says (CR, LF, CRLF; one leading BOM ignored) and decoded
+/// Lines are split as `LineSplitter` says (CR, LF, CRLF; one leading BOM ignored) and decoded
 /// as UTF-8 once complete, invalid bytes becoming U+FFFD (the spec's "UTF-8 decode" does the same).
 ///
 /// [`Frame::id`] is the `id` set by this event's own fields, `None` when it set none; the spec's
