@@ -17,7 +17,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, AbortSignal};
 
-use super::callbacks::{Listener, TimerCallback};
+use super::callbacks::{Listener, Timer};
 use super::events::{close, deliver, read, Pump, ReadEnd, Source};
 use super::{from_js, to_js};
 use crate::agent::{schema, AfterStream, AgentConfig, AgentTurn, PendingCall};
@@ -250,13 +250,12 @@ async fn wait(promise: Promise, timeout_ms: f64, signal: &AbortSignal) -> Waited
     let aborted: JsValue = Object::new().into();
     let (timer_promise, resolve_timer) = resolvable();
     let (abort_promise, resolve_abort) = resolvable();
-    let fire = {
+    let timer = {
         let marker = timed_out.clone();
-        TimerCallback::new(move || {
+        Timer::new(timeout_ms, move || {
             let _ = resolve_timer.call1(&JsValue::UNDEFINED, &marker);
         })
     };
-    let timer = fire.arm(timeout_ms);
     let on_abort = {
         let marker = aborted.clone();
         Listener::new(signal, "abort", move || {

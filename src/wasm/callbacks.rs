@@ -5,6 +5,9 @@
 //! closure and everything it held. These own their closure, and dropping one clears the timer or
 //! removes the listener first, so JS never calls a freed closure.
 
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -18,29 +21,91 @@ extern "C" {
     fn clear_timeout(id: &JsValue);
 }
 
-/// A callback that can be armed as a timer many times (one closure however often it is armed).
-pub(crate) struct TimerCallback(Closure<dyn FnMut()>);
-
-impl TimerCallback {
-    pub(crate) fn new(fire: impl FnMut() + 'static) -> TimerCallback {
-        TimerCallback(Closure::new(fire))
-    }
-
-    /// Calls the callback after `ms` unless the returned timer is dropped first.
-    pub(crate) fn arm(&self, ms: f64) -> Timer<'_> {
-        Timer { id: set_timeout(self.0.as_ref().unchecked_ref(), ms), _callback: self }
-    }
-}
-
-/// A running timer; dropping it clears it.
-pub(crate) struct Timer<'a> {
+/// A timer; dropping it clears it and frees its callback.
+pub(crate) struct Timer {
     id: JsValue,
-    _callback: &'a TimerCallback,
+    _callback: Closure<dyn FnMut()>,
 }
 
-impl Drop for Timer<'_> {
+impl Timer {
+    /// Calls `fire` after `ms` unless the timer is dropped first.
+    pub(crate) fn new(ms: f64, fire: impl FnMut() + 'static) -> Timer {
+        let callback = Closure::<dyn FnMut()>::new(fire);
+        Timer { id: set_timeout(callback.as_ref().unchecked_ref(), ms), _callback: callback }
+    }
+}
+
+impl Drop for Timer {
     fn drop(&mut self) {
         clear_timeout(&self.id);
+    }
+}
+
+/// A timeout on silence: calls `on_idle` once `touch` has not been called for `ms`. One timer runs
+/// at a time, re-armed only when it finds it expired early: a `setTimeout` and `clearTimeout`
+/// for every chunk were a measurable part of a session's time in Chromium.
+pub(crate) struct IdleTimer {
+    state: Rc<IdleState>,
+    _callback: Closure<dyn FnMut()>,
+}
+
+struct IdleState {
+    ms: f64,
+    last: Cell<f64>,
+    timer: RefCell<JsValue>,
+    callback: RefCell<Option<Function>>,
+    on_idle: RefCell<Option<Box<dyn FnOnce()>>>,
+}
+
+impl IdleTimer {
+    pub(crate) fn new(ms: f64, on_idle: impl FnOnce() + 'static) -> IdleTimer {
+        let state = Rc::new(IdleState {
+            ms,
+            last: Cell::new(js_sys::Date::now()),
+            timer: RefCell::new(JsValue::UNDEFINED),
+            callback: RefCell::new(None),
+            on_idle: RefCell::new(Some(Box::new(on_idle))),
+        });
+        // Weak: the closure must not keep alive the state that holds its own function.
+        let weak = Rc::downgrade(&state);
+        let callback = Closure::<dyn FnMut()>::new(move || {
+            if let Some(state) = weak.upgrade() {
+                state.expired();
+            }
+        });
+        *state.callback.borrow_mut() = Some(callback.as_ref().unchecked_ref::<Function>().clone());
+        state.arm(ms);
+        IdleTimer { state, _callback: callback }
+    }
+
+    /// Something arrived: the silence starts over.
+    pub(crate) fn touch(&self) {
+        self.state.last.set(js_sys::Date::now());
+    }
+}
+
+impl IdleState {
+    fn arm(&self, ms: f64) {
+        if let Some(callback) = &*self.callback.borrow() {
+            *self.timer.borrow_mut() = set_timeout(callback, ms);
+        }
+    }
+
+    fn expired(&self) {
+        let quiet = js_sys::Date::now() - self.last.get();
+        if quiet < self.ms {
+            return self.arm(self.ms - quiet);
+        }
+        let on_idle = self.on_idle.borrow_mut().take();
+        if let Some(on_idle) = on_idle {
+            on_idle();
+        }
+    }
+}
+
+impl Drop for IdleTimer {
+    fn drop(&mut self) {
+        clear_timeout(&self.state.timer.borrow());
     }
 }
 

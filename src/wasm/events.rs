@@ -17,7 +17,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, ReadableStream, ReadableStreamDefaultReader, Response};
 
-use super::callbacks::{Listener, TimerCallback};
+use super::callbacks::{IdleTimer, Listener, Timer};
 use super::partial_input::PartialInputs;
 use super::stream::JsStreamOptions;
 use super::{from_js, to_js};
@@ -135,10 +135,27 @@ pub(crate) fn close(pump: &Rc<RefCell<Pump>>) {
 }
 
 fn iter_result(value: JsValue, done: bool) -> JsValue {
-    let result = Object::new();
-    let _ = Reflect::set(&result, &"value".into(), &value);
-    let _ = Reflect::set(&result, &"done".into(), &done.into());
+    let result: IterResult = Object::new().unchecked_into();
+    result.set_value(&value);
+    result.set_done(done);
     result.into()
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `{ value, done }`: what `reader.read()` resolves to, and what an iterator's `next()`
+    /// returns. Typed accessors, because `Reflect` with a key made from a Rust string copies
+    /// the key into JS on every call, once or twice per chunk.
+    #[wasm_bindgen(extends = Object)]
+    type IterResult;
+    #[wasm_bindgen(method, getter)]
+    fn done(this: &IterResult) -> JsValue;
+    #[wasm_bindgen(method, getter)]
+    fn value(this: &IterResult) -> JsValue;
+    #[wasm_bindgen(method, setter)]
+    fn set_done(this: &IterResult, done: bool);
+    #[wasm_bindgen(method, setter)]
+    fn set_value(this: &IterResult, value: &JsValue);
 }
 
 /// What the pump reads: a response (maybe still on its way), or a bare body stream.
@@ -249,17 +266,15 @@ pub(crate) async fn read(pump: &Rc<RefCell<Pump>>, source: Source, sink: &mut dy
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
     pump.borrow_mut().reader = Some(reader.clone());
 
-    // The idle timeout: one callback for the whole body, armed for each read. Firing, it cancels
-    // the reader, which ends the pending read. (A timer promise raced against each read cost a
-    // closure and two promises per chunk.)
+    // The idle timeout cancels the reader, which ends the pending read. (A timer promise raced
+    // against each read cost a closure and two promises per chunk.)
     let idle_fired = Rc::new(Cell::new(false));
     let idle = timeout.filter(|ms| *ms > 0.0).map(|ms| {
         let (flag, reader) = (idle_fired.clone(), reader.clone());
-        let fire = TimerCallback::new(move || {
+        IdleTimer::new(ms, move || {
             flag.set(true);
             let _ = reader.cancel();
-        });
-        (ms, fire)
+        })
     });
 
     let mut bytes = Vec::new();
@@ -272,9 +287,10 @@ pub(crate) async fn read(pump: &Rc<RefCell<Pump>>, source: Source, sink: &mut dy
             let _ = reader.cancel();
             return ReadEnd::Stopped;
         }
-        let timer = idle.as_ref().map(|(ms, fire)| fire.arm(*ms));
         let outcome = JsFuture::from(reader.read()).await;
-        drop(timer);
+        if let Some(idle) = &idle {
+            idle.touch();
+        }
         let step = match outcome {
             _ if idle_fired.get() => Step::TimedOut,
             Ok(result) => Step::Chunk(result),
@@ -282,7 +298,8 @@ pub(crate) async fn read(pump: &Rc<RefCell<Pump>>, source: Source, sink: &mut dy
         };
         match step {
             Step::Chunk(result) => {
-                let done = Reflect::get(&result, &"done".into()).map(|d| d.is_truthy()).unwrap_or(true);
+                let result: IterResult = result.unchecked_into();
+                let done = result.done().is_truthy();
                 if done {
                     if pump.borrow().cancelled {
                         return finish_cancelled(&mut core, sink);
@@ -292,7 +309,7 @@ pub(crate) async fn read(pump: &Rc<RefCell<Pump>>, source: Source, sink: &mut dy
                     sink(&events);
                     return ReadEnd::Read;
                 }
-                let value = Reflect::get(&result, &"value".into()).unwrap_or(JsValue::UNDEFINED);
+                let value = result.value();
                 bytes.clear();
                 if let Some(text) = value.as_string() {
                     bytes.extend_from_slice(text.as_bytes());
@@ -366,13 +383,12 @@ async fn await_with_timeout(promise: Promise, timeout: Option<f64>) -> Step {
     let marker = JsValue::from_str("chatstream:timeout");
     let mut resolve = None;
     let timer_promise = Promise::new(&mut |resolve_timer, _| resolve = Some(resolve_timer));
-    let fire = {
+    let timer = {
         let (resolve, marker) = (resolve.expect("a promise's executor runs at once"), marker.clone());
-        TimerCallback::new(move || {
+        Timer::new(ms, move || {
             let _ = resolve.call1(&JsValue::UNDEFINED, &marker);
         })
     };
-    let timer = fire.arm(ms);
     let outcome = JsFuture::from(Promise::race(&js_sys::Array::of2(&promise, &timer_promise))).await;
     drop(timer);
     match outcome {
