@@ -94,7 +94,8 @@ export class ChatSession {
         case "pushSegment":
           own("streamingSegments").push(p.value);
           break;
-        case "appendSegmentText": {
+        case "appendText": {
+          next.streamingText += p.text;
           const segments = own("streamingSegments");
           const last = segments[segments.length - 1];
           segments[segments.length - 1] = { ...last, text: last.text + p.text };

@@ -20,7 +20,9 @@ fn apply_patches(snapshot: &mut Value, patches: &[Patch]) {
                 *snapshot["messages"].as_array_mut().unwrap().last_mut().unwrap() = value.clone()
             }
             Patch::PushSegment { value } => snapshot["streamingSegments"].as_array_mut().unwrap().push(value.clone()),
-            Patch::AppendSegmentText { text } => {
+            Patch::AppendText { text } => {
+                let joined = format!("{}{}", snapshot["streamingText"].as_str().unwrap(), text);
+                snapshot["streamingText"] = json!(joined);
                 let last = snapshot["streamingSegments"].as_array_mut().unwrap().last_mut().unwrap();
                 let joined = format!("{}{}", last["text"].as_str().unwrap(), text);
                 last["text"] = json!(joined);

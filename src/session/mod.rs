@@ -173,8 +173,10 @@ pub enum Patch {
     SetLastMessage { value: Value },
     /// `state.streamingSegments.push(value)`.
     PushSegment { value: Value },
-    /// The last text segment of `streamingSegments` gets `text` appended.
-    AppendSegmentText { text: String },
+    /// More answer text: `state.streamingText += text`, and the last segment of
+    /// `streamingSegments`, a text segment, gets `text` appended too. (One patch, not an
+    /// `Append` and a segment patch: the text crosses into JS once per push.)
+    AppendText { text: String },
     /// `streamingSegments[at]` is replaced by `value` (a tool card got its output).
     SetSegment { at: usize, value: Value },
     /// `activeToolProgress.updates.push(value)`.
@@ -258,11 +260,11 @@ impl Session {
                     self.set(&mut patches, Field::StatusText(None));
                 }
                 self.state.streaming_text.push_str(text);
-                patches.push(Patch::Append { key: "streamingText", text: text.clone() });
                 if let Some(Segment::Text { text: last }) = self.state.streaming_segments.last_mut() {
                     last.push_str(text);
-                    patches.push(Patch::AppendSegmentText { text: text.clone() });
+                    patches.push(Patch::AppendText { text: text.clone() });
                 } else {
+                    patches.push(Patch::Append { key: "streamingText", text: text.clone() });
                     let segment = Segment::Text { text: text.clone() };
                     patches.push(Patch::PushSegment { value: to_value(&segment) });
                     self.state.streaming_segments.push(segment);

@@ -387,8 +387,38 @@ fn notify(inner: &Rc<RefCell<Inner>>, patches: &[Patch]) {
     }
     let listener = inner.borrow().listener.clone();
     if let Some(listener) = listener {
-        if let Ok(value) = to_js(patches) {
+        if let Some(value) = patches_to_js(patches) {
             let _ = listener.call1(&JsValue::UNDEFINED, &value);
         }
     }
+}
+
+/// The patches as JS objects. A push's usual batch, one `appendText`, is built directly: as JSON
+/// text to parse it cost about a tenth of a session's time per delta in Chromium
+/// (`node bench/run.js --only OpenAI`, 1265 → 990 ns with the text patches left out).
+fn patches_to_js(patches: &[Patch]) -> Option<JsValue> {
+    match patches {
+        [Patch::AppendText { text }] => {
+            let patch: PatchObject = Object::new().unchecked_into();
+            APPEND_TEXT.with(|op| patch.set_op(op));
+            patch.set_text(text);
+            Some(js_sys::Array::of1(&patch).into())
+        }
+        _ => to_js(patches).ok(),
+    }
+}
+
+thread_local! {
+    static APPEND_TEXT: JsValue = JsValue::from_str("appendText");
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `{ op, text }`.
+    #[wasm_bindgen(extends = Object)]
+    type PatchObject;
+    #[wasm_bindgen(method, setter)]
+    fn set_op(this: &PatchObject, op: &JsValue);
+    #[wasm_bindgen(method, setter)]
+    fn set_text(this: &PatchObject, text: &str);
 }
