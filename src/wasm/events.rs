@@ -20,7 +20,7 @@ use web_sys::{AbortSignal, ReadableStream, ReadableStreamDefaultReader, Response
 use super::callbacks::{IdleTimer, Listener, Timer};
 use super::partial_input::PartialInputs;
 use super::stream::JsStreamOptions;
-use super::{from_js, to_js};
+use super::{event_to_js, from_js};
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
 use crate::stream::{ChatStream as CoreStream, StreamOptions};
@@ -94,7 +94,7 @@ pub(crate) fn deliver(pump: &Rc<RefCell<Pump>>, events: &[StreamEvent]) {
             hook(Some(event));
             pump.borrow_mut().hook = Some(hook);
         }
-        let value = to_js(event).unwrap_or(JsValue::NULL);
+        let value = event_to_js(event);
         let waiting = {
             let mut p = pump.borrow_mut();
             if p.abandoned {

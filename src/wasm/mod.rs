@@ -15,6 +15,9 @@ use std::cell::{Cell, RefCell};
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::event::StreamEvent;
 
 thread_local! {
     /// The message of the last Rust panic, for the "poisoned" error that follows it.
@@ -43,6 +46,41 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError
         let text = std::str::from_utf8(&text).expect("serde_json writes UTF-8");
         js_sys::JSON::parse(text).map_err(|_| JsError::new("internal error: could not hand a value to JS"))
     })
+}
+
+/// One clean event as a JS object. Text and thinking deltas, nearly every event of a long
+/// answer, are built directly: parsing them from JSON text cost more than building them.
+pub(crate) fn event_to_js(event: &StreamEvent) -> JsValue {
+    let (kind, text) = match event {
+        StreamEvent::TextDelta { text } => (&TEXT_DELTA, text),
+        StreamEvent::ThinkingDelta { text } => (&THINKING_DELTA, text),
+        other => return to_js(other).unwrap_or(JsValue::NULL),
+    };
+    let object: TextEventObject = js_sys::Object::new().unchecked_into();
+    kind.with(|kind| object.set_type(kind));
+    object.set_text(text);
+    object.into()
+}
+
+/// Events as a JS array (see [`event_to_js`]).
+pub(crate) fn events_to_js(events: &[StreamEvent]) -> js_sys::Array {
+    events.iter().map(event_to_js).collect()
+}
+
+thread_local! {
+    static TEXT_DELTA: JsValue = JsValue::from_str("text_delta");
+    static THINKING_DELTA: JsValue = JsValue::from_str("thinking_delta");
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `{ type, text }`.
+    #[wasm_bindgen(extends = js_sys::Object)]
+    type TextEventObject;
+    #[wasm_bindgen(method, setter = type)]
+    fn set_type(this: &TextEventObject, kind: &JsValue);
+    #[wasm_bindgen(method, setter)]
+    fn set_text(this: &TextEventObject, text: &str);
 }
 
 /// Reads a plain JS options object through JSON.

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::partial_input::PartialInputs;
-use super::{from_js, to_js, PoisonGuard};
+use super::{events_to_js, from_js, PoisonGuard};
 use crate::clean::{CleanOptions, PayloadMarker};
 use crate::dialect::Dialect;
 use crate::event::StreamEvent;
@@ -155,14 +155,11 @@ impl ChatStream {
         let mut events = self.events.borrow_mut();
         events.clear();
         step(&mut self.core.borrow_mut(), &mut events);
-        let array = to_js(&*events)?;
+        let array = events_to_js(&events);
         let mut partial_inputs = self.partial_inputs.borrow_mut();
-        for (at, event) in events.iter().enumerate() {
-            if matches!(event, StreamEvent::ToolInputDelta { .. }) {
-                let value = js_sys::Reflect::get_u32(&array, at as u32).unwrap_or(JsValue::UNDEFINED);
-                partial_inputs.attach(event, &value);
-            }
+        for (event, value) in events.iter().zip(array.iter()) {
+            partial_inputs.attach(event, &value);
         }
-        Ok(array)
+        Ok(array.into())
     }
 }
