@@ -108,18 +108,15 @@ export const CONTENDERS = {
   "AI SDK provider (streamText + @ai-sdk/openai)": aiSdkProvider,
 };
 
-/** Median of `runs` timed runs after one warm-up. */
-async function time(fn, chunks, runs) {
+/** One timed run, after a full garbage collection so no contender pays for another's garbage. */
+async function timeOnce(fn, chunks) {
+  globalThis.gc?.();
+  const start = performance.now();
   const result = await fn(chunks);
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await fn(chunks);
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  return { ms: times[Math.floor(times.length / 2)], result };
+  return { ms: performance.now() - start, result };
 }
+
+const median = (times) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
 
 /**
  * The streams, by name: `bytes` for every contender, `ui` (the same text as a UI message stream)
@@ -146,6 +143,8 @@ function makeCase(kind, n) {
   throw new Error(`unknown case ${kind}`);
 }
 
+// Contenders take turns (one run each per round, after a warm-up each), so a slow spell on this
+// shared machine falls on all of them rather than on whichever ran then.
 window.bench = async function bench(cases, runs) {
   await init({ module_or_path: "/pkg/chatstream_bg.wasm" });
   const out = [];
@@ -153,11 +152,16 @@ window.bench = async function bench(cases, runs) {
     const made = makeCase(c.kind, c.n);
     const sse = chunked(encoder.encode(made.bytes));
     const ui = made.ui && chunked(encoder.encode(made.ui));
-    for (const name of c.contenders) {
-      const chunks = name.startsWith("AI SDK client") ? ui : sse;
-      const bytes = chunks.reduce((n, ch) => n + ch.length, 0);
-      const { ms, result } = await time(CONTENDERS[name], chunks, c.runs ?? runs);
-      out.push({ case: c.name, contender: name, bytes, deltas: made.deltas, ms, result });
+    const inputs = c.contenders.map((name) => (name.startsWith("AI SDK client") ? ui : sse));
+    const results = [];
+    for (const [i, name] of c.contenders.entries()) results.push((await timeOnce(CONTENDERS[name], inputs[i])).result);
+    const times = c.contenders.map(() => []);
+    for (let round = 0; round < (c.runs ?? runs); round++) {
+      for (const [i, name] of c.contenders.entries()) times[i].push((await timeOnce(CONTENDERS[name], inputs[i])).ms);
+    }
+    for (const [i, name] of c.contenders.entries()) {
+      const bytes = inputs[i].reduce((n, ch) => n + ch.length, 0);
+      out.push({ case: c.name, contender: name, bytes, deltas: made.deltas, ms: median(times[i]), result: results[i] });
     }
   }
   return out;

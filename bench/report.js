@@ -37,9 +37,10 @@ const md = `# Benchmarks
 
 Produced by \`./build.sh bench\` (bench/run.js in headless Chromium, then \`cargo bench --bench framing
 --bench pipeline --bench adversarial\`, then bench/report.js). Every browser contender reads the same bytes, cut into the
-same 1-16 KB chunks, from a \`ReadableStream\`, in one page, in one run; times are medians of 7 runs after
-a warm-up (3 for the 1 MB cases). The machine is shared and noisy: compare ratios within this file, not
-absolute times across runs.
+same 1-16 KB chunks, from a \`ReadableStream\`, in one page, in one run. The contenders take turns (one
+run each per round, after a warm-up each) and each timed run starts after a forced garbage collection;
+times are medians of 15 rounds (5 for the 1 MB cases, 21 for the 1 KB ones). The machine is shared and
+noisy: compare ratios within this file, not absolute times across runs.
 
 ## Targets
 
@@ -52,28 +53,44 @@ absolute times across runs.
 - wasm + JS ≤ 60 KB gzip: ${verdict(total.gzip <= 60 * 1024, `${(total.gzip / 1024).toFixed(0)} KB`)}.
 
 ## Why the misses
+${vsParser >= 2 ? "" : `
+- **Against bare parsing.** \`JSON.parse\` is V8's native parser, and eventsource-parser is a few lines
+  of JS around it; per delta they only parse. chatstream does more per delta, inside wasm: framing,
+  dialect decoding into typed events, cleaning (marker hold-back, thinking tags, payloads), handing a
+  push's events to JS, and for the session a state patch and a new immutable snapshot per push. Its
+  pipeline alone (\`ChatStream.push\` below) costs ${(perDelta(openai, "chatstream: ChatStream.push") * 1e6).toFixed(0)} ns per delta against bare parsing's
+  ${(perDelta(openai, "eventsource-parser") * 1e6).toFixed(0)} ns (${(perDelta(openai, "eventsource-parser") / perDelta(openai, "chatstream: ChatStream.push")).toFixed(2)}×); reading the body and the session add the rest. What was done, each step
+  measured (callgrind on the native pipeline; Chromium for the boundary): the common frames of OpenAI,
+  Anthropic and the agent protocol are read by a hand-written checking scanner
+  (\`src/dialect/scan.rs\`) instead of serde_json; runs of text within one push reach the cleaner as
+  one; SSE fields take the fast UTF-8 check (the native pipeline on a 20,000-delta OpenAI stream: 518 M
+  → 255 M instructions); text events and the session's text patch are built as JS objects instead of
+  JSON text to parse; the idle timeout no longer sets a timer per chunk. What is left: wasm runs the
+  pipeline about 1.7× slower than native, framing copies each event's data, and other events still
+  cross as JSON. Reaching 2× would need the pipeline itself about twice as fast again; not done.
+`}- **Size.** The module carries eight decoders, the cleaner, the session, the request builders and the
+  agent loop, and serde_json with serde's derives for all JSON off the hot path; LTO, opt-level "s",
+  panic=abort and wasm-opt -Oz are applied. By \`twiggy top\` on the module before wasm-opt (592 KB
+  without its name section): serde_json and serde about 117 KB, core and alloc generics about 94 KB,
+  the request builders, agent loop and session about 76 KB, the eight decoders about 72 KB, strings
+  36 KB. opt-level "z" was
+  measured at 188 KB gzip (13% smaller) but 2.3× slower per delta, and was not taken. 60 KB would need
+  JSON without serde (the hand-written scanner covers only the hot frames) and separate builds per
+  feature; not done.
+${scaleTool <= 1.5 ? "" : `- **Tool input at 1 MB.** See the scaling table: the cost per chunk grows with the input.
+`}
+## How the message size is kept out of the cost per delta
 
-- **Against bare parsing.** \`JSON.parse\` is V8's native parser; eventsource-parser is a few lines of JS
-  around it. chatstream does more per delta (dialect decoding into typed events, cleaning with marker
-  hold-back, one merged event per push handed to JS, session patches) inside wasm, and its JSON parsing
-  (serde_json) is slower than V8's. The native numbers below show the split: the OpenAI decoder alone
-  runs at the throughput listed as \`dialect/openai\`, the whole native pipeline at
-  \`chat_stream/openai_8k_chunks\`. The OpenAI decoder reads a plain text chunk into borrowed types that
-  skip unused fields (native pipeline 106 → 208 MiB/s); the other decoders still build a \`Value\` per
-  frame, and the per-push crossing into JS (one JSON text, one \`JSON.parse\`) remains. Closing the rest
-  of the gap is not done.
-${vsClient >= 20 ? "" : `- **Against the AI SDK client.** chatstream's full session is an order of magnitude faster per delta than
-  the AI SDK's client path, short of 20× in this run (the ratio moves between runs on this shared
-  machine); the AI SDK side was not profiled, so where its time goes is not claimed here. The gap closes
-  with chatstream's own per-delta cost, above.
-`}- **Tool input at 1 MB.** Argument pieces are coalesced per push (one \`partial_input\` per chunk, not per
-  piece), but each \`partial_input\` is still a full value of the arguments so far, copied to JS as JSON:
-  the cost per chunk grows with the input. Sending \`partial_input\` at most every N KB of growth, or as a
-  patch, would make it flat; not done.
-- **Size.** The module carries eight decoders, the cleaner, the session, the request builders and the
-  agent loop, with serde_json for all JSON; wasm-opt -Oz with LTO and opt-level "s" is applied. Below
-  60 KB would need dropping serde_json's generic code paths (a hand-written JSON reader) and feature flags
-  per dialect; not done.
+The 1 KB column of the scaling table carries each run's fixed cost (a new session or stream, the
+request, the first push) spread over only 200 deltas, so it is the highest; the step from 100 KB to
+1 MB shows the cost per delta itself.
+
+- **Text.** A push's text is one event, and the session appends it: nothing the size of the message so
+  far crosses the boundary or is copied per push.
+- **Tool input.** \`partial_input\` (the best JSON value of the arguments so far) is computed in JS when
+  it is first read, by a getter over the arguments up to that event, instead of being serialized with
+  every push (before: 4.10× at 1 MB). Reading every event's value still costs its size; not reading it
+  costs nothing.
 
 ## In the browser
 ${browser}

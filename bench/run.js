@@ -41,10 +41,10 @@ const CASES = [
   // Scaling: the same pieces (about 5 bytes each), messages of about 1 KB, 100 KB and 1 MB.
   { name: "text 1 KB", kind: "openai", n: n(200), contenders: SCALE, runs: smoke ? 1 : 21 },
   { name: "text 100 KB", kind: "openai", n: n(20000), contenders: SCALE },
-  { name: "text 1 MB", kind: "openai", n: n(200000), contenders: SCALE, runs: smoke ? 1 : 3 },
+  { name: "text 1 MB", kind: "openai", n: n(200000), contenders: SCALE, runs: smoke ? 1 : 5 },
   { name: "tool input 1 KB", kind: "tool-input", n: n(200), contenders: SCALE, runs: smoke ? 1 : 21 },
   { name: "tool input 100 KB", kind: "tool-input", n: n(20000), contenders: SCALE },
-  { name: "tool input 1 MB", kind: "tool-input", n: n(200000), contenders: SCALE, runs: smoke ? 1 : 3 },
+  { name: "tool input 1 MB", kind: "tool-input", n: n(200000), contenders: SCALE, runs: smoke ? 1 : 5 },
 ];
 
 async function bundle() {
@@ -112,7 +112,8 @@ async function main() {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    // --expose-gc: the page collects garbage before each timed run.
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--js-flags=--expose-gc"],
   });
   let results;
   try {
@@ -123,7 +124,7 @@ async function main() {
     await page.waitForFunction(() => window.ready === true, null, { timeout: 30000 });
     const cases = only === null ? CASES : CASES.filter((c) => c.name.includes(only));
     if (cases.length === 0) throw new Error(`no case name contains ${JSON.stringify(only)}`);
-    results = await page.evaluate(([cases, runs]) => window.bench(cases, runs), [cases, smoke ? 1 : 7]);
+    results = await page.evaluate(([cases, runs]) => window.bench(cases, runs), [cases, smoke ? 1 : 15]);
     results.chromium = await context.browser()?.version?.();
   } finally {
     await context.close();
