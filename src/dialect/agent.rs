@@ -32,8 +32,8 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::scan::{Reader, Seen};
-use super::{DialectDecoder, ProviderEvent};
+use super::scan::string_fields;
+use super::{DialectDecoder, ProviderEvent, TextEvent};
 use crate::error::ErrorCode;
 use crate::framing::Frame;
 
@@ -109,36 +109,17 @@ impl AgentDecoder {
     }
 }
 
-/// `ProviderEvent::Text` or `ProviderEvent::Thinking`.
-type MakeEvent = fn(String) -> ProviderEvent;
-
 /// A `text_delta` or `thinking_delta` whose `text` is a string, read by the checking scanner
 /// without building a `Value` (nearly every event of a long answer; see [`super::scan`]). `None`
 /// for anything else, which the general path reads.
-fn text_delta(data: &str) -> Option<(MakeEvent, Cow<'_, str>)> {
-    let mut r = Reader::new(data);
-    let (mut seen, mut kind, mut text) = (Seen::default(), None, None);
-    r.object(|r, key| {
-        match key {
-            b"type" => {
-                seen.once(0)?;
-                kind = Some(r.string()?);
-            }
-            b"text" => {
-                seen.once(1)?;
-                text = Some(r.string()?);
-            }
-            _ => r.skip_value(0)?,
-        }
-        Some(())
-    })?;
-    r.at_end()?;
-    let kind: MakeEvent = match kind.as_deref()? {
+fn text_delta(data: &str) -> Option<(TextEvent, Cow<'_, str>)> {
+    let [kind, text] = string_fields(data, [b"type", b"text"])?;
+    let event: TextEvent = match kind.as_deref()? {
         "text_delta" => ProviderEvent::Text,
         "thinking_delta" => ProviderEvent::Thinking,
         _ => return None,
     };
-    Some((kind, text?))
+    Some((event, text?))
 }
 
 /// The error's code: the contract's own code when the backend sent one (`RATE_LIMITED`), an

@@ -17,8 +17,11 @@
 //! assert_eq!(out, [ProviderEvent::Text("Hi".into())]);
 //! ```
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
+use super::scan::{Reader, Seen};
 use super::{DialectDecoder, ProviderEvent};
 use crate::error::ErrorCode;
 use crate::event::Usage;
@@ -38,7 +41,23 @@ impl DialectDecoder for OllamaDecoder {
         if self.ended || frame.data.trim().is_empty() {
             return;
         }
-        let line: Value = match serde_json::from_str(&frame.data) {
+        if let Some(line) = text_line(&frame.data) {
+            if !line.thinking.is_empty() {
+                out.push(ProviderEvent::Thinking(line.thinking.into_owned()));
+            }
+            if !line.content.is_empty() {
+                out.push(ProviderEvent::Text(line.content.into_owned()));
+            }
+            return;
+        }
+        self.decode_value(&frame.data, out);
+    }
+}
+
+impl OllamaDecoder {
+    /// Any line, read as a `Value` (the general path).
+    fn decode_value(&mut self, data: &str, out: &mut Vec<ProviderEvent>) {
+        let line: Value = match serde_json::from_str(data) {
             Ok(line) => line,
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };
@@ -66,9 +85,7 @@ impl DialectDecoder for OllamaDecoder {
             self.done(&line, out);
         }
     }
-}
 
-impl OllamaDecoder {
     /// `{"id"?, "function": {"name", "arguments": {…}}}`: a whole call.
     fn tool_call(&mut self, call: &Value, out: &mut Vec<ProviderEvent>) {
         let function = &call["function"];
@@ -108,6 +125,58 @@ impl OllamaDecoder {
     }
 }
 
+/// A line that is not the last, whose message carries only text: `content` and maybe `thinking`.
+struct TextLine<'a> {
+    content: Cow<'a, str>,
+    thinking: Cow<'a, str>,
+}
+
+/// `Some` exactly when the general path would read `data` as text and thinking only (no error,
+/// not done, no tool calls), read by the checking scanner without building a `Value` (nearly
+/// every line of a long answer; see [`super::scan`]); `None` for anything else.
+fn text_line(data: &str) -> Option<TextLine<'_>> {
+    let mut r = Reader::new(data);
+    let (mut seen, mut content, mut thinking) = (Seen::default(), None, None);
+    r.object(|r, key| {
+        match key {
+            b"message" => {
+                seen.once(0)?;
+                let mut seen = Seen::default();
+                r.object(|r, key| {
+                    match key {
+                        b"role" => {
+                            seen.once(0)?;
+                            r.skip_value(2)?;
+                        }
+                        b"content" => {
+                            seen.once(1)?;
+                            content = Some(r.string()?);
+                        }
+                        b"thinking" => {
+                            seen.once(2)?;
+                            thinking = Some(r.string()?);
+                        }
+                        _ => return None,
+                    }
+                    Some(())
+                })?;
+            }
+            b"done" => {
+                seen.once(1)?;
+                (!r.bool()?).then_some(())?;
+            }
+            b"error" => {
+                seen.once(2)?;
+                r.null()?;
+            }
+            _ => r.skip_value(0)?,
+        }
+        Some(())
+    })?;
+    r.at_end()?;
+    Some(TextLine { content: content?, thinking: thinking.unwrap_or_default() })
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -122,6 +191,43 @@ mod tests {
         }
         decoder.finish(&mut out);
         out
+    }
+
+    /// Where the fast path reads `data`, the general path gives the same events and state.
+    fn agrees(data: &str) -> bool {
+        if text_line(data).is_none() {
+            return false;
+        }
+        let (mut fast, mut general) = (OllamaDecoder::default(), OllamaDecoder::default());
+        let (mut fast_out, mut general_out) = (Vec::new(), Vec::new());
+        fast.decode(&Frame::data(data), &mut fast_out);
+        general.decode_value(data, &mut general_out);
+        assert_eq!(fast_out, general_out, "{data:?}");
+        assert_eq!((fast.ended, fast.calls), (general.ended, general.calls), "{data:?}");
+        true
+    }
+
+    #[test]
+    fn the_text_fast_path_agrees_with_the_general_path_on_every_recorded_line() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut read = 0;
+        for dir in [root.join("tests/fixtures/ollama"), root.join("../shared/fixtures/real/ollama")] {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+                read += text.lines().filter(|line| agrees(line)).count();
+            }
+        }
+        assert!(read > 5, "only {read} lines took the fast path");
+    }
+
+    #[test]
+    fn the_text_fast_path_agrees_with_the_general_path_on_every_one_byte_edit() {
+        let lines = [
+            r#"{"model":"gemma3:4b","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"a\"b\u00e9"},"done":false}"#,
+            r#" { "message" : { "thinking" : "hm" , "content" : "" } , "error" : null, "x": [1.5, {}] } "#,
+        ];
+        let read = crate::dialect::scan::tests::edits_read(&lines, agrees);
+        assert!(read > 100, "only {read} edits took the fast path");
     }
 
     #[test]

@@ -27,10 +27,13 @@
 //! assert_eq!(out, [ProviderEvent::Text("Hi".into())]);
 //! ```
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::openai::error_event;
-use super::{DialectDecoder, ProviderEvent};
+use super::scan::string_fields;
+use super::{DialectDecoder, ProviderEvent, TextEvent};
 use crate::event::Usage;
 use crate::framing::Frame;
 
@@ -62,6 +65,19 @@ impl DialectDecoder for OpenAiResponsesDecoder {
         if self.ended || data.is_empty() || data == "[DONE]" {
             return;
         }
+        if let Some((event, text)) = text_delta(data) {
+            if !text.is_empty() {
+                out.push(event(text.into_owned()));
+            }
+            return;
+        }
+        self.decode_value(frame, data, out);
+    }
+}
+
+impl OpenAiResponsesDecoder {
+    /// Any event, read as a `Value` (the general path).
+    fn decode_value(&mut self, frame: &Frame, data: &str, out: &mut Vec<ProviderEvent>) {
         let event: Value = match serde_json::from_str(data) {
             Ok(event @ Value::Object(_)) => event,
             Ok(_) => return out.push(ProviderEvent::unreadable("expected a JSON object")),
@@ -108,9 +124,7 @@ impl DialectDecoder for OpenAiResponsesDecoder {
             _ => {}
         }
     }
-}
 
-impl OpenAiResponsesDecoder {
     fn item_added(&mut self, item: &Value, out: &mut Vec<ProviderEvent>) {
         if item.get("type").and_then(Value::as_str) != Some("function_call") {
             return;
@@ -186,6 +200,19 @@ fn read_usage(usage: &Value) -> Usage {
     }
 }
 
+/// A text or reasoning delta whose `delta` is a string, read by the checking scanner without
+/// building a `Value` (nearly every event of a long answer; see [`super::scan`]). `None` for
+/// anything else, which the general path reads.
+fn text_delta(data: &str) -> Option<(TextEvent, Cow<'_, str>)> {
+    let [kind, delta] = string_fields(data, [b"type", b"delta"])?;
+    let event: TextEvent = match kind.as_deref()? {
+        "response.output_text.delta" => ProviderEvent::Text,
+        "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => ProviderEvent::Thinking,
+        _ => return None,
+    };
+    Some((event, delta?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +226,37 @@ mod tests {
         }
         decoder.finish(&mut out);
         out
+    }
+
+    /// Where the fast path reads `data`, the general path gives the same events and state.
+    fn agrees(data: &str) -> bool {
+        if text_delta(data.trim()).is_none() {
+            return false;
+        }
+        let (mut fast, mut general) = (OpenAiResponsesDecoder::default(), OpenAiResponsesDecoder::default());
+        let (mut fast_out, mut general_out) = (Vec::new(), Vec::new());
+        fast.decode(&Frame::data(data), &mut fast_out);
+        general.decode_value(&Frame::data(data), data.trim(), &mut general_out);
+        assert_eq!(fast_out, general_out, "{data:?}");
+        assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{data:?}");
+        true
+    }
+
+    #[test]
+    fn the_text_delta_fast_path_agrees_with_the_general_path_on_every_recorded_event() {
+        let frames = crate::dialect::scan::tests::recorded_frames("openai-responses");
+        let read = frames.iter().filter(|frame| agrees(frame)).count();
+        assert!(read > 5, "only {read} of {} events took the fast path", frames.len());
+    }
+
+    #[test]
+    fn the_text_delta_fast_path_agrees_with_the_general_path_on_every_one_byte_edit() {
+        let events = [
+            r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"a\"b\u00e9","sequence_number":7,"logprobs":[]}"#,
+            r#" { "delta" : "hm" , "type" : "response.reasoning_summary_text.delta", "summary_index": 0 } "#,
+        ];
+        let read = crate::dialect::scan::tests::edits_read(&events, agrees);
+        assert!(read > 100, "only {read} edits took the fast path");
     }
 
     fn text(t: &str) -> ProviderEvent {

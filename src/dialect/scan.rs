@@ -30,6 +30,23 @@ impl Seen {
     }
 }
 
+/// The string values of `keys` in `data`, a flat JSON object whose other fields are skipped.
+/// `None` when a wanted field is not a string or comes twice, or `data` is not such an object.
+pub(super) fn string_fields<'a, const N: usize>(data: &'a str, keys: [&[u8]; N]) -> Option<[Option<Cow<'a, str>>; N]> {
+    let mut r = Reader::new(data);
+    let mut found = [const { None }; N];
+    r.object(|r, key| match keys.iter().position(|k| *k == key) {
+        Some(at) if found[at].is_none() => {
+            found[at] = Some(r.string()?);
+            Some(())
+        }
+        Some(_) => None,
+        None => r.skip_value(0),
+    })?;
+    r.at_end()?;
+    Some(found)
+}
+
 pub(super) struct Reader<'a> {
     data: &'a str,
     bytes: &'a [u8],
@@ -99,6 +116,14 @@ impl<'a> Reader<'a> {
                 }
                 _ => return None,
             }
+        }
+    }
+
+    pub(super) fn bool(&mut self) -> Option<bool> {
+        match self.peek()? {
+            b't' => self.literal(b"true").map(|()| true),
+            b'f' => self.literal(b"false").map(|()| false),
+            _ => None,
         }
     }
 

@@ -33,11 +33,13 @@
 //! assert_eq!(out, [ProviderEvent::Text("Hi".into())]);
 //! ```
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
-use super::{DialectDecoder, ProviderEvent};
+use super::scan::string_fields;
+use super::{DialectDecoder, ProviderEvent, TextEvent};
 use crate::error::ErrorCode;
 use crate::framing::Frame;
 
@@ -65,6 +67,24 @@ impl DialectDecoder for UiMessageStreamDecoder {
             self.ended = true;
             return out.push(ProviderEvent::End);
         }
+        if let Some(delta) = text_delta(data) {
+            let (open, event): (_, TextEvent) = match delta.kind {
+                "text-delta" => (&mut self.open_text, ProviderEvent::Text),
+                _ => (&mut self.open_reasoning, ProviderEvent::Thinking),
+            };
+            opened(open, &delta.id, delta.kind, out);
+            if !delta.delta.is_empty() {
+                out.push(event(delta.delta.into_owned()));
+            }
+            return;
+        }
+        self.decode_value(data, out);
+    }
+}
+
+impl UiMessageStreamDecoder {
+    /// Any chunk, read as a `Value` (the general path).
+    fn decode_value(&mut self, data: &str, out: &mut Vec<ProviderEvent>) {
         let chunk: Value = match serde_json::from_str(data) {
             Ok(chunk) => chunk,
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
@@ -85,15 +105,13 @@ impl DialectDecoder for UiMessageStreamDecoder {
             "text-start" => _ = self.open_text.insert(part_id(&chunk)),
             "text-end" => _ = self.open_text.remove(&part_id(&chunk)),
             "text-delta" => {
-                let id = part_id(&chunk);
-                opened(&mut self.open_text, id, kind, out);
+                opened(&mut self.open_text, &part_id(&chunk), kind, out);
                 out.extend(text("delta").filter(|d| !d.is_empty()).map(ProviderEvent::Text));
             }
             "reasoning-start" => _ = self.open_reasoning.insert(part_id(&chunk)),
             "reasoning-end" => _ = self.open_reasoning.remove(&part_id(&chunk)),
             "reasoning-delta" => {
-                let id = part_id(&chunk);
-                opened(&mut self.open_reasoning, id, kind, out);
+                opened(&mut self.open_reasoning, &part_id(&chunk), kind, out);
                 out.extend(text("delta").filter(|d| !d.is_empty()).map(ProviderEvent::Thinking));
             }
             "tool-input-start" => {
@@ -206,11 +224,28 @@ fn part_id(chunk: &Value) -> String {
 
 /// Reports a delta for a part that is not open (never started, or already ended), once: the id
 /// counts as open afterwards.
-fn opened(open: &mut HashSet<String>, id: String, kind: &str, out: &mut Vec<ProviderEvent>) {
-    if !open.contains(&id) {
-        out.push(not_started(kind, &id));
-        open.insert(id);
+fn opened(open: &mut HashSet<String>, id: &str, kind: &str, out: &mut Vec<ProviderEvent>) {
+    if !open.contains(id) {
+        out.push(not_started(kind, id));
+        open.insert(id.to_owned());
     }
+}
+
+/// A `text-delta` or `reasoning-delta` with a string `id` and `delta`, read by the checking
+/// scanner without building a `Value` (nearly every chunk of a long answer; see [`super::scan`]).
+struct TextDelta<'a> {
+    kind: &'static str,
+    id: Cow<'a, str>,
+    delta: Cow<'a, str>,
+}
+
+/// `Some` exactly when the general path would read `data` as such a delta; `None` for anything
+/// else (the seeds' `textId` spelling included).
+fn text_delta(data: &str) -> Option<TextDelta<'_>> {
+    let [kind, id, delta, text_id] = string_fields(data, [b"type", b"id", b"delta", b"textId"])?;
+    let kind = ["text-delta", "reasoning-delta"].into_iter().find(|k| Some(*k) == kind.as_deref())?;
+    text_id.is_none().then_some(())?;
+    Some(TextDelta { kind, id: id?, delta: delta? })
 }
 
 fn not_started(kind: &str, id: &str) -> ProviderEvent {
@@ -261,6 +296,48 @@ mod tests {
 
     fn payload(key: &str, value: Value) -> ProviderEvent {
         ProviderEvent::Payload(Map::from_iter([(key.to_owned(), value)]))
+    }
+
+    /// A decoder with the text part `t` and the reasoning part `r` open.
+    fn decoder_with_open_parts() -> UiMessageStreamDecoder {
+        let mut decoder = UiMessageStreamDecoder::default();
+        let mut out = Vec::new();
+        for frame in [r#"{"type":"text-start","id":"t"}"#, r#"{"type":"reasoning-start","id":"r"}"#] {
+            decoder.decode(&Frame::data(frame), &mut out);
+        }
+        decoder
+    }
+
+    /// Where the fast path reads `data`, the general path gives the same events and state.
+    fn agrees(data: &str) -> bool {
+        if text_delta(data.trim()).is_none() {
+            return false;
+        }
+        let (mut fast, mut general) = (decoder_with_open_parts(), decoder_with_open_parts());
+        let (mut fast_out, mut general_out) = (Vec::new(), Vec::new());
+        fast.decode(&Frame::data(data), &mut fast_out);
+        general.decode_value(data.trim(), &mut general_out);
+        assert_eq!(fast_out, general_out, "{data:?}");
+        assert_eq!((fast.open_text, fast.open_reasoning), (general.open_text, general.open_reasoning), "{data:?}");
+        true
+    }
+
+    #[test]
+    fn the_text_delta_fast_path_agrees_with_the_general_path_on_every_recorded_chunk() {
+        let frames = crate::dialect::scan::tests::recorded_frames("ui-message-stream");
+        let read = frames.iter().filter(|frame| agrees(frame)).count();
+        assert!(read > 5, "only {read} of {} chunks took the fast path", frames.len());
+    }
+
+    #[test]
+    fn the_text_delta_fast_path_agrees_with_the_general_path_on_every_one_byte_edit() {
+        let chunks = [
+            r#"{"type":"text-delta","id":"t","delta":"a\"b\u00e9"}"#,
+            r#" { "delta" : "hm" , "providerMetadata" : {"x": [1.5, null, true]}, "id" : "r", "type" : "reasoning-delta" } "#,
+            r#"{"type":"text-delta","id":"new","delta":"x"}"#,
+        ];
+        let read = crate::dialect::scan::tests::edits_read(&chunks, agrees);
+        assert!(read > 100, "only {read} edits took the fast path");
     }
 
     #[test]
