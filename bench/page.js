@@ -101,6 +101,7 @@ async function aiSdkProvider(chunks) {
 
 export const CONTENDERS = {
   "chatstream: session (bytes → events → state)": chatstreamSession,
+  "chatstream: session over the AI SDK's UI message stream": chatstreamSession,
   "chatstream: streamEvents (bytes → events)": chatstreamEvents,
   "chatstream: ChatStream.push (pipeline only)": chatstreamPush,
   "eventsource-parser + JSON.parse (bare parsing)": eventsourceParser,
@@ -152,7 +153,8 @@ window.bench = async function bench(cases, runs) {
     const made = makeCase(c.kind, c.n);
     const sse = chunked(encoder.encode(made.bytes));
     const ui = made.ui && chunked(encoder.encode(made.ui));
-    const inputs = c.contenders.map((name) => (name.startsWith("AI SDK client") ? ui : sse));
+    // The AI SDK's client reads its own protocol; so does chatstream's session in the row named so.
+    const inputs = c.contenders.map((name) => (name.startsWith("AI SDK client") || name.includes("UI message stream") ? ui : sse));
     const results = [];
     for (const [i, name] of c.contenders.entries()) results.push((await timeOnce(CONTENDERS[name], inputs[i])).result);
     const times = c.contenders.map(() => []);

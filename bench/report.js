@@ -25,11 +25,12 @@ const perDelta = (c, who) => {
   return r ? r.ms / r.deltas : NaN;
 };
 const openai = "OpenAI chat, 20,000 deltas";
-const session = perDelta(openai, "chatstream: session");
+const session = perDelta(openai, "chatstream: session (");
 const vsParser = perDelta(openai, "eventsource-parser") / session;
-const vsClient = perDelta(openai, "AI SDK client") / session;
-const scaleText = perDelta("text 1 MB", "chatstream: session") / perDelta("text 1 KB", "chatstream: session");
-const scaleTool = perDelta("tool input 1 MB", "chatstream: session") / perDelta("tool input 1 KB", "chatstream: session");
+// Against the AI SDK's client, both read the same bytes: its own UI message stream.
+const vsClient = perDelta(openai, "AI SDK client") / perDelta(openai, "chatstream: session over the AI SDK's UI message stream");
+const scaleText = perDelta("text 1 MB", "chatstream: session (") / perDelta("text 1 KB", "chatstream: session (");
+const scaleTool = perDelta("tool input 1 MB", "chatstream: session (") / perDelta("tool input 1 KB", "chatstream: session (");
 const total = size.find((s) => s.name.startsWith("chatstream total"));
 const verdict = (ok, text) => `${ok ? "met" : "**missed**"}: ${text}`;
 
@@ -46,7 +47,8 @@ noisy: compare ratios within this file, not absolute times across runs.
 
 - Full pipeline vs eventsource-parser + \`JSON.parse\` (bare parsing, no cleaning, no state), per delta,
   target ≥ 2×: ${verdict(vsParser >= 2, `${vsParser.toFixed(2)}×`)}.
-- vs the AI SDK's client, target ≥ 20×: ${verdict(vsClient >= 20, `${vsClient.toFixed(1)}×`)}.
+- vs the AI SDK's client (\`readUIMessageStream\`), both reading the AI SDK's own UI message stream,
+  target ≥ 20×: ${verdict(vsClient >= 20, `${vsClient.toFixed(1)}×`)}.
 - Flat scaling, 1 MB within 1.5× of 1 KB per delta (the session line is also issue 5's evidence that one
   state update does not copy the message across the boundary): text ${verdict(scaleText <= 1.5, `${scaleText.toFixed(2)}×`)};
   tool input ${verdict(scaleTool <= 1.5, `${scaleTool.toFixed(2)}×`)}.
@@ -68,6 +70,9 @@ ${vsParser >= 2 ? "" : `
   JSON text to parse; the idle timeout no longer sets a timer per chunk. What is left: wasm runs the
   pipeline about 1.7× slower than native, framing copies each event's data, and other events still
   cross as JSON. Reaching 2× would need the pipeline itself about twice as fast again; not done.
+`}${vsClient >= 20 ? "" : `- **Against the AI SDK's client.** chatstream's session reading the same UI message stream is
+  ${vsClient.toFixed(1)}× faster per delta, short of 20× in this run; the AI SDK side was not profiled, so
+  where its time goes is not claimed here.
 `}- **Size.** The module carries eight decoders, the cleaner, the session, the request builders and the
   agent loop, and serde_json with serde's derives for all JSON off the hot path; LTO, opt-level "s",
   panic=abort and wasm-opt -Oz are applied. By \`twiggy top\` on the module before wasm-opt (592 KB
