@@ -36,7 +36,9 @@ pub enum StreamEvent {
         index: u32,
         input: Value,
     },
-    /// More argument text for a streaming tool call; `partial_input` is the best JSON value so far.
+    /// More argument text for a streaming tool call; `partial_input` is the best JSON value so far
+    /// (`null` when [`crate::clean::CleanOptions::partial_input`] is off, as in the JS bindings,
+    /// which compute it when it is read).
     ToolInputDelta {
         tool_use_id: String,
         delta: String,
