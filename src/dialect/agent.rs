@@ -37,7 +37,7 @@ use super::{DialectDecoder, ProviderEvent, TextEvent};
 use crate::error::ErrorCode;
 use crate::framing::Frame;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct AgentDecoder {}
 
 impl DialectDecoder for AgentDecoder {
@@ -140,6 +140,7 @@ fn error_code(code: Option<&Value>, message: &str) -> ErrorCode {
 
 #[cfg(test)]
 mod tests {
+    use crate::dialect::scan::tests::same_as_general;
     use serde_json::json;
 
     use super::*;
@@ -154,16 +155,10 @@ mod tests {
         out
     }
 
-    /// Where the fast path reads `data`, the general path gives the same events.
+    /// Where the fast path reads `data`, the general path gives the same events and state.
     fn agrees(data: &str) -> bool {
-        if text_delta(data).is_none() {
-            return false;
-        }
-        let (mut fast, mut general) = (Vec::new(), Vec::new());
-        AgentDecoder::default().decode(&Frame::data(data), &mut fast);
-        AgentDecoder::default().decode_value(data.trim(), &mut general);
-        assert_eq!(fast, general, "{data:?}");
-        true
+        let fast_reads = text_delta(data.trim()).is_some();
+        same_as_general(fast_reads, AgentDecoder::default, data, |d, out| d.decode_value(data.trim(), out))
     }
 
     #[test]

@@ -410,6 +410,7 @@ fn text_delta(data: &str) -> Option<TextDelta<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::scan::tests::same_as_general;
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
         let mut decoder = AnthropicDecoder::default();
@@ -442,16 +443,8 @@ mod tests {
 
     /// Where the fast path reads `data`, the general path gives the same events and state.
     fn agrees(data: &str) -> bool {
-        if text_delta(data).is_none() {
-            return false;
-        }
-        let (mut fast, mut general) = (decoder_with_open_blocks(), decoder_with_open_blocks());
-        let (mut fast_out, mut general_out) = (Vec::new(), Vec::new());
-        fast.decode(&Frame::data(data), &mut fast_out);
-        general.decode_value(&Frame::data(data), &mut general_out);
-        assert_eq!(fast_out, general_out, "{data:?}");
-        assert_eq!(fast, general, "{data:?}");
-        true
+        let fast_reads = text_delta(data).is_some();
+        same_as_general(fast_reads, decoder_with_open_blocks, data, |d, out| d.decode_value(&Frame::data(data), out))
     }
 
     #[test]

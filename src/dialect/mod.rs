@@ -27,12 +27,12 @@ pub use ui_message_stream::UiMessageStreamDecoder;
 
 use serde_json::{Map, Value};
 
-/// `ProviderEvent::Text` or `ProviderEvent::Thinking`: what a decoder's fast path read.
-type TextEvent = fn(String) -> ProviderEvent;
-
 use crate::error::ErrorCode;
 use crate::event::Usage;
 use crate::framing::{Frame, Framing};
+
+/// `ProviderEvent::Text` or `ProviderEvent::Thinking`: what a decoder's fast path read.
+type TextEvent = fn(String) -> ProviderEvent;
 
 /// What a provider said, in provider-neutral terms. Text is raw: the cleaning stage strips it.
 #[derive(Debug, Clone, PartialEq)]

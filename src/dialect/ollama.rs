@@ -27,7 +27,7 @@ use crate::error::ErrorCode;
 use crate::event::Usage;
 use crate::framing::Frame;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct OllamaDecoder {
     /// Tool calls so far: numbers the synthesized ids, and makes `stop` a tool-call stop.
     calls: u32,
@@ -179,6 +179,7 @@ fn text_line(data: &str) -> Option<TextLine<'_>> {
 
 #[cfg(test)]
 mod tests {
+    use crate::dialect::scan::tests::same_as_general;
     use serde_json::json;
 
     use super::*;
@@ -195,16 +196,7 @@ mod tests {
 
     /// Where the fast path reads `data`, the general path gives the same events and state.
     fn agrees(data: &str) -> bool {
-        if text_line(data).is_none() {
-            return false;
-        }
-        let (mut fast, mut general) = (OllamaDecoder::default(), OllamaDecoder::default());
-        let (mut fast_out, mut general_out) = (Vec::new(), Vec::new());
-        fast.decode(&Frame::data(data), &mut fast_out);
-        general.decode_value(data, &mut general_out);
-        assert_eq!(fast_out, general_out, "{data:?}");
-        assert_eq!((fast.ended, fast.calls), (general.ended, general.calls), "{data:?}");
-        true
+        same_as_general(text_line(data).is_some(), OllamaDecoder::default, data, |d, out| d.decode_value(data, out))
     }
 
     #[test]

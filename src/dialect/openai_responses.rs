@@ -37,7 +37,7 @@ use super::{DialectDecoder, ProviderEvent, TextEvent};
 use crate::event::Usage;
 use crate::framing::Frame;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct OpenAiResponsesDecoder {
     /// Function calls so far, in the order they started.
     calls: Vec<FunctionCall>,
@@ -47,7 +47,7 @@ pub struct OpenAiResponsesDecoder {
     ended: bool,
 }
 
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 struct FunctionCall {
     /// The output item's `id` (`fc_…`), which argument events name.
     item_id: String,
@@ -216,6 +216,7 @@ fn text_delta(data: &str) -> Option<(TextEvent, Cow<'_, str>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::scan::tests::same_as_general;
     use crate::error::ErrorCode;
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
@@ -230,16 +231,10 @@ mod tests {
 
     /// Where the fast path reads `data`, the general path gives the same events and state.
     fn agrees(data: &str) -> bool {
-        if text_delta(data.trim()).is_none() {
-            return false;
-        }
-        let (mut fast, mut general) = (OpenAiResponsesDecoder::default(), OpenAiResponsesDecoder::default());
-        let (mut fast_out, mut general_out) = (Vec::new(), Vec::new());
-        fast.decode(&Frame::data(data), &mut fast_out);
-        general.decode_value(&Frame::data(data), data.trim(), &mut general_out);
-        assert_eq!(fast_out, general_out, "{data:?}");
-        assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{data:?}");
-        true
+        let fast_reads = text_delta(data.trim()).is_some();
+        same_as_general(fast_reads, OpenAiResponsesDecoder::default, data, |d, out| {
+            d.decode_value(&Frame::data(data), data.trim(), out)
+        })
     }
 
     #[test]

@@ -285,7 +285,8 @@ fn string_stop(bytes: &[u8]) -> Option<usize> {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::framing::{FrameDecoder, Framing};
+    use crate::dialect::{DialectDecoder, ProviderEvent};
+    use crate::framing::{Frame, FrameDecoder, Framing};
 
     #[test]
     fn string_stop_finds_the_first_quote_backslash_or_control_character() {
@@ -313,6 +314,27 @@ pub(super) mod tests {
         frame.char_indices().flat_map(move |(at, c)| {
             WITH.iter().map(move |with| format!("{}{with}{}", &frame[..at], &frame[at + c.len_utf8()..]))
         })
+    }
+
+    /// Whether a decoder's fast path reads `data` (`fast_reads`). When it does, asserts that a
+    /// decoder made by `make` and given `data` (so taking the fast path) ends with the same events
+    /// and the same state as another given it by `general`, the decoder's general path.
+    pub(crate) fn same_as_general<D: DialectDecoder + PartialEq + std::fmt::Debug>(
+        fast_reads: bool,
+        make: impl Fn() -> D,
+        data: &str,
+        general: impl FnOnce(&mut D, &mut Vec<ProviderEvent>),
+    ) -> bool {
+        if !fast_reads {
+            return false;
+        }
+        let (mut fast, mut slow) = (make(), make());
+        let (mut fast_out, mut slow_out) = (Vec::new(), Vec::new());
+        fast.decode(&Frame::data(data), &mut fast_out);
+        general(&mut slow, &mut slow_out);
+        assert_eq!(fast_out, slow_out, "{data:?}");
+        assert_eq!(fast, slow, "{data:?}");
+        true
     }
 
     /// Checks every one-byte edit of `frames` with `agrees` (which asserts that a fast path and

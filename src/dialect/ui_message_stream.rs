@@ -43,7 +43,7 @@ use super::{DialectDecoder, ProviderEvent, TextEvent};
 use crate::error::ErrorCode;
 use crate::framing::Frame;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct UiMessageStreamDecoder {
     /// Text parts started and not yet ended.
     open_text: HashSet<String>,
@@ -283,6 +283,7 @@ fn finish_reason(reason: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::scan::tests::same_as_general;
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
         let mut decoder = UiMessageStreamDecoder::default();
@@ -310,16 +311,8 @@ mod tests {
 
     /// Where the fast path reads `data`, the general path gives the same events and state.
     fn agrees(data: &str) -> bool {
-        if text_delta(data.trim()).is_none() {
-            return false;
-        }
-        let (mut fast, mut general) = (decoder_with_open_parts(), decoder_with_open_parts());
-        let (mut fast_out, mut general_out) = (Vec::new(), Vec::new());
-        fast.decode(&Frame::data(data), &mut fast_out);
-        general.decode_value(data.trim(), &mut general_out);
-        assert_eq!(fast_out, general_out, "{data:?}");
-        assert_eq!((fast.open_text, fast.open_reasoning), (general.open_text, general.open_reasoning), "{data:?}");
-        true
+        let fast_reads = text_delta(data.trim()).is_some();
+        same_as_general(fast_reads, decoder_with_open_parts, data, |d, out| d.decode_value(data.trim(), out))
     }
 
     #[test]
