@@ -1,7 +1,9 @@
 //! The JS bindings: a thin conversion layer over the core (DESIGN.md, "JS surface").
 //!
-//! Events cross the boundary as one JSON text per call, parsed by the engine's `JSON.parse`:
-//! one copy per batch instead of one allocation per field, and no serializer in the module.
+//! Values cross the boundary as JSON text parsed by the engine's `JSON.parse`: one copy instead
+//! of one allocation per field, and no serializer in the module. The exceptions are the objects
+//! made once per push of a long answer (text and thinking events, the session's text patch):
+//! those are built directly, which measured cheaper than text to parse.
 
 pub mod agent;
 mod callbacks;
@@ -31,21 +33,10 @@ fn start() {
     }));
 }
 
-thread_local! {
-    /// The JSON text of the last value handed to JS, kept for its capacity: a push's events are
-    /// written into the same buffer every time instead of a string grown from empty.
-    static JSON_TEXT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
 /// Converts a Rust value to a plain JS value through JSON.
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    JSON_TEXT.with(|text| {
-        let mut text = text.borrow_mut();
-        text.clear();
-        serde_json::to_writer(&mut *text, value).map_err(|e| JsError::new(&e.to_string()))?;
-        let text = std::str::from_utf8(&text).expect("serde_json writes UTF-8");
-        js_sys::JSON::parse(text).map_err(|_| JsError::new("internal error: could not hand a value to JS"))
-    })
+    let text = serde_json::to_string(value).map_err(|e| JsError::new(&e.to_string()))?;
+    js_sys::JSON::parse(&text).map_err(|_| JsError::new("internal error: could not hand a value to JS"))
 }
 
 /// One clean event as a JS object. Text and thinking deltas, nearly every event of a long
