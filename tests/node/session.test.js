@@ -246,6 +246,25 @@ test("stepTimeoutMs: a backend that stalls mid-answer keeps the text so far, the
   assert.match(events.at(-1).message, /no data for 30 ms/);
 });
 
+test("stepTimeoutMs counts silence, not the whole answer: chunks that keep coming never time out", async () => {
+  // Thirteen chunks 25 ms apart: over 300 ms in all, three times the 100 ms limit, never 100 ms quiet.
+  const words = [...Array(12)].map((_, i) => `w${i} `);
+  const chunks = sse([...words.map((text) => ({ type: "text_delta", text })), { type: "complete", payload: { message: words.join("") } }]);
+  let i = 0;
+  const slow = new ReadableStream({
+    async pull(controller) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      if (i < chunks.length) controller.enqueue(encoder.encode(chunks[i++]));
+      else controller.close();
+    },
+  });
+  const session = new ChatSession({ stepTimeoutMs: 100, fetch: fetchReturning(() => new Response(slow)) });
+  const events = await collect(session.send("hello"));
+  assert.ok(!events.some((e) => e.type === "error"), JSON.stringify(events.filter((e) => e.type === "error")));
+  assert.equal(events.at(-1).type, "complete");
+  assert.equal(events.at(-1).payload.text, words.join("").trim());
+});
+
 test("streamEvents takes its listener off the caller's AbortSignal when the stream ends", async () => {
   const controller = new AbortController();
   const events = await collect(streamEvents(new Response(body(agentTurn)), { signal: controller.signal }));
