@@ -376,25 +376,10 @@ fn text_delta(data: &str) -> Option<TextDelta<'_>> {
             }
             b"delta" => {
                 seen.once(2)?;
-                // The four text fields by their kinds' order in TEXT_KINDS, then the kind.
-                let (mut seen, mut kind, mut texts) = (Seen::default(), None, [None, None, None, None]);
-                r.object(|r, key| {
-                    let slot = match key {
-                        b"type" => {
-                            seen.once(4)?;
-                            kind = Some(r.string()?);
-                            return Some(());
-                        }
-                        b"text" => 0,
-                        b"thinking" => 1,
-                        b"signature" => 2,
-                        b"partial_json" => 3,
-                        _ => return r.skip_value(1),
-                    };
-                    seen.once(slot as u32)?;
-                    texts[slot] = Some(r.string()?);
-                    Some(())
-                })?;
+                let [kind, text, thinking, signature, partial_json] =
+                    r.string_fields([b"type", b"text", b"thinking", b"signature", b"partial_json"])?;
+                // In TEXT_KINDS' order.
+                let mut texts = [text, thinking, signature, partial_json];
                 let slot = TEXT_KINDS.iter().position(|k| Some(*k) == kind.as_deref())?;
                 delta = Some((TEXT_KINDS[slot], texts[slot].take()?));
             }

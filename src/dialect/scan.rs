@@ -34,15 +34,7 @@ impl Seen {
 /// `None` when a wanted field is not a string or comes twice, or `data` is not such an object.
 pub(super) fn string_fields<'a, const N: usize>(data: &'a str, keys: [&[u8]; N]) -> Option<[Option<Cow<'a, str>>; N]> {
     let mut r = Reader::new(data);
-    let mut found = [const { None }; N];
-    r.object(|r, key| match keys.iter().position(|k| *k == key) {
-        Some(at) if found[at].is_none() => {
-            found[at] = Some(r.string()?);
-            Some(())
-        }
-        Some(_) => None,
-        None => r.skip_value(0),
-    })?;
+    let found = r.string_fields(keys)?;
     r.at_end()?;
     Some(found)
 }
@@ -62,6 +54,21 @@ impl<'a> Reader<'a> {
     pub(super) fn at_end(&mut self) -> Option<()> {
         self.whitespace();
         (self.at == self.bytes.len()).then_some(())
+    }
+
+    /// An object's string values of `keys`; its other fields are skipped. `None` when a wanted
+    /// field is not a string or comes twice.
+    pub(super) fn string_fields<const N: usize>(&mut self, keys: [&[u8]; N]) -> Option<[Option<Cow<'a, str>>; N]> {
+        let mut found = [const { None }; N];
+        self.object(|r, key| match keys.iter().position(|k| *k == key) {
+            Some(at) if found[at].is_none() => {
+                found[at] = Some(r.string()?);
+                Some(())
+            }
+            Some(_) => None,
+            None => r.skip_value(1),
+        })?;
+        Some(found)
     }
 
     /// A non-negative integer that fits a `u64`, written plainly (no fraction, no exponent).
