@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for SECONDS each (default 600), one after another, with a corpus seeded
-# from the fixtures (and the recorded streams in ../shared/fixtures/real when present). Findings
+# from the fixtures (ours and the recorded provider streams in tests/fixtures/recorded). Findings
 # land in fuzz/artifacts/<target>/; keep each as a regression fixture once fixed.
 #
 #   fuzz/run.sh [SECONDS] [TARGET...]
@@ -22,10 +22,11 @@ seed() {
   esac
   # A corpus entry is the fuzzer's input: a cut count of 0, then the stream.
   for file in ../tests/fixtures/$pattern*/*.{sse,ndjson,txt} ../tests/fixtures/$pattern*.{sse,ndjson,txt} \
-    ../../shared/fixtures/real/$pattern*/*.{sse,ndjson,txt}; do
+    ../tests/fixtures/recorded/$pattern*/*.{sse,ndjson,txt}; do
     [ -f "$file" ] || continue
     local name
-    name=$(basename "$(dirname "$file")")-$(basename "$file")
+    name=${file#../tests/fixtures/}
+    name=${name//\//-}
     [ "$target" = framing ] && { { printf '\x00\x00'; cat "$file"; } > "$dir/$name"; continue; }
     { printf '\x00'; cat "$file"; } > "$dir/$name"
   done

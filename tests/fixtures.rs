@@ -1,17 +1,44 @@
-//! Every fixture, our own and the recorded ones, through every split (see `common`).
-//! One fixture: `FIXTURE=openai/text cargo test --test fixtures`.
+//! Every fixture, our own and the recorded provider streams, through every split (see `common`).
+//! One fixture: `FIXTURE=openai/openai-text cargo test --test fixtures`.
 
 mod common;
 
 #[test]
-fn own_fixtures() {
-    let fixtures = common::load_fixtures(&common::fixtures_dir(), None);
+fn every_fixture_under_every_split() {
+    let fixtures = common::load_fixtures(&common::fixtures_dir());
+    assert!(!fixtures.is_empty(), "no fixture found (or none matches FIXTURE)");
     common::check_all(&fixtures);
 }
 
+/// Each recording listed in `recorded/SOURCES.md` is here, with its expectation beside it, and
+/// each recording here is listed: the origin and licence of every file stay known.
 #[test]
-fn recorded_streams() {
-    let Some(real) = common::shared_real_dir() else { return };
-    let fixtures = common::load_fixtures(&common::fixtures_dir().join("real"), Some(&real));
-    common::check_all(&fixtures);
+fn every_recording_is_listed_with_its_source() {
+    let dir = common::fixtures_dir().join("recorded");
+    let sources = std::fs::read_to_string(dir.join("SOURCES.md")).unwrap();
+    let mut listed: Vec<String> = sources
+        .lines()
+        .filter_map(|line| line.strip_prefix("| "))
+        .filter_map(|row| row.split(" |").next())
+        .filter(|file| file.ends_with(".sse") || file.ends_with(".ndjson"))
+        .map(str::to_owned)
+        .collect();
+    listed.sort();
+    let mut present = Vec::new();
+    for provider in std::fs::read_dir(&dir).unwrap().flatten().filter(|e| e.path().is_dir()) {
+        let name = provider.file_name().to_string_lossy().into_owned();
+        if name == "LICENSES" {
+            continue;
+        }
+        for file in std::fs::read_dir(provider.path()).unwrap().flatten() {
+            let path = file.path();
+            if matches!(path.extension().and_then(|e| e.to_str()), Some("sse" | "ndjson")) {
+                assert!(path.with_extension("json").is_file(), "{}: no expectation beside it", path.display());
+                present.push(format!("{name}/{}", file.file_name().to_string_lossy()));
+            }
+        }
+    }
+    present.sort();
+    assert!(listed.len() >= 27, "SOURCES.md lists {} recordings", listed.len());
+    assert_eq!(listed, present, "SOURCES.md and the recordings differ");
 }

@@ -534,16 +534,16 @@ fn random_inputs_match_the_reference() {
     }
 }
 
-/// The recorded provider streams (read in place) frame without error and as the reference does,
+/// The recorded provider streams (`tests/fixtures/recorded/`) frame without error and as the reference does,
 /// under every split the cases get (every single split only for those up to
 /// `common::ALL_SPLITS_MAX` bytes). Not all end cleanly: `openai/compat-tool-call-index-1.sse`
 /// ends with `data: [DONE]` and one LF, so by the spec that last event is not dispatched.
 #[test]
 fn recorded_streams_match_the_reference() {
-    let Some(real) = common::shared_real_dir() else { return };
+    let recorded = common::fixtures_dir().join("recorded");
     let seed = common::seed();
     let mut checked = 0;
-    for dir in std::fs::read_dir(&real).unwrap() {
+    for dir in std::fs::read_dir(&recorded).unwrap() {
         let dir = dir.unwrap().path();
         if !dir.is_dir() {
             continue;

@@ -1,22 +1,17 @@
 //! The simulated provider invents no wire format: every frame it sends has a kind (`type`, or the SSE
 //! `event:` name) that the real recordings of that provider have, and only fields that real frames of
-//! that kind have. The recordings are read in place from the shared fixtures
-//! (`$CHATSTREAM_FIXTURES`, default /work/shared/fixtures/real); without them the test says so and passes
-//! nothing off as checked.
+//! that kind have. The recordings are the repository's (`tests/fixtures/recorded/`).
 
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use common::{client, Proxy};
 use serde_json::{json, Value};
 
-fn fixtures() -> Option<PathBuf> {
-    let dir = std::env::var_os("CHATSTREAM_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/shared/fixtures/real"));
-    dir.is_dir().then_some(dir)
+fn recordings() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/recorded")
 }
 
 /// One frame: its kind and its JSON. SSE frames are split on blank lines (LF or CRLF), NDJSON on lines.
@@ -127,16 +122,17 @@ fn requests(route: &str) -> Vec<Value> {
 
 #[tokio::test]
 async fn simulated_frames_have_only_the_kinds_and_fields_of_real_ones() {
-    let Some(root) = fixtures() else {
-        eprintln!("SKIPPED: no recordings at /work/shared/fixtures/real (set CHATSTREAM_FIXTURES)");
-        return;
-    };
+    let root = recordings();
     let proxy = Proxy::start(&[], &[]);
     let mut problems = Vec::new();
     for provider in ["openai", "openai-responses", "anthropic", "gemini", "ollama"] {
         let mut real: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for entry in std::fs::read_dir(root.join(provider)).unwrap() {
-            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            let path = entry.unwrap().path();
+            if !matches!(path.extension().and_then(|e| e.to_str()), Some("sse" | "ndjson")) {
+                continue;
+            }
+            let text = std::fs::read_to_string(path).unwrap();
             for (kind, value) in frames(provider, &text) {
                 paths(&value, "", real.entry(kind).or_default());
             }

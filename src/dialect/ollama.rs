@@ -203,7 +203,7 @@ mod tests {
     fn the_text_fast_path_agrees_with_the_general_path_on_every_recorded_line() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut read = 0;
-        for dir in [root.join("tests/fixtures/ollama"), root.join("../shared/fixtures/real/ollama")] {
+        for dir in [root.join("tests/fixtures/ollama"), root.join("tests/fixtures/recorded/ollama")] {
             for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
                 let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
                 read += text.lines().filter(|line| agrees(line)).count();

@@ -28,16 +28,6 @@ pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-/// `../shared/fixtures/real`, or `None` (with a line saying so) where it is absent.
-pub fn shared_real_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping the recorded streams: {} is absent", dir.display());
-        None
-    }
-}
 
 /// A small, seedable generator (SplitMix64): reproducible splits without a dependency.
 pub struct Rng(pub u64);
@@ -205,25 +195,21 @@ impl Fixture {
     }
 }
 
-/// The fixtures under `dir`: each `<case>.json` with the input file of the same stem, looked
-/// for beside it or, for recordings, under `input_root` at the same relative path.
-pub fn load_fixtures(dir: &Path, input_root: Option<&Path>) -> Vec<Fixture> {
+/// The fixtures under `dir`: each `<case>.json` with the input file of the same stem beside it
+/// (`.sse`, `.ndjson` or `.txt`). `FIXTURE=<text>` keeps those whose name contains the text.
+pub fn load_fixtures(dir: &Path) -> Vec<Fixture> {
     let mut found = Vec::new();
-    collect(dir, dir, input_root, &mut found);
+    collect(dir, dir, &mut found);
     found.sort_by(|a, b| a.name.cmp(&b.name));
     found
 }
 
-fn collect(root: &Path, dir: &Path, input_root: Option<&Path>, found: &mut Vec<Fixture>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+fn collect(root: &Path, dir: &Path, found: &mut Vec<Fixture>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
-            // Expectations for the recorded streams are loaded on their own, with their inputs.
-            if input_root.is_none() && dir == root && path.file_name().is_some_and(|n| n == "real") {
-                continue;
-            }
-            collect(root, &path, input_root, found);
+            collect(root, &path, found);
             continue;
         }
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
@@ -236,7 +222,7 @@ fn collect(root: &Path, dir: &Path, input_root: Option<&Path>, found: &mut Vec<F
                 continue;
             }
         }
-        let base = input_root.map_or_else(|| path.with_extension(""), |r| r.join(&rel));
+        let base = path.with_extension("");
         let input = ["sse", "ndjson", "txt"].iter().map(|ext| base.with_extension(ext)).find(|p| p.is_file());
         let input = input.unwrap_or_else(|| panic!("fixture {name}: no input file beside {}", base.display()));
         let spec: Value = serde_json::from_slice(&std::fs::read(&path).unwrap())
