@@ -10,7 +10,7 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const FIXTURES: &[(&str, &[u8], &str)] = include!(concat!(env!("OUT_DIR"), "/fixture_list.rs"));
+const FIXTURES: &[(&str, &[u8], &str)] = chatstream_embed_fixtures::embed_fixtures!("tests/fixtures");
 
 /// Resolves on the next macrotask, so the page (and the test runner polling it) stays responsive.
 async fn yield_to_browser() {
