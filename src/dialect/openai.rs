@@ -97,10 +97,13 @@ impl OpenAiDecoder {
             self.ended = true;
             return out.push(error_event(&chunk));
         }
-        let choice = chunk
-            .get("choices")
-            .and_then(Value::as_array)
-            .and_then(|choices| choices.iter().find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0));
+        // The last chunk, carrying usage, may have `choices` empty, null or absent.
+        let choices = match chunk.get("choices") {
+            None | Some(Value::Null) => &[][..],
+            Some(Value::Array(choices)) => choices.as_slice(),
+            Some(_) => return out.push(ProviderEvent::unreadable("\"choices\" is not an array")),
+        };
+        let choice = choices.iter().find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0);
         if let Some(choice) = choice {
             self.choice(choice, out);
         }
