@@ -1,5 +1,68 @@
-//! chatstream: read any LLM chat stream, get clean events and chat state.
-//! (Crate docs are written in full once the pipeline exists.)
+//! chatstream reads any LLM chat stream and turns it into clean, ready-to-render events and chat
+//! state: OpenAI Chat Completions (and OpenAI-compatible servers), the OpenAI Responses API,
+//! Anthropic Messages, Gemini, Ollama, the Vercel AI SDK's UI message stream and data stream, and
+//! the agent backend protocol (`docs/agent-protocol.md`). It compiles to WebAssembly for the
+//! browser (the npm package `chatstream`) and runs natively too.
+//!
+//! ```
+//! use chatstream::event::StreamEvent;
+//! use chatstream::stream::{ChatStream, StreamOptions};
+//!
+//! // An Anthropic stream, arriving in pieces cut anywhere: here inside a tool marker.
+//! let pieces: [&[u8]; 3] = [
+//!     b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"role\":\"assistant\",\"content\":[],\"usage\":{}}}\n\n\
+//!       event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Found it [[to",
+//!     b"ol:0]]. <think>sure?</think>Yes.\"}}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n",
+//!     b"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+//! ];
+//! let mut stream = ChatStream::new(StreamOptions::default()); // the dialect is detected
+//! let mut events = Vec::new();
+//! for piece in pieces {
+//!     stream.push(piece, &mut events);
+//! }
+//! stream.finish(&mut events);
+//!
+//! let text: String = events
+//!     .iter()
+//!     .filter_map(|e| if let StreamEvent::TextDelta { text } = e { Some(text.as_str()) } else { None })
+//!     .collect();
+//! assert_eq!(text, "Found it . Yes."); // no marker, no tag, not even for one event
+//! let Some(StreamEvent::Complete { payload }) = events.last() else { panic!("{events:?}") };
+//! assert_eq!(payload.message, "Found it [[tool:0]]. Yes."); // what to store
+//! assert_eq!(payload.thinking.as_deref(), Some("sure?"));
+//! assert_eq!(payload.finish_reason.as_deref(), Some("stop"));
+//! ```
+//!
+//! # Four stages
+//!
+//! Bytes flow one way through four stages. Each takes its input in pieces of any size, keeps only
+//! the tail it cannot decide yet, and never reads again what it has consumed.
+//!
+//! 1. [`framing`]: bytes → frames. Server-Sent Events as the WHATWG HTML standard defines them,
+//!    newline-delimited JSON, and the AI SDK v4 `CODE:JSON` lines.
+//! 2. [`dialect`]: frames → [`dialect::ProviderEvent`]s, one decoder per wire dialect, the dialect
+//!    detected from the headers or the first frames ([`dialect::Dialect`]).
+//! 3. [`clean`]: provider events → clean [`event::StreamEvent`]s. Tool, thinking and payload
+//!    markers come out of the text; tool calls are numbered; everything is gathered for the one
+//!    `complete` each message ends with.
+//! 4. [`session`]: events → [`session::ChatState`], the chat's state machine (messages, the
+//!    streaming text, status, tool progress, errors), reporting each change as a small patch.
+//!
+//! [`stream::ChatStream`] runs the first three as one object. For a page that talks to a provider
+//! directly, [`request`] writes each provider's request body from one conversation, and [`agent`]
+//! keeps the state of the tool loop run in the browser. The JS bindings (`wasm`, built for
+//! `wasm32` only) convert these types and do the I/O; they hold no logic of their own.
+//!
+//! # The event contract in brief
+//!
+//! Events are plain objects discriminated by `type`: `status`, `text_delta`, `thinking_delta`,
+//! `tool_start`, `tool_input_delta`, `tool_call`, `tool_progress`, `tool_complete`, `complete`,
+//! `error`, `cancelled`. Text never carries `␄`, control characters, thinking tags, payload markers
+//! or `[[tool:N]]`. Every message ends with exactly one `complete` whose payload holds the whole
+//! message (`message` with markers, `text` without, `segments`, `tool_history`, payloads,
+//! `finish_reason`, `usage`). Bad input becomes an `error` event with a code
+//! ([`error::ErrorCode`]); what arrived before it is kept. The full contract is `docs/events.md`.
+#![warn(missing_docs)]
 
 pub mod agent;
 pub mod clean;
