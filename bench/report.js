@@ -49,7 +49,7 @@ noisy: compare ratios within this file, not absolute times across runs.
   target ≥ 2×: ${verdict(vsParser >= 2, `${vsParser.toFixed(2)}×`)}.
 - vs the AI SDK's client (\`readUIMessageStream\`), both reading the AI SDK's own UI message stream,
   target ≥ 20×: ${verdict(vsClient >= 20, `${vsClient.toFixed(1)}×`)}.
-- Flat scaling, 1 MB within 1.5× of 1 KB per delta (the session line is also issue 5's evidence that one
+- Flat scaling, 1 MB within 1.5× of 1 KB per delta (the session line also shows that one
   state update does not copy the message across the boundary): text ${verdict(scaleText <= 1.5, `${scaleText.toFixed(2)}×`)};
   tool input ${verdict(scaleTool <= 1.5, `${scaleTool.toFixed(2)}×`)}.
 - wasm + JS ≤ 60 KB gzip: ${verdict(total.gzip <= 60 * 1024, `${(total.gzip / 1024).toFixed(0)} KB`)}.

@@ -68,7 +68,7 @@ export function toolInputPieces(n, seed = 3) {
   return out;
 }
 
-/** The seeds' agent protocol: text with `[[tool:N]]` markers split across deltas, tools, suggestions. */
+/** The agent backend protocol: text with `[[tool:N]]` markers split across deltas, tools, suggestions. */
 export function agentStream(pieces) {
   let out = sse({ type: "status", message: "Thinking..." });
   let tool = 0;

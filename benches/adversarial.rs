@@ -1,4 +1,4 @@
-//! Linear cost on adversarial shapes (issue 10): each shape at three sizes, reported in bytes per
+//! Linear cost on adversarial shapes: each shape at three sizes, reported in bytes per
 //! second, so a flat throughput across sizes is linear cost and a falling one is not.
 //!
 //! `cargo bench --bench adversarial`; one shape: `cargo bench --bench adversarial -- marker_like`.

@@ -51,7 +51,7 @@ export interface ToolRecord {
 }
 
 export interface CompletePayload {
-  /** Clean text with `[[tool:N]]` kept where tools ran (as the seeds persist it). */
+  /** Clean text with `[[tool:N]]` kept where tools ran (as it is stored). */
   message: string;
   /** Clean text with no markers at all. */
   text: string;
@@ -308,7 +308,7 @@ export interface ChatSessionOptions extends CleanOptions, Partial<ProviderOption
 }
 
 /**
- * A chat: with a backend that runs the agent loop (the seeds' protocol, or any dialect), or, with
+ * A chat: with a backend that runs the agent loop (the agent backend protocol, or any dialect), or, with
  * `provider` set, with a provider through the proxy and the loop run here (see `ProviderOptions`).
  */
 export class ChatSession {

@@ -6,7 +6,7 @@ export interface GeneralChat {
   streamingText: string;
   statusText: string | null;
   activeToolProgress: ToolProgressState | null;
-  /** The error message, as the seeds' hook keeps it. */
+  /** The error message (the code is `errorCode`). */
   error: string | null;
   errorCode: ErrorCode | null;
   thinkingText: string;
@@ -18,5 +18,5 @@ export interface GeneralChat {
   session: ChatSession;
 }
 
-/** The seeds' `useGeneralChat`, driven by a chatstream ChatSession. Call `init()` first. */
+/** `useGeneralChat`: chat state for React, driven by a chatstream ChatSession. Call `init()` first. */
 export function useGeneralChat(options?: ChatSessionOptions): GeneralChat;

@@ -1,4 +1,4 @@
-// useGeneralChat: the seeds' React hook, with the stream handling done by chatstream.
+// useGeneralChat: chat state for React, with the stream handling done by chatstream.
 // React is an optional peer dependency: import this file only in React apps.
 import { useCallback, useRef, useSyncExternalStore } from "react";
 import { ChatSession } from "./index.js";
@@ -26,7 +26,7 @@ export function useGeneralChat(options = {}) {
     streamingText: state.streamingText,
     statusText: state.statusText,
     activeToolProgress: state.activeToolProgress,
-    // The seeds' hook keeps the error as a string; the code is beside it.
+    // The error as a string (what chat UIs render); the code is beside it.
     error: state.error ? state.error.message : null,
     errorCode: state.error ? state.error.code : null,
     thinkingText: state.thinkingText,

@@ -1,4 +1,4 @@
-//! The error contract shared by every stage: a code from the seeds' list and a message.
+//! The error contract shared by every stage: a code and a message (`docs/events.md`, "Errors").
 //!
 //! ```
 //! use chatstream::error::ErrorCode;
@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The seeds' error codes (`chat_service` requirements, "Error Handling").
+/// The error codes of the event contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[non_exhaustive]

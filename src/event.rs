@@ -1,7 +1,7 @@
-//! The clean event contract: what the UI receives (DESIGN.md, "The clean event contract").
+//! The clean event contract: what the UI receives (`docs/events.md`).
 //!
 //! Events serialize to plain objects discriminated by `type`, with the field names of the
-//! seeds' frontend so that existing `switch (event.type)` code keeps working.
+//! agent backend protocol, so that existing `switch (event.type)` code keeps working.
 //!
 //! ```
 //! use chatstream::event::StreamEvent;
@@ -91,7 +91,7 @@ impl StreamEvent {
 /// `complete.payload`: the whole message, ready to persist and render.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompletePayload {
-    /// Clean text with `[[tool:N]]` kept where tools ran (as the seeds persist it).
+    /// Clean text with `[[tool:N]]` kept where tools ran (as an agent backend stores it).
     pub message: String,
     /// Clean text with no markers at all.
     pub text: String,
@@ -127,7 +127,7 @@ pub enum Segment {
     },
 }
 
-/// One entry of `tool_history`, by index (the seeds' shape).
+/// One entry of `tool_history`, by index.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolRecord {
     pub tool_name: String,

@@ -146,7 +146,7 @@ fn after_max_iterations_the_request_forbids_tools() {
     assert!(next["tools"].is_array(), "still declared: the conversation refers to them");
 }
 
-/// CH-T6: a tool error does not stop the stream; the model gets it as an error result.
+/// A tool error does not stop the stream; the model gets it as an error result.
 #[test]
 fn ch_t6_tool_errors_dont_stop_the_stream() {
     let (mut turn, _) = AgentTurn::start(config(5), Vec::new(), "Weather?").unwrap();

@@ -1,4 +1,4 @@
-//! The cleaning stage (issue 4), driven directly with `ProviderEvent`s.
+//! The cleaning stage, driven directly with `ProviderEvent`s.
 //!
 //! Text rules are table-driven and every case runs under every split of its text into deltas
 //! (all one- and two-cut splits, one character per delta). Property tests use a seeded RNG whose
@@ -211,7 +211,7 @@ fn arguments_that_never_parse_are_kept_as_a_string_with_a_diagnostic() {
     assert_eq!(complete(&events).finish_reason, None);
 }
 
-/// The seeds' agent protocol: tool_start, tool_progress, tool_complete, then `[[tool:N]]` in text.
+/// The agent protocol: tool_start, tool_progress, tool_complete, then `[[tool:N]]` in text.
 fn agent_turn() -> Vec<ProviderEvent> {
     vec![
         ProviderEvent::Status("Thinking...".into()),
@@ -1073,9 +1073,9 @@ fn held_text_goes_out_in_the_push_that_decides_it() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The seeds' test requirements (chat_service, "Test Requirements").
+// End markers (␄) and unwanted characters.
 
-/// Every way the seeds' end marker can arrive: anywhere in the text, alone, at the very end.
+/// Every way the end marker (␄) can arrive: anywhere in the text, alone, at the very end.
 const END_MARKED: &str = "\u{2404}Hello\u{2404}, wor\u{2404}\u{2404}ld.\u{2404}\n\nBye\u{2404}";
 
 #[test]
@@ -1209,7 +1209,7 @@ fn tool_payloads_take_precedence_over_llm_payloads() {
 }
 
 #[test]
-fn the_seeds_tool_history_in_custom_payload_is_read_as_tool_history() {
+fn tool_history_in_custom_payload_is_read_as_tool_history() {
     let mut fields = Map::new();
     fields.insert("message".into(), json!("Let me search for that...\n\n[[tool:0]]\n\nI found 5 relevant articles."));
     fields.insert(

@@ -234,7 +234,7 @@ fn the_last_iteration_forbids_tool_calls_in_each_format() {
 }
 
 #[test]
-fn validation_follows_the_seeds() {
+fn validation_refuses_what_cannot_be_sent() {
     let check = |profile: &Profile, turns: &[Turn], tools: &[ToolDef]| {
         build(Provider::OpenAi, profile, turns, tools, false).map(|_| ()).map_err(|e| (e.code, e.field))
     };
@@ -256,7 +256,7 @@ fn validation_follows_the_seeds() {
     assert_eq!(check(&profile(), &user("hi"), &[weather_tool()]), Ok(()));
 }
 
-/// CH-T8: the system prompt is in the request, in each provider's place for it.
+/// The system prompt is in the request, in each provider's place for it.
 #[test]
 fn ch_t8_system_prompt_included_in_request() {
     let system = |p| {
@@ -273,7 +273,7 @@ fn ch_t8_system_prompt_included_in_request() {
     }
 }
 
-/// CH-T9: the offered tools (the seeds' MCP tools; here the app's) are declared in the request.
+/// The offered tools are declared in the request.
 #[test]
 fn ch_t9_tools_added_to_request() {
     for p in Provider::ALL {
@@ -283,7 +283,7 @@ fn ch_t9_tools_added_to_request() {
     }
 }
 
-/// CH-T10: each provider gets its own format, and its stream is read in its own dialect.
+/// Each provider gets its own format, and its stream is read in its own dialect.
 #[test]
 fn ch_t10_provider_specific_format_selected() {
     let shapes: Vec<(&str, Vec<&str>)> = Provider::ALL
@@ -309,7 +309,7 @@ fn ch_t10_provider_specific_format_selected() {
     );
 }
 
-/// CH-T7: the context strategy is applied to the request.
+/// The context strategy is applied to the request.
 #[test]
 fn ch_t7_context_strategy_applied_to_request() {
     let long = "x".repeat(4000); // about 1,000 tokens a turn

@@ -1,4 +1,4 @@
-//! The chat state machine: the seeds' `useGeneralChat` transitions, and the patches that
+//! The chat state machine: the `useGeneralChat` transitions, and the patches that
 //! describe each change (applied to a JSON copy of the state, they must reproduce it).
 
 use chatstream::error::ErrorCode;
@@ -75,7 +75,7 @@ fn complete(message: &str) -> StreamEvent {
 }
 
 #[test]
-fn a_turn_moves_through_the_seeds_states() {
+fn a_turn_moves_through_the_chat_states() {
     let mut m = Mirror::new();
     m.begin("Search CRISPR");
     assert!(m.state().is_loading);
@@ -190,7 +190,7 @@ fn a_second_send_while_answering_is_refused() {
 }
 
 #[test]
-fn the_request_carries_the_seeds_shape_and_the_history() {
+fn the_request_carries_the_agent_protocol_shape_and_the_history() {
     let mut session = Session::default();
     session.begin("first", Value::Null).unwrap();
     let mut payload = CompletePayload { message: "answer".into(), ..Default::default() };

@@ -51,7 +51,7 @@ fn argument_pieces_in_separate_pushes_each_get_their_partial_input() {
     assert_eq!(partials, [json!({"q": "ab"}), json!({"q": "abcd"}), json!({"q": "abcd", "n": 4})]);
 }
 
-/// The seeds' CH-T1 to CH-T4: no ␄ end markers in text or thinking deltas, and clean final text
+/// No ␄ end markers in text or thinking deltas, and clean final text
 /// and thinking in `complete` — with the markers arriving inside and across deltas.
 #[test]
 fn ch_t1_to_t4_no_end_markers_in_deltas_or_complete() {
@@ -72,11 +72,9 @@ fn ch_t1_to_t4_no_end_markers_in_deltas_or_complete() {
         stream.finish(&mut events);
         for event in &events {
             match event {
-                // CH-T1, CH-T2
                 StreamEvent::TextDelta { text } | StreamEvent::ThinkingDelta { text } => {
                     assert!(!text.contains('\u{2404}'), "cut {cut}: {text:?}")
                 }
-                // CH-T3, CH-T4
                 StreamEvent::Complete { payload } => {
                     assert_eq!(payload.text, "The answer is 4.", "cut {cut}");
                     assert_eq!(payload.thinking.as_deref(), Some("Let me think it over"), "cut {cut}");

@@ -110,7 +110,7 @@ function retry() {
 
 /**
  * Suggested actions: `client` actions run here; `server` actions go back to the backend as a
- * message whose context names the action (the seeds' request carries `context`).
+ * message whose context names the action (the request carries `context`).
  */
 function runAction(action) {
   if (action.handler === "server") {

@@ -1,4 +1,4 @@
-//! The agent loop for talking to a provider directly (the seeds' ChatService loop, in the
+//! The agent loop for talking to a provider directly (the loop an agent backend runs, in the
 //! browser): stream the response, run the tools it calls, send the results back, until the model
 //! answers without calling a tool.
 //!

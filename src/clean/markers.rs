@@ -1,7 +1,7 @@
 //! The streaming marker stripper: raw response text in, [`Piece`]s out.
 //!
 //! It takes `[[tool:N]]` markers, inline thinking tags and payload markers with their JSON out of
-//! text that arrives in pieces of any size. The rule (issue 4, "Hold-back rule"): only the longest
+//! text that arrives in pieces of any size. The hold-back rule: only the longest
 //! tail that could still begin a marker is held — at most the longest marker — and everything
 //! before it is released in the same push. A payload marker's JSON is held until its brackets
 //! balance (capped at [`MAX_PAYLOAD_BYTES`]); JSON that does not parse is released as text, never

@@ -22,7 +22,7 @@
 //! assert_eq!(payload.text, "Searching  done.");
 //! ```
 //!
-//! Decisions the issue left open:
+//! Decisions made where the contract is silent:
 //! - A payload marker whose JSON is missing, malformed or unterminated is released as text and
 //!   reported as a non-fatal `error` (SERVICE_UNAVAILABLE, `field` naming the payload field);
 //!   the stream goes on. Arguments that never parse are reported the same way.
@@ -30,8 +30,8 @@
 //!   until something visible follows it (it is invisible, and the final text is trimmed), so the
 //!   text deltas joined are exactly `complete.payload.text`. The same holds for thinking.
 //! - A later payload of one kind replaces an earlier one; payloads the backend sends
-//!   (`ProviderEvent::Payload`, tool payloads in the seeds) take precedence over ones parsed
-//!   from the model's text (seeds: "Tool payloads take precedence").
+//!   (`ProviderEvent::Payload`, a tool's payload) take precedence over ones parsed
+//!   from the model's text.
 //! - A tool that ran with no `[[tool:N]]` in the text (a provider talked to directly writes
 //!   none) is placed where it started, in `message` and `segments`. A `[[tool:N]]` for a tool
 //!   that never ran stays in `message` and is an empty card in `segments`.
@@ -575,7 +575,7 @@ fn payload_field<'a>(payload: &'a mut CompletePayload, kind: &PayloadKind) -> &'
     }
 }
 
-/// The backend's `tool_history` (the seeds' `{tool_name, input, output}` entries), with what it
+/// The backend's `tool_history` (`{tool_name, input, output}` entries), with what it
 /// leaves out taken from the tools seen in the stream at the same index.
 fn backend_tool_history(value: &Value, ours: &[ToolRecord]) -> Option<Vec<ToolRecord>> {
     let entries = value.as_array()?;

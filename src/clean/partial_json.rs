@@ -1,6 +1,6 @@
 //! Best-effort JSON of a tool call's arguments while they stream.
 //!
-//! Issue 4: "`partial_input` is the best JSON value the arguments so far allow (partial strings
+//! "`partial_input` is the best JSON value the arguments so far allow (partial strings
 //! kept, dangling keys dropped), computed incrementally: the work for one tool call is linear in
 //! its argument length". So this is a push parser (RFC 8259 grammar) that keeps its stack of open
 //! arrays and objects between pieces and never reads a character twice. [`PartialJson::value`]
@@ -388,7 +388,7 @@ mod tests {
         }
     }
 
-    /// Issue 4: 4,000 one-character deltas must not re-parse 4,000 prefixes. The parser counts
+    /// 4,000 one-character deltas must not re-parse 4,000 prefixes. The parser counts
     /// the characters it handles; re-parsing prefixes would make that ~8 million.
     #[test]
     fn parsing_work_is_linear_in_the_argument_length() {

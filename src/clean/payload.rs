@@ -1,7 +1,7 @@
 //! Payload markers (`SUGGESTED_VALUES:`, `SUGGESTED_ACTIONS:`, registered custom ones) and the
 //! balanced-bracket scan that finds where their JSON ends.
 //!
-//! The seeds' backend (`_parse_llm_response`) pulls `SUGGESTED_VALUES: [...]`,
+//! An agent backend pulls `SUGGESTED_VALUES: [...]`,
 //! `SUGGESTED_ACTIONS: [...]` and each page's `parse_marker` (`SCHEMA_PROPOSAL: {...}`) out of the
 //! model's text; a custom one becomes `custom_payload: {type, data}`. Here the same happens while
 //! the text streams, so the JSON's end must be found without a parser: brackets are counted

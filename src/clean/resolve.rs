@@ -18,7 +18,7 @@ pub(crate) enum Part {
     Text(String),
     /// A `[[tool:N]]` marker in the text.
     Marker(u32),
-    /// Where tool N started, for a tool whose marker never appears in the text: the seeds' backend
+    /// Where tool N started, for a tool whose marker never appears in the text: an agent backend
     /// writes the marker after the tool ran; a provider talked to directly writes none.
     Started(u32),
 }
@@ -51,7 +51,7 @@ enum Placed<'a> {
     Tool(u32),
 }
 
-/// `message`: the text with `[[tool:N]]` where tools ran (as the seeds persist it), trimmed.
+/// `message`: the text with `[[tool:N]]` where tools ran (as an agent backend stores it), trimmed.
 pub(crate) fn message_of(parts: &[Part]) -> String {
     let mut message = String::new();
     for place in placed(parts) {

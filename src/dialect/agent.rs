@@ -1,14 +1,14 @@
-//! The seeds' agent backend protocol: SSE `data:` lines, each a JSON object discriminated by
-//! `type` (seed "General Chat": "Stream Event Types (Backend → Frontend)").
+//! The agent backend protocol (`docs/agent-protocol.md`): SSE `data:` lines, each a JSON object
+//! discriminated by `type`.
 //!
 //! - `{"type":"status","message"}`: a status line ("Thinking...").
 //! - `{"type":"text_delta","text"}`: response text, `[[tool:N]]` markers included.
 //! - `{"type":"thinking_delta","text"}`: reasoning text, for a backend that forwards its model's
-//!   thinking (the seeds' ThinkingDelta; not in their frontend's list, so optional).
+//!   thinking (optional).
 //! - `{"type":"tool_start","tool","input","tool_use_id"?}`: the backend runs a tool itself.
 //! - `{"type":"tool_progress","tool","stage","message","progress","data"}`: a long-running tool.
 //! - `{"type":"tool_complete","tool","index","tool_use_id"?,"output"?,"is_error"?}`: the tool
-//!   finished; `index` is the N of `[[tool:N]]`. The seeds send no output here: it arrives in
+//!   finished; `index` is the N of `[[tool:N]]`. Backends usually send no output here: it arrives in
 //!   `complete`'s `tool_history`.
 //! - `{"type":"complete","payload":{message, suggested_values, suggested_actions, custom_payload,
 //!   tool_history, conversation_id, diagnostics, …}}`: the terminal event; the whole payload

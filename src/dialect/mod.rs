@@ -117,7 +117,7 @@ pub trait DialectDecoder {
     fn finish(&mut self, _out: &mut Vec<ProviderEvent>) {}
 }
 
-/// The wire dialects (DESIGN.md, "Wire dialects to read").
+/// The wire dialects chatstream reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Dialect {

@@ -16,7 +16,7 @@
 //! - `start-step`, `finish-step` (text and reasoning ids close, as in the SDK's reader),
 //!   `abort` (the request was cancelled), `error` (`errorText`: the server gave up).
 //!
-//! `finish` is terminal, and `[DONE]` when no `finish` came. The seeds' variant says
+//! `finish` is terminal, and `[DONE]` when no `finish` came. An older variant says
 //! `message-start`, `textId` and `tool-input-delta`'s `delta`; both spellings are read.
 //!
 //! A delta for an id that never started (or already ended) breaks the protocol: it gives one
@@ -179,7 +179,7 @@ impl UiMessageStreamDecoder {
                 out.push(ProviderEvent::Cancelled);
             }
             "error" => {
-                // The seeds' service sends `{"type":"error","error":"…"}`.
+                // Some services send `{"type":"error","error":"…"}`.
                 let message = text("errorText").or_else(|| text("error"));
                 let code = ErrorCode::from_provider_kind(&message.as_deref().unwrap_or_default().replace(' ', "_"));
                 self.ended = true;
@@ -217,7 +217,7 @@ fn merge(into: &mut Map<String, Value>, from: &Map<String, Value>) {
     }
 }
 
-/// A text or reasoning part's id: `id`, or the seeds' `textId`.
+/// A text or reasoning part's id: `id`, or the older `textId`.
 fn part_id(chunk: &Value) -> String {
     chunk.get("id").or_else(|| chunk.get("textId")).and_then(Value::as_str).unwrap_or_default().to_owned()
 }
@@ -240,7 +240,7 @@ struct TextDelta<'a> {
 }
 
 /// `Some` exactly when the general path would read `data` as such a delta; `None` for anything
-/// else (the seeds' `textId` spelling included).
+/// else (the older `textId` spelling included).
 fn text_delta(data: &str) -> Option<TextDelta<'_>> {
     let [kind, id, delta, text_id] = string_fields(data, [b"type", b"id", b"delta", b"textId"])?;
     let kind = ["text-delta", "reasoning-delta"].into_iter().find(|k| Some(*k) == kind.as_deref())?;
@@ -334,7 +334,7 @@ mod tests {
     }
 
     #[test]
-    fn the_seeds_variant_with_a_tool_call() {
+    fn the_text_id_variant_with_a_tool_call() {
         let events = decode(&[
             r#"{"type":"message-start","messageId":"msg-001"}"#,
             r#"{"type":"text-start","textId":"t-001"}"#,
@@ -491,9 +491,9 @@ mod tests {
             }
         );
 
-        let seeds_error = decode(&[r#"{"type":"error","error":"LLM API error: boom"}"#]);
+        let string_error = decode(&[r#"{"type":"error","error":"LLM API error: boom"}"#]);
         assert!(
-            matches!(&seeds_error[..], [ProviderEvent::Error { fatal: true, message, .. }] if message == "LLM API error: boom")
+            matches!(&string_error[..], [ProviderEvent::Error { fatal: true, message, .. }] if message == "LLM API error: boom")
         );
         assert_eq!(decode(&[r#"{"type":"abort","reason":"user"}"#, "[DONE]"]), [ProviderEvent::Cancelled]);
         assert_eq!(decode(&[r#"{"type":"text-start","id":"t"}"#, "[DONE]"]), [ProviderEvent::End]);

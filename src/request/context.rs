@@ -1,5 +1,5 @@
-//! The context budget (the seeds' ContextStrategy): "compression is triggered when estimated
-//! token usage exceeds 70% of model context limit".
+//! The context budget: the request is shortened when its estimated
+//! token count exceeds 70% of the model's context window.
 //!
 //! The strategy, in full:
 //! - Tokens are estimated as one per 4 bytes of text (tool inputs and outputs as JSON), plus 4 per

@@ -1,9 +1,9 @@
-//! Provider requests from one provider-neutral conversation (issue 7: talking to providers
+//! Provider requests from one provider-neutral conversation (talking to providers
 //! directly, through the proxy, with the tool loop in the browser).
 //!
 //! A [`Conversation`] is user and assistant turns, assistant tool calls and tool results; a
-//! [`Profile`] is the model and its settings (the seeds' `ModelProfile`); [`ToolDef`]s are the
-//! tools offered. [`build`] validates them (the seeds' rules: provider and model required, the
+//! [`Profile`] is the model and its settings; [`ToolDef`]s are the
+//! tools offered. [`build`] validates them (the rules: provider and model required, the
 //! message not empty) and writes the body in the provider's own format, always streaming:
 //!
 //! | provider | format |
@@ -16,7 +16,7 @@
 //! | `ollama` | `/api/chat`: `messages` with `tool_calls` arguments as objects, `tool` messages by `tool_name`, `think`, `options` |
 //!
 //! Long conversations go through [`context`] first: above 70% of the model's context limit the
-//! oldest exchanges are dropped (the seeds' ContextStrategy).
+//! oldest exchanges are dropped.
 //!
 //! ```
 //! use chatstream::request::{build, Conversation, Profile, Provider, Turn};
@@ -126,7 +126,7 @@ pub struct ToolResult {
     pub is_error: bool,
 }
 
-/// The model and its settings (the seeds' `ModelProfile`).
+/// The model and its settings.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Profile {
@@ -134,7 +134,7 @@ pub struct Profile {
     pub system: Option<String>,
     pub temperature: Option<f64>,
     pub max_tokens: Option<u32>,
-    /// Thinking on or off; `thinking_budget` tokens when on (default 10,000, as the seeds).
+    /// Thinking on or off; `thinking_budget` tokens when on (default 10,000).
     pub thinking: bool,
     pub thinking_budget: Option<u32>,
     /// The model's context window in tokens, for the context budget (default: [`context::DEFAULT_LIMIT`]).
@@ -170,10 +170,10 @@ fn invalid(field: &'static str, message: impl Into<String>) -> RequestError {
 
 /// Anthropic requires `max_tokens`; this is used when the profile has none.
 pub const ANTHROPIC_DEFAULT_MAX_TOKENS: u32 = 8192;
-/// The seeds' default thinking budget.
+/// The default thinking budget, in tokens.
 pub const DEFAULT_THINKING_BUDGET: u32 = 10_000;
 
-/// Checks the seeds' validation rules for a conversation about to be sent.
+/// Checks a conversation about to be sent: the rules listed in the module docs.
 pub fn validate(profile: &Profile, conversation: &[Turn], tools: &[ToolDef]) -> Result<(), RequestError> {
     if profile.model.trim().is_empty() {
         return Err(invalid("model", "model is required"));

@@ -1,7 +1,7 @@
-//! Stage 4: clean events → chat state, the logic of the seeds' `useGeneralChat` hook.
+//! Stage 4: clean events → chat state, the logic of the `useGeneralChat` hook.
 //!
 //! [`ChatState`] holds what a chat UI renders. [`Session::apply`] moves it along one event at
-//! a time, exactly as the seeds' event handling describes, and returns the [`Patch`]es that
+//! a time, as a chat UI handles them, and returns the [`Patch`]es that
 //! describe the change, so that a UI (the JS wrapper) can update its immutable snapshot in time
 //! independent of the message's length: a text delta is an `append`, never a copy of the text.
 //!
@@ -23,13 +23,13 @@ use serde_json::{json, Value};
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, Segment, StreamEvent, ToolRecord, Usage};
 
-/// One message of the conversation, as the seeds' `GeneralChatMessage` (plus what the clean
+/// One message of the conversation, (plus what the clean
 /// payload adds). Serializes to the JSON that `messages` are saved and loaded as.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatMessage {
     /// `user` or `assistant`.
     pub role: String,
-    /// The text as the seeds persist it: `[[tool:N]]` kept where tools ran.
+    /// The text as it is stored: `[[tool:N]]` kept where tools ran.
     pub content: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking: Option<String>,
@@ -97,7 +97,7 @@ impl ChatMessage {
     }
 }
 
-/// The seeds' `activeToolProgress`.
+/// The running tool's progress (`activeToolProgress`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolProgressState {
@@ -126,7 +126,7 @@ pub enum Phase {
     Tool,
 }
 
-/// What a chat UI renders: the seeds' state plus `thinkingText`, `streamingSegments`, `phase`.
+/// What a chat UI renders: messages, the streaming text, status, tool progress, error, plus `thinkingText`, `streamingSegments`, `phase`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ChatState {
@@ -183,7 +183,7 @@ pub enum Patch {
     PushToolUpdate { value: Value },
 }
 
-/// The request body the seeds' backend takes on `POST /api/chat/stream`.
+/// The request body an agent backend takes on `POST /api/chat/stream` (`docs/agent-protocol.md`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChatRequest {
     pub message: String,
@@ -216,7 +216,7 @@ impl Session {
         self.state.is_loading
     }
 
-    /// Starts a turn: validates the message (the seeds' rule: non-empty after trim), adds it to
+    /// Starts a turn: validates the message (non-empty after trimming), adds it to
     /// the conversation and returns the request to send. A refused message changes nothing; the
     /// caller shows the error with [`Session::fail`].
     pub fn begin(&mut self, message: &str, context: Value) -> Result<(ChatRequest, Vec<Patch>), ChatError> {
@@ -250,7 +250,7 @@ impl Session {
         Ok((request, patches))
     }
 
-    /// Moves the state along by one event of the turn (the seeds' `switch (event.type)`).
+    /// Moves the state along by one event of the turn.
     pub fn apply(&mut self, event: &StreamEvent) -> Vec<Patch> {
         let mut patches = Vec::new();
         match event {

@@ -226,7 +226,7 @@ fn json_of(value: &JsValue) -> Value {
         .unwrap_or_else(|_| Value::String(js_sys::JsString::from(value.clone()).as_string().unwrap_or_default()))
 }
 
-/// What a tool that threw gives the model (the seeds: `Error: <message>`).
+/// What a tool that threw gives the model (`Error: <message>`, as agent backends report it).
 fn thrown_output(thrown: &JsValue) -> Value {
     let message = Reflect::get(thrown, &"message".into())
         .ok()

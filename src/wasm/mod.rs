@@ -1,4 +1,4 @@
-//! The JS bindings: a thin conversion layer over the core (DESIGN.md, "JS surface").
+//! The JS bindings: a thin conversion layer over the core.
 //!
 //! Values cross the boundary as JSON text parsed by the engine's `JSON.parse`: one copy instead
 //! of one allocation per field, and no serializer in the module. The exceptions are the objects

@@ -1,5 +1,5 @@
 //! The two helpers for messages already stored: `resolveToolMarkers` and `parseLlmResponse`
-//! (the seeds' frontend utilities of the same names).
+//! (helpers for stored messages).
 
 use wasm_bindgen::prelude::*;
 

@@ -1,4 +1,4 @@
-//! `ChatSession` for JS, talking to a backend that runs the agent loop itself (the seeds'), or,
+//! `ChatSession` for JS, talking to a backend that runs the agent loop itself (`docs/agent-protocol.md`), or,
 //! with `provider` set, to a provider through the proxy with the loop run here ([`super::agent`]).
 //!
 //! The state machine is [`crate::session::Session`]; this binding sends the request, feeds the
@@ -28,7 +28,7 @@ use crate::event::StreamEvent;
 use crate::request::{Profile, Provider, ToolDef, Turn};
 use crate::session::{Patch, Session};
 
-/// Default `stepTimeoutMs`: the seeds abort a step that takes longer than 60 seconds.
+/// Default `stepTimeoutMs`: a step silent for longer than 60 seconds is given up.
 const DEFAULT_STEP_TIMEOUT_MS: f64 = 60_000.0;
 
 #[derive(Debug, Default, Deserialize)]

@@ -249,7 +249,7 @@ test("a provider error mid-stream shows the error banner and keeps the partial a
   await page.close();
 });
 
-test("an HTTP 429 offers a retry; an empty message is a validation error (CH-NT1)", async () => {
+test("an HTTP 429 offers a retry; an empty message is a validation error", async () => {
   const { page, errors } = await openDemo();
   await ask(page, "sim:429");
   await page.waitForSelector("#error-banner:not([hidden])");

@@ -152,7 +152,7 @@ test("after maxIterations the model is asked to answer without tools", async () 
   }
 });
 
-test("CH-T6: a tool that throws gives an error result and the loop goes on", async () => {
+test("a tool that throws gives an error result and the loop goes on", async () => {
   for (const provider of PROVIDERS) {
     const session = new ChatSession({
       provider,

@@ -1,4 +1,4 @@
-// resolveToolMarkers and parseLlmResponse from the built package: the seeds' helpers for
+// resolveToolMarkers and parseLlmResponse from the built package: the helpers for
 // messages that are already stored.
 import { test } from "node:test";
 import assert from "node:assert/strict";

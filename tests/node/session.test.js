@@ -126,7 +126,7 @@ test("streamEvents: a silent stream ends with NETWORK_ERROR after idleTimeoutMs"
   assert.equal(events[1].code, "NETWORK_ERROR");
 });
 
-test("ChatSession: a turn drives the state through the seeds' transitions", async () => {
+test("ChatSession: a turn drives the state through a chat's transitions", async () => {
   const requests = [];
   const session = new ChatSession({ endpoint: "/api/chat/stream", fetch: fetchReturning(() => new Response(body(agentTurn)), requests) });
   const seen = [];
@@ -166,7 +166,7 @@ test("ChatSession: the state moves even when nobody iterates the events", async 
   assert.equal(session.getSnapshot().messages.length, 2);
 });
 
-test("CH-NT1: an empty message gives VALIDATION_ERROR and sends nothing", async () => {
+test("an empty message gives VALIDATION_ERROR and sends nothing", async () => {
   const requests = [];
   const session = new ChatSession({ fetch: fetchReturning(() => new Response(body(agentTurn)), requests) });
   const events = await collect(session.send("   "));
@@ -177,8 +177,8 @@ test("CH-NT1: an empty message gives VALIDATION_ERROR and sends nothing", async 
 });
 
 for (const [id, status, code, message] of [
-  ["CH-NT2", 404, "NOT_FOUND", "Conversation not found"],
-  ["CH-NT3", 401, "UNAUTHORIZED", "Invalid API key"],
+  ["not found", 404, "NOT_FOUND", "Conversation not found"],
+  ["unauthorized", 401, "UNAUTHORIZED", "Invalid API key"],
 ]) {
   test(`${id}: HTTP ${status} gives ${code}, keeps the user's message and changes nothing else`, async () => {
     const session = new ChatSession({ fetch: fetchReturning(() => new Response(JSON.stringify({ detail: message }), { status })) });
@@ -190,7 +190,7 @@ for (const [id, status, code, message] of [
   });
 }
 
-test("CH-NT4: a network failure gives NETWORK_ERROR and the session can send again", async () => {
+test("a network failure gives NETWORK_ERROR and the session can send again", async () => {
   let calls = 0;
   const session = new ChatSession({
     fetch: async () => {
@@ -207,7 +207,7 @@ test("CH-NT4: a network failure gives NETWORK_ERROR and the session can send aga
   assert.equal(session.getSnapshot().messages.length, 3);
 });
 
-test("CH-NT5: cancel with nothing in flight gives CONFLICT and changes nothing", () => {
+test("cancel with nothing in flight gives CONFLICT and changes nothing", () => {
   const session = new ChatSession({ fetch: fetchReturning(() => new Response(body(agentTurn))) });
   const before = session.getSnapshot();
   const result = session.cancel();
@@ -215,7 +215,7 @@ test("CH-NT5: cancel with nothing in flight gives CONFLICT and changes nothing",
   assert.equal(session.getSnapshot(), before);
 });
 
-test("CH-T5: cancel keeps the partial answer: complete, then cancelled", async () => {
+test("cancel keeps the partial answer: complete, then cancelled", async () => {
   const session = new ChatSession({ fetch: fetchReturning(() => new Response(body(sse([{ type: "text_delta", text: "Once upon" }]), { hang: true }))) });
   const events = [];
   for await (const event of session.send("story")) {
