@@ -6,9 +6,16 @@
 //! arrays and objects between pieces and never reads a character twice. [`PartialJson::value`]
 //! closes a copy of that stack: an unfinished string keeps what it has, an unfinished number or
 //! `true`/`false`/`null` counts as far as it goes, a key with no value yet is left out.
-//! Once the text stops being JSON, the value stays what it was before.
+//! Once the text stops being JSON, the value stays what it was before. So it does past
+//! [`MAX_DEPTH`] levels of nesting: values are cloned, serialized and dropped recursively, and
+//! a hostile stream must not be able to exhaust the stack with `[[[[…`.
 
 use serde_json::{Map, Value};
+
+/// The most levels of nesting read: as many as serde_json's own parser accepts, so that whatever
+/// `partial_input` shows, the whole arguments can become. Deeper arguments are not JSON this crate
+/// accepts (the tool call reports them unparsable and passes them on as a string).
+pub(crate) const MAX_DEPTH: usize = 127;
 
 #[derive(Debug, Default)]
 pub(crate) struct PartialJson {
@@ -174,6 +181,7 @@ impl PartialJson {
             return;
         }
         match (self.expect, c) {
+            (Expect::Value | Expect::ValueOrClose, '{' | '[') if self.stack.len() == MAX_DEPTH => self.failed = true,
             (Expect::Value | Expect::ValueOrClose, '{') => {
                 self.stack.push(Open::Object(Map::new(), None));
                 self.expect = Expect::KeyOrClose;
@@ -386,6 +394,27 @@ mod tests {
             p.push(&text[cut..]);
             assert_eq!(p.value(), whole, "cut {cut}");
         }
+    }
+
+    #[test]
+    fn nesting_stops_at_the_depth_limit() {
+        let within = format!("{}1{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert_eq!(partial(&within), Some(serde_json::from_str(&within).unwrap()));
+        let beyond = format!("[{within}]");
+        assert!(serde_json::from_str::<Value>(&beyond).is_err(), "serde_json reads one level more");
+        // The value stays what the text allowed before the level too many: empty arrays.
+        let before = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert_eq!(partial(&beyond), Some(serde_json::from_str(&before).unwrap()));
+        // One level more: the value stays what it was before the level that broke the limit.
+        let deep = "{\"a\":".repeat(10_000);
+        let value = partial(&deep).unwrap();
+        let mut depth = 0;
+        let mut inner = &value;
+        while let Some(next) = inner.get("a") {
+            depth += 1;
+            inner = next;
+        }
+        assert_eq!(depth, MAX_DEPTH - 1);
     }
 
     /// 4,000 one-character deltas must not re-parse 4,000 prefixes. The parser counts
