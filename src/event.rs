@@ -103,9 +103,17 @@ pub struct CompletePayload {
     pub custom_payload: Option<Value>,
     pub finish_reason: Option<String>,
     pub usage: Option<Usage>,
+    /// How many invalid UTF-8 sequences in the stream were replaced by U+FFFD (as a browser's
+    /// text decoder does); left out when there were none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub invalid_utf8: u64,
     /// Whatever else the backend sent (`conversation_id`, `diagnostics`, …), passed through.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 /// One piece of a message in reading order.

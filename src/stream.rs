@@ -208,6 +208,9 @@ impl ChatStream {
     }
 
     fn decode_frames(&mut self, frames: &mut Vec<Frame>, out: &mut Vec<StreamEvent>) {
+        if let Some(framing) = &self.frames {
+            self.cleaner.set_invalid_utf8(framing.invalid_utf8());
+        }
         if frames.is_empty() {
             return;
         }

@@ -54,7 +54,7 @@ fn argument_pieces_in_separate_pushes_each_get_their_partial_input() {
 /// No ␄ end markers in text or thinking deltas, and clean final text
 /// and thinking in `complete` — with the markers arriving inside and across deltas.
 #[test]
-fn ch_t1_to_t4_no_end_markers_in_deltas_or_complete() {
+fn no_end_markers_in_deltas_or_complete() {
     let delta = |kind: &str, text: &str| format!("data: {}\n\n", json!({"type": kind, "text": text}));
     let body = [
         delta("thinking_delta", "Let me \u{2404}think"),
@@ -82,5 +82,31 @@ fn ch_t1_to_t4_no_end_markers_in_deltas_or_complete() {
                 _ => {}
             }
         }
+    }
+}
+
+/// Invalid UTF-8 becomes U+FFFD, as a browser's decoder makes it, and `complete` counts the
+/// replacements; a valid character cut between two pushes is not one, however it is cut.
+#[test]
+fn invalid_utf8_is_replaced_and_counted_but_a_split_character_is_not() {
+    let run = |body: &[u8], cut: usize| {
+        let mut stream = ChatStream::new(StreamOptions::default());
+        let mut events = Vec::new();
+        stream.push(&body[..cut], &mut events);
+        stream.push(&body[cut..], &mut events);
+        stream.finish(&mut events);
+        match events.last() {
+            Some(StreamEvent::Complete { payload }) => (payload.text.clone(), payload.invalid_utf8),
+            _ => panic!("no complete last: {events:?}"),
+        }
+    };
+    let valid = "data: {\"type\":\"text_delta\",\"text\":\"é€😀\"}\n\ndata: {\"type\":\"complete\",\"payload\":{}}\n\n";
+    let mut invalid = b"data: {\"type\":\"text_delta\",\"text\":\"a\xffb\xe2\x82c\"}\n\n".to_vec();
+    invalid.extend_from_slice(b"data: {\"type\":\"complete\",\"payload\":{}}\n\n");
+    for cut in 0..=valid.len() {
+        assert_eq!(run(valid.as_bytes(), cut), ("é€😀".to_owned(), 0), "cut at {cut}");
+    }
+    for cut in 0..=invalid.len() {
+        assert_eq!(run(&invalid, cut), ("a\u{fffd}b\u{fffd}c".to_owned(), 2), "cut at {cut}");
     }
 }

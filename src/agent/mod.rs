@@ -282,6 +282,7 @@ impl AgentTurn {
             self.usage.get_or_insert_with(Usage::default).add(&usage);
         }
         self.merged.finish_reason = payload.finish_reason;
+        self.merged.invalid_utf8 += payload.invalid_utf8;
         // A later payload of a kind replaces an earlier one.
         if payload.suggested_values.is_some() {
             self.merged.suggested_values = payload.suggested_values;

@@ -116,6 +116,8 @@ pub struct Cleaner {
     payload: CompletePayload,
     backend: BackendFields,
     complete: bool,
+    /// Invalid UTF-8 sequences the framing replaced, for `complete`.
+    invalid_utf8: u64,
 }
 
 #[derive(Debug)]
@@ -185,7 +187,14 @@ impl Cleaner {
             payload: CompletePayload::default(),
             backend: BackendFields::default(),
             complete: false,
+            invalid_utf8: 0,
         }
+    }
+
+    /// How many invalid UTF-8 sequences the input had so far (replaced by U+FFFD before they
+    /// got here), reported in `complete`.
+    pub fn set_invalid_utf8(&mut self, count: usize) {
+        self.invalid_utf8 = count as u64;
     }
 
     /// Cleans one provider event, appending the clean events it releases to `out`.
@@ -485,6 +494,7 @@ impl Cleaner {
         self.stripper.finish(&mut self.pieces);
         self.take_pieces(out);
         self.complete = true;
+        self.payload.invalid_utf8 = self.invalid_utf8;
 
         let ours: Vec<ToolRecord> = self
             .tools

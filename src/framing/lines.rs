@@ -157,6 +157,8 @@ impl LineSplitter {
 pub struct LineDecoder {
     limit: usize,
     lines: LineSplitter,
+    /// Invalid UTF-8 sequences replaced so far, so that a corrupted stream can be noticed.
+    invalid_utf8: usize,
 }
 
 impl Default for LineDecoder {
@@ -172,7 +174,12 @@ impl LineDecoder {
 
     /// A decoder that refuses lines longer than `limit` bytes.
     pub fn with_limit(limit: usize) -> LineDecoder {
-        LineDecoder { limit, lines: LineSplitter::new(limit) }
+        LineDecoder { limit, lines: LineSplitter::new(limit), invalid_utf8: 0 }
+    }
+
+    /// How many invalid UTF-8 sequences were replaced by U+FFFD so far.
+    pub fn invalid_utf8(&self) -> usize {
+        self.invalid_utf8
     }
 
     /// Decodes `chunk`, appending a frame for every line it completes to `out`. When a line is
@@ -181,9 +188,10 @@ impl LineDecoder {
     pub fn push(&mut self, chunk: &[u8], out: &mut Vec<Frame>) -> Result<(), FramingError> {
         let limit = self.limit;
         let mut too_large = None;
+        let replaced = &mut self.invalid_utf8;
         self.lines.push(chunk, |line| {
             match line {
-                Line::Complete(bytes) => push_line(bytes, out),
+                Line::Complete(bytes) => push_line(bytes, replaced, out),
                 Line::TooLong => {
                     too_large.get_or_insert(out.len());
                 }
@@ -201,14 +209,14 @@ impl LineDecoder {
     /// the ending is always [`Ending::Clean`].
     pub fn finish(&mut self, out: &mut Vec<Frame>) -> Ending {
         if let Some(line) = self.lines.take_partial_line() {
-            push_line(&line, out);
+            push_line(&line, &mut self.invalid_utf8, out);
         }
         Ending::Clean
     }
 }
 
-fn push_line(bytes: &[u8], out: &mut Vec<Frame>) {
+fn push_line(bytes: &[u8], replaced: &mut usize, out: &mut Vec<Frame>) {
     if !bytes.is_empty() {
-        out.push(Frame::data(super::utf8_lossy(bytes)));
+        out.push(Frame::data(super::utf8_lossy(bytes, replaced)));
     }
 }

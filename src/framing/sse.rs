@@ -46,6 +46,8 @@ pub struct SseDecoder {
     event_started: bool,
     /// The current event grew past the limit; its lines are skipped up to the next blank line.
     skipping: bool,
+    /// Invalid UTF-8 sequences replaced so far, so that a corrupted stream can be noticed.
+    invalid_utf8: usize,
 }
 
 impl Default for SseDecoder {
@@ -71,7 +73,13 @@ impl SseDecoder {
             retry: None,
             event_started: false,
             skipping: false,
+            invalid_utf8: 0,
         }
+    }
+
+    /// How many invalid UTF-8 sequences were replaced by U+FFFD so far.
+    pub fn invalid_utf8(&self) -> usize {
+        self.invalid_utf8
     }
 
     /// The last `retry` value the stream sent, in milliseconds.
@@ -191,15 +199,15 @@ impl SseDecoder {
     /// - "Otherwise: The field is ignored."
     fn process_field(&mut self, name: &[u8], value: &[u8]) {
         match name {
-            b"event" => self.event_type = utf8_lossy(value).into_owned(),
+            b"event" => self.event_type = utf8_lossy(value, &mut self.invalid_utf8).into_owned(),
             b"data" => {
                 // One allocation for the usual one-line event, not a growth per doubling.
                 self.data.reserve(value.len() + 1);
-                self.data.push_str(&utf8_lossy(value));
+                self.data.push_str(&utf8_lossy(value, &mut self.invalid_utf8));
                 self.data.push('\n');
             }
             b"id" if !value.contains(&0) => {
-                let id = utf8_lossy(value).into_owned();
+                let id = utf8_lossy(value, &mut self.invalid_utf8).into_owned();
                 self.last_event_id.clone_from(&id);
                 self.event_id = Some(id);
             }
