@@ -63,6 +63,8 @@ export interface CompletePayload {
   custom_payload: Json | null;
   finish_reason: string | null;
   usage: Usage | null;
+  /** How many invalid UTF-8 sequences were replaced by U+FFFD; absent when none were. */
+  invalid_utf8?: number;
   /** Whatever else the backend sent: `conversation_id`, `diagnostics`, … */
   [extra: string]: unknown;
 }
@@ -190,8 +192,12 @@ export interface StreamEventsOptions extends ChatStreamOptions {
 /** An incremental reader of one chat stream. */
 export class ChatStream {
   constructor(options?: ChatStreamOptions);
-  /** Feeds a chunk; returns the events it completed (adjacent text deltas merged). */
-  push(chunk: Uint8Array | string): StreamEvent[];
+  /**
+   * Feeds a chunk: text, or bytes in any form (`ArrayBuffer`, `Uint8Array` or another typed
+   * array, `DataView`); returns the events it completed (adjacent text deltas merged). Any other
+   * value throws a `TypeError`.
+   */
+  push(chunk: string | ArrayBuffer | ArrayBufferView): StreamEvent[];
   /** The body ended: the last events, always including `complete`. */
   finish(): StreamEvent[];
   /** `complete` with the partial content, then `cancelled` (CONFLICT after completion). */

@@ -27,9 +27,11 @@ export class ChatSession {
   /**
    * @param {import("./index.js").ChatSessionOptions} options
    */
-  constructor(options = {}) {
-    const { coalesce = false, ...coreOptions } = options;
-    this.#core = new ChatSessionCore(coreOptions);
+  constructor(options) {
+    // Anything but an object goes to the core as it is, which refuses it with a TypeError.
+    const isObject = typeof options === "object" && options !== null;
+    const { coalesce = false, ...coreOptions } = isObject ? options : {};
+    this.#core = new ChatSessionCore(isObject ? coreOptions : options);
     this.#coalesce = coalesce === "frame" && typeof requestAnimationFrame === "function";
     this.#snapshot = Object.freeze(this.#core.state());
     this.#core.setListener((patches) => this.#apply(patches));

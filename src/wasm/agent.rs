@@ -19,7 +19,7 @@ use web_sys::{AbortController, AbortSignal};
 
 use super::callbacks::{Listener, Timer};
 use super::events::{close, deliver, read, Pump, ReadEnd, Source};
-use super::{from_js, to_js};
+use super::{args, to_js};
 use crate::agent::{schema, AfterStream, AgentConfig, AgentTurn, PendingCall};
 use crate::event::StreamEvent;
 use crate::request::Turn;
@@ -222,7 +222,7 @@ fn json_of(value: &JsValue) -> Value {
     if value.is_undefined() {
         return Value::Null;
     }
-    from_js::<Value>(value, "tool output")
+    args::json::<Value>(value, "tool output")
         .unwrap_or_else(|_| Value::String(js_sys::JsString::from(value.clone()).as_string().unwrap_or_default()))
 }
 

@@ -11,7 +11,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
+use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -20,7 +20,7 @@ use web_sys::{AbortSignal, ReadableStream, ReadableStreamDefaultReader, Response
 use super::callbacks::{IdleTimer, Listener, Timer};
 use super::partial_input::PartialInputs;
 use super::stream::JsStreamOptions;
-use super::{event_to_js, from_js};
+use super::{args, event_to_js};
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
 use crate::stream::{ChatStream as CoreStream, StreamOptions};
@@ -309,16 +309,13 @@ pub(crate) async fn read(pump: &Rc<RefCell<Pump>>, source: Source, sink: &mut dy
                     sink(&events);
                     return ReadEnd::Read;
                 }
-                let value = result.value();
-                bytes.clear();
-                if let Some(text) = value.as_string() {
-                    bytes.extend_from_slice(text.as_bytes());
-                } else if let Some(array) = value.dyn_ref::<Uint8Array>() {
-                    bytes.resize(array.length() as usize, 0);
-                    array.copy_to(&mut bytes);
-                }
                 events.clear();
-                core.push(&bytes, &mut events);
+                if args::bytes(&result.value(), &mut bytes) {
+                    core.push(&bytes, &mut events);
+                } else {
+                    let detail = "a chunk of the body is neither bytes nor text; it was skipped";
+                    events.push(StreamEvent::error(ErrorCode::ServiceUnavailable, format!("Failed to parse response: {detail}")));
+                }
                 sink(&events);
             }
             Step::TimedOut => {
@@ -515,14 +512,17 @@ impl EventStream {
 /// async iterable. `options.signal` cancels (`complete` with the partial content, then
 /// `cancelled`); `options.idleTimeoutMs` ends a silent stream with NETWORK_ERROR.
 #[wasm_bindgen(js_name = streamEvents)]
-pub fn stream_events(input: JsValue, options: JsValue) -> Result<EventStream, JsError> {
+pub fn stream_events(input: JsValue, options: JsValue) -> Result<EventStream, JsValue> {
+    if !(input.is_instance_of::<Response>() || input.is_instance_of::<ReadableStream>() || is_thenable(&input)) {
+        return Err(args::type_error("streamEvents: input must be a Response, a ReadableStream or a promise of one"));
+    }
     let signal = if options.is_object() {
         Reflect::get(&options, &"signal".into()).ok().and_then(|s| s.dyn_into::<AbortSignal>().ok())
     } else {
         None
     };
     let plain = without_key(&options, "signal");
-    let mut parsed: JsStreamOptions = from_js(&plain, "streamEvents options")?;
+    let mut parsed: JsStreamOptions = args::options(&plain, "streamEvents options")?;
     let idle_timeout_ms = parsed.idle_timeout_ms.take();
     let source = Source { input, options: parsed.into_core()?, idle_timeout_ms, signal };
     Ok(start(source, None))

@@ -6,6 +6,7 @@
 //! those are built directly, which measured cheaper than text to parse.
 
 pub mod agent;
+mod args;
 mod callbacks;
 pub mod events;
 mod partial_input;
@@ -72,16 +73,6 @@ extern "C" {
     fn set_type(this: &TextEventObject, kind: &JsValue);
     #[wasm_bindgen(method, setter)]
     fn set_text(this: &TextEventObject, text: &str);
-}
-
-/// Reads a plain JS options object through JSON.
-pub(crate) fn from_js<T: serde::de::DeserializeOwned + Default>(value: &JsValue, what: &str) -> Result<T, JsError> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(T::default());
-    }
-    let text: String =
-        js_sys::JSON::stringify(value).map_err(|_| JsError::new(&format!("{what}: not a plain object")))?.into();
-    serde_json::from_str(&text).map_err(|e| JsError::new(&format!("{what}: {e}")))
 }
 
 /// Marks an object busy for the length of one call. A Rust panic traps out of the call with

@@ -4,16 +4,17 @@
 use wasm_bindgen::prelude::*;
 
 use super::stream::JsStreamOptions;
-use super::{from_js, to_js};
+use super::{args, to_js};
 use crate::clean;
 use crate::event::ToolRecord;
 
 /// Splits a saved message at its `[[tool:N]]` markers into text and tool segments, each tool
 /// filled from `toolHistory[N]` (a marker with no entry stays a tool segment with no output).
 #[wasm_bindgen(js_name = resolveToolMarkers)]
-pub fn resolve_tool_markers(message: &str, tool_history: JsValue) -> Result<JsValue, JsError> {
-    let history: Vec<ToolRecord> = from_js(&tool_history, "resolveToolMarkers: toolHistory")?;
-    to_js(&clean::resolve_tool_markers(message, &history))
+pub fn resolve_tool_markers(message: JsValue, tool_history: JsValue) -> Result<JsValue, JsValue> {
+    let message = args::text(&message, "resolveToolMarkers: message")?;
+    let history: Vec<ToolRecord> = args::list(&tool_history, "resolveToolMarkers: toolHistory")?;
+    Ok(to_js(&clean::resolve_tool_markers(&message, &history))?)
 }
 
 /// Cleans a whole response text as a stream would be cleaned: `{ message, text, thinking,
@@ -21,7 +22,8 @@ pub fn resolve_tool_markers(message: &str, tool_history: JsValue) -> Result<JsVa
 /// options of `ChatStreamOptions` (`inlineThinking`, `thinkingTags`, `startsInThinking`,
 /// `payloadMarkers`).
 #[wasm_bindgen(js_name = parseLlmResponse)]
-pub fn parse_llm_response(text: &str, options: JsValue) -> Result<JsValue, JsError> {
-    let options: JsStreamOptions = from_js(&options, "parseLlmResponse options")?;
-    to_js(&clean::parse_llm_response(text, &options.clean_options()))
+pub fn parse_llm_response(text: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let text = args::text(&text, "parseLlmResponse: text")?;
+    let options: JsStreamOptions = args::options(&options, "parseLlmResponse options")?;
+    Ok(to_js(&clean::parse_llm_response(&text, &options.clean_options()))?)
 }

@@ -20,7 +20,7 @@ use web_sys::AbortController;
 use super::agent::{self, AgentSetup, TurnIo};
 use super::events::{self, EventStream, Pump, Source};
 use super::stream::{JsPayloadMarker, JsStreamOptions};
-use super::{from_js, to_js, PoisonGuard};
+use super::{args, to_js, PoisonGuard};
 use crate::agent::{AgentConfig, AgentTurn, DEFAULT_MAX_ITERATIONS};
 use crate::error::ErrorCode;
 use crate::event::Segment;
@@ -84,14 +84,14 @@ pub struct ChatSession {
 #[wasm_bindgen(js_class = ChatSessionCore)]
 impl ChatSession {
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue) -> Result<ChatSession, JsError> {
+    pub fn new(options: JsValue) -> Result<ChatSession, JsValue> {
         let fetch = if options.is_object() {
             Reflect::get(&options, &"fetch".into()).ok().and_then(|f| f.dyn_into::<Function>().ok())
         } else {
             None
         };
         let plain = events::without_key(&options, "fetch");
-        let parsed: JsSessionOptions = from_js(&plain, "ChatSession options")?;
+        let parsed: JsSessionOptions = args::options(&plain, "ChatSession options")?;
         let agent = match &parsed.provider {
             None => None,
             Some(name) => Some(agent_setup(name, &parsed, &options)?),
@@ -144,9 +144,10 @@ impl ChatSession {
 
     /// Sends `message` (with the page's `context`) and returns the turn's events. The state moves
     /// whether or not the events are iterated.
-    pub fn send(&self, message: String, context: JsValue) -> Result<EventStream, JsError> {
+    pub fn send(&self, message: JsValue, context: JsValue) -> Result<EventStream, JsValue> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
-        let context: Value = from_js(&context, "context")?;
+        let message = args::text(&message, "ChatSession.send: message")?;
+        let context: Value = args::json(&context, "ChatSession.send: context")?;
         let begun = self.inner.borrow_mut().session.begin(&message, context);
         let (request, patches) = match begun {
             Ok(begun) => begun,
@@ -163,7 +164,7 @@ impl ChatSession {
 
         let controller = AbortController::new().map_err(|_| JsError::new("AbortController is not available"))?;
         if self.inner.borrow().agent.is_some() {
-            return self.send_to_provider(&message, controller);
+            return Ok(self.send_to_provider(&message, controller)?);
         }
         let body = serde_json::to_string(&request).expect("request serializes");
         let response = post(&self.inner.borrow(), &body, &controller.signal());
@@ -202,9 +203,10 @@ impl ChatSession {
 
     /// Replaces the conversation with saved messages (JSON text from `saveMessages`).
     #[wasm_bindgen(js_name = loadMessages)]
-    pub fn load_messages(&self, json: &str) -> Result<(), JsError> {
+    pub fn load_messages(&self, json: JsValue) -> Result<(), JsValue> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
-        self.inner.borrow_mut().session.load_messages(json).map_err(|e| JsError::new(&e.message))?;
+        let json = args::text(&json, "ChatSession.loadMessages: json")?;
+        self.inner.borrow_mut().session.load_messages(&json).map_err(|e| JsError::new(&e.message))?;
         {
             // Provider mode: the model's conversation is the messages' text (tool calls and their
             // results are not in saved messages; the tool cards keep them for the UI).

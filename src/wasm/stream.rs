@@ -5,10 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::partial_input::PartialInputs;
-use super::{events_to_js, from_js, PoisonGuard};
+use super::{args, events_to_js, PoisonGuard};
 use crate::clean::{CleanOptions, PayloadMarker};
 use crate::dialect::Dialect;
 use crate::event::StreamEvent;
@@ -93,38 +92,33 @@ pub struct ChatStream {
 #[wasm_bindgen]
 impl ChatStream {
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue) -> Result<ChatStream, JsError> {
-        let options: JsStreamOptions = from_js(&options, "ChatStream options")?;
+    pub fn new(options: JsValue) -> Result<ChatStream, JsValue> {
+        let options: JsStreamOptions = args::options(&options, "ChatStream options")?;
         Ok(ChatStream::from_options(options.into_core()?))
     }
 
-    /// Feeds a chunk (`Uint8Array` or string); returns the events it completed.
-    pub fn push(&self, chunk: &JsValue) -> Result<JsValue, JsError> {
+    /// Feeds a chunk (a string, an `ArrayBuffer` or any view of one: `Uint8Array`, `DataView`, …);
+    /// returns the events it completed.
+    pub fn push(&self, chunk: &JsValue) -> Result<JsValue, JsValue> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
         let mut bytes = self.bytes.borrow_mut();
-        bytes.clear();
-        if let Some(text) = chunk.as_string() {
-            bytes.extend_from_slice(text.as_bytes());
-        } else if let Some(array) = chunk.dyn_ref::<js_sys::Uint8Array>() {
-            bytes.resize(array.length() as usize, 0);
-            array.copy_to(&mut bytes);
-        } else {
-            return Err(JsError::new("ChatStream.push takes a Uint8Array or a string"));
+        if !args::bytes(chunk, &mut bytes) {
+            return Err(args::type_error("ChatStream.push: chunk must be a string, an ArrayBuffer or a typed array"));
         }
-        self.run(|core, out| core.push(&bytes, out))
+        Ok(self.run(|core, out| core.push(&bytes, out)))
     }
 
     /// The body ended: returns the last events (always including `complete`).
     pub fn finish(&self) -> Result<JsValue, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
-        self.run(|core, out| core.finish(out))
+        Ok(self.run(|core, out| core.finish(out)))
     }
 
     /// Stops: returns `complete` with the partial content and `cancelled`
     /// (or a CONFLICT error after the stream completed).
     pub fn cancel(&self) -> Result<JsValue, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
-        self.run(|core, out| core.cancel(out))
+        Ok(self.run(|core, out| core.cancel(out)))
     }
 
     /// The dialect in use (`undefined` until auto-detection has decided).
@@ -151,7 +145,7 @@ impl ChatStream {
         }
     }
 
-    fn run(&self, step: impl FnOnce(&mut CoreStream, &mut Vec<StreamEvent>)) -> Result<JsValue, JsError> {
+    fn run(&self, step: impl FnOnce(&mut CoreStream, &mut Vec<StreamEvent>)) -> JsValue {
         let mut events = self.events.borrow_mut();
         events.clear();
         step(&mut self.core.borrow_mut(), &mut events);
@@ -160,6 +154,6 @@ impl ChatStream {
         for (event, value) in events.iter().zip(array.iter()) {
             partial_inputs.attach(event, &value);
         }
-        Ok(array.into())
+        array.into()
     }
 }

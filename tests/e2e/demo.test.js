@@ -6,11 +6,10 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launchChromium } from "./chromium.js";
 
 const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const proxyBin = process.env.CHATSTREAM_PROXY ?? join(root, "target/debug/chatstream-proxy");
@@ -18,7 +17,7 @@ const shots = process.env.E2E_SCREENSHOTS ?? join(root, "target/e2e-screenshots"
 mkdirSync(shots, { recursive: true });
 console.log(`# screenshots: ${shots}`);
 
-let proxy, baseUrl, context, profile;
+let proxy, baseUrl, context, closeChromium;
 
 /** Starts the proxy on a free port; resolves with its URL (the first line it prints). */
 function startProxy() {
@@ -41,27 +40,12 @@ function startProxy() {
 
 before(async () => {
   ({ child: proxy, url: baseUrl } = await startProxy());
-  profile = mkdtempSync(join(tmpdir(), "chatstream-e2e-"));
-  // A persistent context is how playwright takes a fresh --user-data-dir of our own.
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  ({ context, close: closeChromium } = await launchChromium());
 });
 
 after(async () => {
-  await context?.close();
+  await closeChromium?.();
   proxy?.kill();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 /** A fresh page on the demo, with page errors collected (any one fails the test). */
