@@ -88,6 +88,53 @@ impl StreamEvent {
     }
 }
 
+/// Merges runs of deltas in `events[from..]`: adjacent text deltas, adjacent thinking deltas,
+/// and adjacent argument deltas of one tool call (the merged one keeps the later
+/// `partial_input`). A push returns one event per run however its bytes were cut, and two
+/// event lists are compared this way whatever the chunking was: the cleaner's output does not
+/// depend on how its input is cut, only on where deltas begin and end.
+///
+/// ```
+/// use chatstream::event::{merge_adjacent_deltas, StreamEvent};
+/// let text = |t: &str| StreamEvent::TextDelta { text: t.into() };
+/// let mut events = vec![text("a"), text("b"), StreamEvent::Cancelled, text("c")];
+/// merge_adjacent_deltas(&mut events, 0);
+/// assert_eq!(events, [text("ab"), StreamEvent::Cancelled, text("c")]);
+/// ```
+pub fn merge_adjacent_deltas(events: &mut Vec<StreamEvent>, from: usize) {
+    if events.len() < from + 2 {
+        return;
+    }
+    let mut write = from;
+    for read in from..events.len() {
+        if write > from {
+            let (head, tail) = events.split_at_mut(read);
+            let merged = match (&mut head[write - 1], &mut tail[0]) {
+                (StreamEvent::TextDelta { text: a }, StreamEvent::TextDelta { text: b })
+                | (StreamEvent::ThinkingDelta { text: a }, StreamEvent::ThinkingDelta { text: b }) => {
+                    a.push_str(b);
+                    true
+                }
+                (
+                    StreamEvent::ToolInputDelta { tool_use_id: id, delta: a, partial_input: partial },
+                    StreamEvent::ToolInputDelta { tool_use_id: next, delta: b, partial_input: later },
+                ) if id == next => {
+                    a.push_str(b);
+                    *partial = std::mem::take(later);
+                    true
+                }
+                _ => false,
+            };
+            if merged {
+                continue;
+            }
+        }
+        events.swap(write, read);
+        write += 1;
+    }
+    events.truncate(write);
+}
+
 /// `complete.payload`: the whole message, ready to persist and render.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompletePayload {

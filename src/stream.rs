@@ -19,7 +19,7 @@
 use crate::clean::{CleanOptions, Cleaner};
 use crate::dialect::{detect, Dialect, DialectDecoder, ProviderEvent};
 use crate::error::ErrorCode;
-use crate::event::StreamEvent;
+use crate::event::{merge_adjacent_deltas, StreamEvent};
 use crate::framing::{Frame, FrameDecoder, Framing, FramingError, DEFAULT_MAX_FRAME_BYTES};
 
 /// How many frames auto-detection looks at before it gives up on a stream it cannot recognise.
@@ -283,47 +283,4 @@ fn extend_run(run: &mut Option<ProviderEvent>, event: ProviderEvent) -> Option<P
         (_, event) => return Some(event),
     }
     None
-}
-
-/// Merges runs of text deltas (and of thinking deltas) in `events[first..]`, so that a push
-/// returns one event per run however the bytes were chunked.
-fn merge_adjacent_deltas(events: &mut Vec<StreamEvent>, first: usize) {
-    if events.len() < first + 2 {
-        return;
-    }
-    let mut write = first;
-    for read in first..events.len() {
-        if write > first {
-            let (head, tail) = events.split_at_mut(read);
-            let merged = match (&mut head[write - 1], &mut tail[0]) {
-                (StreamEvent::TextDelta { text: a }, StreamEvent::TextDelta { text: b })
-                | (StreamEvent::ThinkingDelta { text: a }, StreamEvent::ThinkingDelta { text: b }) => {
-                    a.push_str(b);
-                    true
-                }
-                _ => false,
-            };
-            if merged {
-                continue;
-            }
-        }
-        events.swap(write, read);
-        write += 1;
-    }
-    events.truncate(write);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn adjacent_deltas_merge_and_others_stay() {
-        let text = |t: &str| StreamEvent::TextDelta { text: t.into() };
-        let think = |t: &str| StreamEvent::ThinkingDelta { text: t.into() };
-        let mut events =
-            vec![text("0"), text("a"), text("b"), think("c"), think("d"), StreamEvent::Cancelled, text("e"), text("f")];
-        merge_adjacent_deltas(&mut events, 1);
-        assert_eq!(events, vec![text("0"), text("ab"), think("cd"), StreamEvent::Cancelled, text("ef")]);
-    }
 }

@@ -5,7 +5,7 @@
 
 use chatstream::clean::{CleanOptions, Cleaner};
 use chatstream::dialect::{Dialect, ProviderEvent};
-use chatstream::event::StreamEvent;
+use chatstream::event::{merge_adjacent_deltas, StreamEvent};
 use chatstream::framing::{FrameDecoder, Framing};
 use chatstream::stream::{ChatStream, StreamOptions};
 use serde_json::Value;
@@ -37,26 +37,9 @@ fn pieces<'a>(input: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
 /// Events as JSON with runs of text, thinking and one call's tool-input deltas merged (chunking
 /// decides where deltas are cut, nothing else), as the test harness compares them.
 pub fn canonical(events: &[StreamEvent]) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::new();
-    for event in events {
-        let value = serde_json::to_value(event).unwrap();
-        if let Some(last) = out.last_mut() {
-            let kind = value["type"].as_str().unwrap_or("");
-            if last["type"] == value["type"] && (kind == "text_delta" || kind == "thinking_delta") {
-                let joined = format!("{}{}", last["text"].as_str().unwrap(), value["text"].as_str().unwrap());
-                last["text"] = Value::String(joined);
-                continue;
-            }
-            if kind == "tool_input_delta" && last["type"] == value["type"] && last["tool_use_id"] == value["tool_use_id"] {
-                let joined = format!("{}{}", last["delta"].as_str().unwrap(), value["delta"].as_str().unwrap());
-                last["delta"] = Value::String(joined);
-                last["partial_input"] = value["partial_input"].clone();
-                continue;
-            }
-        }
-        out.push(value);
-    }
-    out
+    let mut events = events.to_vec();
+    merge_adjacent_deltas(&mut events, 0);
+    events.iter().map(|event| serde_json::to_value(event).unwrap()).collect()
 }
 
 fn run_stream(dialect: Option<Dialect>, parts: &[&[u8]]) -> Vec<StreamEvent> {

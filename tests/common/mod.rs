@@ -17,9 +17,9 @@
 use std::path::{Path, PathBuf};
 
 use chatstream::dialect::Dialect;
-use chatstream::event::StreamEvent;
+use chatstream::event::{merge_adjacent_deltas, StreamEvent};
 use chatstream::stream::{ChatStream, StreamOptions};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub const ALL_SPLITS_MAX: usize = 4096;
 const RANDOM_SPLIT_RUNS: usize = 64;
@@ -68,29 +68,9 @@ pub fn run(options: &StreamOptions, input: &[u8], cuts: &[usize]) -> (Vec<Stream
 /// The events as JSON with runs of text deltas, thinking deltas and tool-input deltas (for one
 /// call) merged, so that output can be compared whatever the chunking was.
 pub fn canonical(events: &[StreamEvent]) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::new();
-    for event in events {
-        let value = serde_json::to_value(event).unwrap();
-        if let Some(last) = out.last_mut() {
-            let kind = value["type"].as_str().unwrap_or("");
-            if last["type"] == value["type"] && (kind == "text_delta" || kind == "thinking_delta") {
-                let joined = format!("{}{}", last["text"].as_str().unwrap(), value["text"].as_str().unwrap());
-                last["text"] = json!(joined);
-                continue;
-            }
-            if kind == "tool_input_delta"
-                && last["type"] == value["type"]
-                && last["tool_use_id"] == value["tool_use_id"]
-            {
-                let joined = format!("{}{}", last["delta"].as_str().unwrap(), value["delta"].as_str().unwrap());
-                last["delta"] = json!(joined);
-                last["partial_input"] = value["partial_input"].clone();
-                continue;
-            }
-        }
-        out.push(value);
-    }
-    out
+    let mut events = events.to_vec();
+    merge_adjacent_deltas(&mut events, 0);
+    events.iter().map(|event| serde_json::to_value(event).unwrap()).collect()
 }
 
 /// `Err(path)` naming the first place where `actual` does not contain `expected`.
