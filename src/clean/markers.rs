@@ -1,4 +1,4 @@
-//! The streaming marker stripper: raw response text in, [`Piece`]s out.
+//! The streaming marker stripper: raw response text in, [`Token`]s out.
 //!
 //! It takes `[[tool:N]]` markers, inline thinking tags and payload markers with their JSON out of
 //! text that arrives in pieces of any size. The hold-back rule: only the longest
@@ -10,13 +10,14 @@
 
 use serde_json::Value;
 
+use super::matching::{match_literal, match_tool_marker, Match};
 use super::payload::{payload_markers, BalancedJson, PayloadKind, MAX_GAP_BYTES, MAX_PAYLOAD_BYTES};
 use super::thinking::{Tag, Thinking, ThinkingTags};
 use super::CleanOptions;
 
-/// One decided piece of the text, in reading order.
+/// One decided piece of the text, in reading order: what the stripper made of it.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Piece {
+pub(crate) enum Token {
     Text(String),
     Thinking(String),
     /// A `[[tool:N]]` marker.
@@ -32,61 +33,8 @@ pub(crate) enum Piece {
     },
 }
 
-/// How text at some position relates to a marker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Match {
-    /// A whole marker of this many bytes.
-    Full(usize),
-    /// All of the text is a proper prefix of a marker: more text decides.
-    Partial,
-    No,
-}
-
-/// Matches `literal` at the start of `rest`.
-pub(crate) fn match_literal(rest: &str, literal: &str) -> Match {
-    if rest.len() >= literal.len() {
-        if rest.starts_with(literal) {
-            Match::Full(literal.len())
-        } else {
-            Match::No
-        }
-    } else if literal.starts_with(rest) {
-        Match::Partial
-    } else {
-        Match::No
-    }
-}
-
-const TOOL_MARKER_OPEN: &str = "[[tool:";
-/// `N` in `[[tool:N]]` has at most this many digits (so it fits a u32).
-const MAX_TOOL_DIGITS: usize = 9;
-
-/// Matches `[[tool:N]]` (N decimal digits) at the start of `rest`, returning N for a full match.
-pub(crate) fn match_tool_marker(rest: &str) -> (Match, u32) {
-    let open = TOOL_MARKER_OPEN.len();
-    match match_literal(rest, TOOL_MARKER_OPEN) {
-        Match::Full(_) => {}
-        other => return (other, 0),
-    }
-    let bytes = rest.as_bytes();
-    let digits = bytes[open..].iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits > MAX_TOOL_DIGITS {
-        return (Match::No, 0);
-    }
-    let close = open + digits;
-    let tail = &bytes[close..];
-    if tail.is_empty() || (digits > 0 && tail == b"]") {
-        return (Match::Partial, 0);
-    }
-    if digits == 0 || !tail.starts_with(b"]]") {
-        return (Match::No, 0);
-    }
-    let n = rest[open..close].parse().expect("at most nine digits");
-    (Match::Full(close + 2), n)
-}
-
 /// Removes what never reaches the UI: ␄ (U+2404), the `▌` cursor, and control characters other
-/// than `\n` and `\t` (chat_service requirements, "Clean content").
+/// than `\n` and `\t`.
 pub(crate) fn strip_unwanted_chars(s: &str) -> std::borrow::Cow<'_, str> {
     let unwanted = |c: char| c == '\u{2404}' || c == '▌' || (c.is_control() && c != '\n' && c != '\t');
     if s.contains(unwanted) {
@@ -161,7 +109,7 @@ impl MarkerStripper {
     }
 
     /// Reads `text` (already free of unwanted characters), appending what it decides to `out`.
-    pub(crate) fn push(&mut self, text: &str, out: &mut Vec<Piece>) {
+    pub(crate) fn push(&mut self, text: &str, out: &mut Vec<Token>) {
         if text.is_empty() {
             return;
         }
@@ -171,7 +119,7 @@ impl MarkerStripper {
     }
 
     /// The text ended: a payload still open is released as text, and a held tail is text.
-    pub(crate) fn finish(&mut self, out: &mut Vec<Piece>) {
+    pub(crate) fn finish(&mut self, out: &mut Vec<Token>) {
         while let Some(open) = self.payload.take() {
             let reason = if open.json.is_some() { "its JSON never closed" } else { "no JSON followed it" };
             let again = self.release(open, reason, out);
@@ -183,7 +131,7 @@ impl MarkerStripper {
 
     /// Reads `buf`. A failed payload's JSON is read before the text after it, from a stack of
     /// buffers rather than by joining the two, so a failure costs the length of its JSON only.
-    fn run(&mut self, buf: String, out: &mut Vec<Piece>) {
+    fn run(&mut self, buf: String, out: &mut Vec<Token>) {
         let mut stack = vec![(buf, 0)];
         while let Some((buf, pos)) = stack.last_mut() {
             let rest = &buf[*pos..];
@@ -220,7 +168,7 @@ impl MarkerStripper {
     }
 
     /// Scans ordinary text, releasing everything but an undecided tail or a payload's JSON.
-    fn scan_text(&mut self, s: &str, out: &mut Vec<Piece>) -> Scan {
+    fn scan_text(&mut self, s: &str, out: &mut Vec<Token>) -> Scan {
         let bytes = s.as_bytes();
         let mut released = 0;
         let mut i = 0;
@@ -245,7 +193,7 @@ impl MarkerStripper {
                     i += len;
                     released = i;
                     match what {
-                        Marker::Tool(n) => out.push(Piece::Tool(n)),
+                        Marker::Tool(n) => out.push(Token::Tool(n)),
                         Marker::Tag(Tag::Open(n)) => self.thinking = Thinking::Inside(n),
                         Marker::Tag(Tag::Close) => self.thinking = Thinking::Outside,
                         Marker::Payload(kind) => {
@@ -289,7 +237,7 @@ impl MarkerStripper {
         (if partial { Match::Partial } else { Match::No }, Marker::Tool(0))
     }
 
-    fn feed_payload(&mut self, s: &str, out: &mut Vec<Piece>) -> PayloadStep {
+    fn feed_payload(&mut self, s: &str, out: &mut Vec<Token>) -> PayloadStep {
         let open = self.payload.as_mut().expect("called with a payload open");
         let mut taken = 0;
         if open.json.is_none() {
@@ -313,7 +261,7 @@ impl MarkerStripper {
                 let raw = &open.json.as_ref().expect("opened").raw;
                 match serde_json::from_str::<Value>(raw) {
                     Ok(value) => {
-                        out.push(Piece::Payload { kind: open.kind, value });
+                        out.push(Token::Payload { kind: open.kind, value });
                         PayloadStep::Closed(taken + n)
                     }
                     Err(err) => {
@@ -333,21 +281,21 @@ impl MarkerStripper {
 
     /// Gives up on a payload: its marker goes out as text with a diagnostic, and its JSON is
     /// returned to be read again as ordinary text.
-    fn release(&mut self, open: OpenPayload, reason: &str, out: &mut Vec<Piece>) -> String {
+    fn release(&mut self, open: OpenPayload, reason: &str, out: &mut Vec<Token>) -> String {
         let marker = open.lead.trim_end();
-        out.push(Piece::Malformed { kind: open.kind, reason: format!("{marker} was left in the text: {reason}") });
+        out.push(Token::Malformed { kind: open.kind, reason: format!("{marker} was left in the text: {reason}") });
         self.emit(&open.lead, out);
         open.json.map(|json| json.raw).unwrap_or_default()
     }
 
-    fn emit(&self, s: &str, out: &mut Vec<Piece>) {
+    fn emit(&self, s: &str, out: &mut Vec<Token>) {
         if s.is_empty() {
             return;
         }
         match (out.last_mut(), self.thinking != Thinking::Outside) {
-            (Some(Piece::Text(text)), false) | (Some(Piece::Thinking(text)), true) => text.push_str(s),
-            (_, false) => out.push(Piece::Text(s.to_owned())),
-            (_, true) => out.push(Piece::Thinking(s.to_owned())),
+            (Some(Token::Text(text)), false) | (Some(Token::Thinking(text)), true) => text.push_str(s),
+            (_, false) => out.push(Token::Text(s.to_owned())),
+            (_, true) => out.push(Token::Thinking(s.to_owned())),
         }
     }
 }

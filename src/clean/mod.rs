@@ -40,23 +40,30 @@
 //! - Each `tool_input_delta` carries a copy of the best value so far: parsing is linear in the
 //!   argument length, the copies are proportional to the value's size.
 
+mod backend;
 mod markers;
+mod matching;
 mod partial_json;
 mod payload;
 mod resolve;
 mod thinking;
+mod tools;
+mod trim;
 
 pub use resolve::{parse_llm_response, resolve_tool_markers, ParsedResponse};
+pub use tools::partial_input;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::dialect::ProviderEvent;
 use crate::error::ErrorCode;
-use crate::event::{CompletePayload, StreamEvent, ToolRecord, Usage};
-use markers::{strip_unwanted_chars, MarkerStripper, Piece};
-use partial_json::PartialJson;
+use crate::event::{CompletePayload, StreamEvent, Usage};
+use backend::{merge_usage, BackendFields};
+use markers::{strip_unwanted_chars, MarkerStripper, Token};
 use payload::PayloadKind;
 use resolve::{message_of, parse_with_parts, segments_of, Part};
+use tools::Tools;
+use trim::EdgeTrimmed;
 
 /// A registered payload marker: `SCHEMA_PROPOSAL:` followed by JSON becomes
 /// `custom_payload: { type: "schema_proposal", data }`.
@@ -100,18 +107,19 @@ impl Default for CleanOptions {
     }
 }
 
+/// Stage 3's state for one message: what the text has held back, the tools so far, and
+/// `complete.payload` as it builds.
 #[derive(Debug)]
 pub struct Cleaner {
     options: CleanOptions,
     stripper: MarkerStripper,
     /// Scratch space for what the stripper decides.
-    pieces: Vec<Piece>,
+    tokens: Vec<Token>,
     /// The message in reading order, for `message` and `segments`.
     parts: Vec<Part>,
     text: EdgeTrimmed,
     thinking: EdgeTrimmed,
-    /// Tools in the order they started: `tools[i].index == i`.
-    tools: Vec<Tool>,
+    tools: Tools,
     /// `complete.payload` as it builds; its payload fields hold those parsed from the text.
     payload: CompletePayload,
     backend: BackendFields,
@@ -120,70 +128,17 @@ pub struct Cleaner {
     invalid_utf8: u64,
 }
 
-#[derive(Debug)]
-struct Tool {
-    id: String,
-    name: String,
-    /// The model asked for it (its arguments stream); otherwise a backend ran it.
-    requested: bool,
-    arguments: String,
-    partial: PartialJson,
-    input: Value,
-    /// `tool_call` was emitted.
-    called: bool,
-    output: Option<Value>,
-    is_error: bool,
-}
-
-/// What the backend sent for `complete.payload`; it wins over what the text gave.
-#[derive(Debug, Default)]
-struct BackendFields {
-    message: Option<String>,
-    thinking: Option<String>,
-    suggested_values: Option<Value>,
-    suggested_actions: Option<Value>,
-    custom_payload: Option<Value>,
-    tool_history: Option<Value>,
-}
-
-/// Deltas with the edges trimmed without holding visible text: leading whitespace is dropped,
-/// trailing whitespace waits for the next visible character.
-#[derive(Debug, Default)]
-struct EdgeTrimmed {
-    /// Everything emitted, joined.
-    emitted: String,
-    held: String,
-}
-
-impl EdgeTrimmed {
-    /// The delta to emit for `s`, if any.
-    fn push(&mut self, s: &str) -> Option<String> {
-        let s = if self.emitted.is_empty() { s.trim_start() } else { s };
-        let visible = s.trim_end();
-        if visible.is_empty() {
-            if !self.emitted.is_empty() {
-                self.held.push_str(s);
-            }
-            return None;
-        }
-        let mut delta = std::mem::take(&mut self.held);
-        delta.push_str(visible);
-        self.held.push_str(&s[visible.len()..]);
-        self.emitted.push_str(&delta);
-        Some(delta)
-    }
-}
-
 impl Cleaner {
+    /// A cleaner for one message.
     pub fn new(options: CleanOptions) -> Cleaner {
         Cleaner {
             stripper: MarkerStripper::new(&options),
             options,
-            pieces: Vec::new(),
+            tokens: Vec::new(),
             parts: Vec::new(),
             text: EdgeTrimmed::default(),
             thinking: EdgeTrimmed::default(),
-            tools: Vec::new(),
+            tools: Tools::default(),
             payload: CompletePayload::default(),
             backend: BackendFields::default(),
             complete: false,
@@ -207,31 +162,30 @@ impl Cleaner {
                 out.push(StreamEvent::Status { message: strip_unwanted_chars(&message).into_owned() })
             }
             ProviderEvent::Text(text) => {
-                self.stripper.push(&strip_unwanted_chars(&text), &mut self.pieces);
-                self.take_pieces(out);
+                self.stripper.push(&strip_unwanted_chars(&text), &mut self.tokens);
+                self.take_tokens(out);
             }
             ProviderEvent::Thinking(text) => self.push_thinking(&strip_unwanted_chars(&text), out),
             ProviderEvent::ToolCallStart { id, name } => {
-                if self.find(&id).is_none() {
-                    self.start_tool(id, name, true, json!({}), out);
+                self.find_or_start(id, name, out);
+            }
+            ProviderEvent::ToolCallDelta { id, delta } => {
+                if !delta.is_empty() {
+                    let at = self.find_or_start(id, String::new(), out);
+                    self.tools.delta(at, &delta, self.options.partial_input, out);
                 }
             }
-            ProviderEvent::ToolCallDelta { id, delta } => self.tool_delta(id, &delta, out),
             ProviderEvent::ToolCallEnd { id, name, input } => {
-                let at = match self.find(&id) {
-                    Some(at) => at,
-                    None => self.start_tool(id, name.clone().unwrap_or_default(), true, json!({}), out),
-                };
-                if let Some(name) = name.filter(|_| self.tools[at].name.is_empty()) {
-                    self.tools[at].name = name;
+                let at = self.find_or_start(id, name.clone().unwrap_or_default(), out);
+                if let Some(name) = name {
+                    self.tools.name_if_unnamed(at, name);
                 }
-                self.call_tool(at, input, out);
+                self.tools.call(at, input, out);
             }
             ProviderEvent::ToolRun { id, name, input } => {
                 let input = if input.is_null() { json!({}) } else { input };
-                match id.as_deref().and_then(|id| self.find(id)) {
-                    Some(at) if self.tools[at].input == json!({}) => self.tools[at].input = input,
-                    Some(_) => {}
+                match id.as_deref().and_then(|id| self.tools.find(id)) {
+                    Some(at) => self.tools.set_input_if_empty(at, input),
                     None => {
                         let id = id.unwrap_or_else(|| format!("tool_{}", self.tools.len()));
                         self.start_tool(id, name, false, input, out);
@@ -242,11 +196,18 @@ impl Cleaner {
                 out.push(StreamEvent::ToolProgress { tool_use_id: id, tool: name, stage, message, progress, data })
             }
             ProviderEvent::ToolResult { id, name, index, output, is_error } => {
-                self.tool_result(id, name, index, output, is_error, out)
+                let at = match self.tools.for_result(id.as_deref(), name.as_deref(), index) {
+                    Some(at) => at,
+                    None => {
+                        let id = id.unwrap_or_else(|| format!("tool_{}", self.tools.len()));
+                        self.start_tool(id, name.unwrap_or_default(), false, json!({}), out)
+                    }
+                };
+                self.tools.complete(at, output, is_error, out);
             }
             ProviderEvent::Usage(usage) => merge_usage(self.payload.usage.get_or_insert_with(Usage::default), &usage),
             ProviderEvent::Finish { reason } => self.payload.finish_reason = Some(reason),
-            ProviderEvent::Payload(fields) => self.merge_backend_fields(fields),
+            ProviderEvent::Payload(fields) => self.backend.merge(fields, &mut self.payload),
             ProviderEvent::Attach { key, value } => self.attach(key, value),
             ProviderEvent::Error { code, message, fatal: false } => out.push(StreamEvent::error(code, message)),
             ProviderEvent::Error { code, message, fatal: true } => {
@@ -256,11 +217,7 @@ impl Cleaner {
             }
             ProviderEvent::End => {
                 // The stream finished properly, so arguments still open are complete.
-                for at in 0..self.tools.len() {
-                    if self.tools[at].requested && !self.tools[at].called {
-                        self.call_tool(at, None, out);
-                    }
-                }
+                self.tools.call_open(out);
                 self.complete(out);
             }
             ProviderEvent::Cancelled => {
@@ -269,7 +226,6 @@ impl Cleaner {
             }
         }
     }
-
     /// The input ended. Without a terminal event first, this emits `complete` with what arrived
     /// and then an `error` (NETWORK_ERROR, "stream ended before completion").
     pub fn finish(&mut self, out: &mut Vec<StreamEvent>) {
@@ -295,27 +251,27 @@ impl Cleaner {
         self.complete
     }
 
-    fn take_pieces(&mut self, out: &mut Vec<StreamEvent>) {
-        let mut pieces = std::mem::take(&mut self.pieces);
-        for piece in pieces.drain(..) {
-            match piece {
-                Piece::Text(text) => {
+    fn take_tokens(&mut self, out: &mut Vec<StreamEvent>) {
+        let mut tokens = std::mem::take(&mut self.tokens);
+        for token in tokens.drain(..) {
+            match token {
+                Token::Text(text) => {
                     Part::push_text(&mut self.parts, &text);
                     if let Some(text) = self.text.push(&text) {
                         out.push(StreamEvent::TextDelta { text });
                     }
                 }
-                Piece::Thinking(text) => self.push_thinking(&text, out),
-                Piece::Tool(n) => self.parts.push(Part::Marker(n)),
-                Piece::Payload { kind, value } => *payload_field(&mut self.payload, &kind) = Some(kind.wrap(value)),
-                Piece::Malformed { kind, reason } => out.push(StreamEvent::Error {
+                Token::Thinking(text) => self.push_thinking(&text, out),
+                Token::Tool(n) => self.parts.push(Part::Marker(n)),
+                Token::Payload { kind, value } => *payload_field(&mut self.payload, &kind) = Some(kind.wrap(value)),
+                Token::Malformed { kind, reason } => out.push(StreamEvent::Error {
                     code: ErrorCode::ServiceUnavailable,
                     message: format!("Failed to parse response: {reason}"),
                     field: Some(kind.field().into()),
                 }),
             }
         }
-        self.pieces = pieces;
+        self.tokens = tokens;
     }
 
     fn push_thinking(&mut self, text: &str, out: &mut Vec<StreamEvent>) {
@@ -324,8 +280,12 @@ impl Cleaner {
         }
     }
 
-    fn find(&self, id: &str) -> Option<usize> {
-        self.tools.iter().position(|t| t.id == id)
+    /// The tool with this id, started (with an empty input) if it is new.
+    fn find_or_start(&mut self, id: String, name: String, out: &mut Vec<StreamEvent>) -> usize {
+        match self.tools.find(&id) {
+            Some(at) => at,
+            None => self.start_tool(id, name, true, json!({}), out),
+        }
     }
 
     /// A new tool: the next index, a place in the message, and `tool_start`.
@@ -337,148 +297,9 @@ impl Cleaner {
         input: Value,
         out: &mut Vec<StreamEvent>,
     ) -> usize {
-        let index = self.tools.len() as u32;
-        self.parts.push(Part::Started(index));
-        out.push(StreamEvent::ToolStart { tool_use_id: id.clone(), tool: name.clone(), index, input: input.clone() });
-        self.tools.push(Tool {
-            id,
-            name,
-            requested,
-            arguments: String::new(),
-            partial: PartialJson::default(),
-            input,
-            called: false,
-            output: None,
-            is_error: false,
-        });
-        self.tools.len() - 1
-    }
-
-    fn tool_delta(&mut self, id: String, delta: &str, out: &mut Vec<StreamEvent>) {
-        if delta.is_empty() {
-            return;
-        }
-        let at = match self.find(&id) {
-            Some(at) => at,
-            None => self.start_tool(id, String::new(), true, json!({}), out),
-        };
-        let tool = &mut self.tools[at];
-        if tool.called {
-            return;
-        }
-        tool.arguments.push_str(delta);
-        let partial_input = if self.options.partial_input {
-            tool.partial.push(delta);
-            tool.partial.value().unwrap_or_else(|| json!({}))
-        } else {
-            Value::Null
-        };
-        out.push(StreamEvent::ToolInputDelta { tool_use_id: tool.id.clone(), delta: delta.to_owned(), partial_input });
-    }
-
-    /// The arguments are complete: `tool_call` with the given input or the parsed arguments.
-    fn call_tool(&mut self, at: usize, input: Option<Value>, out: &mut Vec<StreamEvent>) {
-        let tool = &mut self.tools[at];
-        if tool.called {
-            return;
-        }
-        tool.called = true;
-        tool.input = match input {
-            Some(input) => input,
-            None if tool.arguments.trim().is_empty() => json!({}),
-            None => match serde_json::from_str(&tool.arguments) {
-                Ok(input) => input,
-                Err(err) => {
-                    out.push(StreamEvent::error(
-                        ErrorCode::ServiceUnavailable,
-                        format!(
-                            "Failed to parse response: the arguments of tool call {} ({}) are not valid JSON ({err}); \
-                             passing them on as a string",
-                            tool.id, tool.name
-                        ),
-                    ));
-                    Value::String(tool.arguments.clone())
-                }
-            },
-        };
-        out.push(StreamEvent::ToolCall {
-            tool_use_id: tool.id.clone(),
-            tool: tool.name.clone(),
-            index: at as u32,
-            input: tool.input.clone(),
-        });
-    }
-
-    /// A tool finished: matched by id, else by index, else the oldest unfinished one (of the
-    /// same name if there is one). A result that names an id no tool has, and no index, is a tool
-    /// of its own (given to no other call), started here.
-    fn tool_result(
-        &mut self,
-        id: Option<String>,
-        name: Option<String>,
-        index: Option<u32>,
-        output: Value,
-        is_error: bool,
-        out: &mut Vec<StreamEvent>,
-    ) {
-        let unfinished = |t: &Tool| t.output.is_none();
-        let found = match (&id, index) {
-            (Some(id), _) if self.find(id).is_some() => self.find(id),
-            (_, Some(index)) if (index as usize) < self.tools.len() => Some(index as usize),
-            (Some(_), _) => None,
-            (None, _) => self
-                .tools
-                .iter()
-                .position(|t| unfinished(t) && Some(&t.name) == name.as_ref())
-                .or_else(|| self.tools.iter().position(unfinished)),
-        };
-        let at = match found {
-            Some(at) => at,
-            None => {
-                let id = id.unwrap_or_else(|| format!("tool_{}", self.tools.len()));
-                self.start_tool(id, name.unwrap_or_default(), false, json!({}), out)
-            }
-        };
-        let tool = &mut self.tools[at];
-        tool.output = Some(output.clone());
-        tool.is_error = is_error;
-        out.push(StreamEvent::ToolComplete {
-            tool_use_id: tool.id.clone(),
-            tool: tool.name.clone(),
-            index: at as u32,
-            input: tool_input(tool),
-            output,
-            is_error,
-        });
-    }
-
-    fn merge_backend_fields(&mut self, fields: Map<String, Value>) {
-        for (key, value) in fields {
-            let backend = &mut self.backend;
-            match key.as_str() {
-                "message" => backend.message = value.as_str().map(str::to_owned),
-                "thinking" => backend.thinking = value.as_str().map(str::to_owned),
-                "suggested_values" => backend.suggested_values = Some(value).filter(|v| !v.is_null()),
-                "suggested_actions" => backend.suggested_actions = Some(value).filter(|v| !v.is_null()),
-                "custom_payload" => backend.custom_payload = Some(value).filter(|v| !v.is_null()),
-                "tool_history" => backend.tool_history = Some(value).filter(|v| !v.is_null()),
-                "finish_reason" => {
-                    if let Some(reason) = value.as_str() {
-                        self.payload.finish_reason = Some(reason.to_owned());
-                    }
-                }
-                "usage" => {
-                    if let Ok(usage) = serde_json::from_value::<Usage>(value) {
-                        merge_usage(self.payload.usage.get_or_insert_with(Usage::default), &usage);
-                    }
-                }
-                // Derived from `message`.
-                "text" | "segments" => {}
-                _ => {
-                    self.payload.extra.insert(key, value);
-                }
-            }
-        }
+        let at = self.tools.start(id, name, requested, input, out);
+        self.parts.push(Part::Started(at as u32));
+        at
     }
 
     /// Appends `value` to the array `payload[key]`.
@@ -491,28 +312,13 @@ impl Cleaner {
 
     /// Resolves what is held and emits the one `complete`.
     fn complete(&mut self, out: &mut Vec<StreamEvent>) {
-        self.stripper.finish(&mut self.pieces);
-        self.take_pieces(out);
+        self.stripper.finish(&mut self.tokens);
+        self.take_tokens(out);
         self.complete = true;
         self.payload.invalid_utf8 = self.invalid_utf8;
 
-        let ours: Vec<ToolRecord> = self
-            .tools
-            .iter()
-            .map(|t| ToolRecord {
-                tool_name: t.name.clone(),
-                tool_use_id: t.id.clone(),
-                input: tool_input(t),
-                output: t.output.clone().unwrap_or(Value::Null),
-                is_error: t.is_error,
-            })
-            .collect();
         let backend = std::mem::take(&mut self.backend);
-        let history_value = backend.tool_history.or_else(|| {
-            let custom = backend.custom_payload.as_ref()?;
-            (custom["type"] == "tool_history").then(|| custom["data"].clone())
-        });
-        let tool_history = history_value.as_ref().and_then(|v| backend_tool_history(v, &ours)).unwrap_or(ours);
+        let tool_history = backend.tool_history(self.tools.records());
 
         let mut payload = std::mem::take(&mut self.payload);
         match backend.message {
@@ -545,64 +351,10 @@ impl Cleaner {
     }
 }
 
-/// A tool's input: as called, or the arguments so far for a call that never completed.
-fn tool_input(tool: &Tool) -> Value {
-    if tool.requested && !tool.called {
-        partial_input(&tool.arguments)
-    } else {
-        tool.input.clone()
-    }
-}
-
-/// The best JSON value that `arguments`, the start of a tool call's arguments, allow.
-pub fn partial_input(arguments: &str) -> Value {
-    let mut partial = PartialJson::default();
-    partial.push(arguments);
-    partial.value().unwrap_or_else(|| json!({}))
-}
-
-/// Later usage reports replace earlier ones field by field.
-fn merge_usage(into: &mut Usage, later: &Usage) {
-    let fields = [
-        (&mut into.input_tokens, later.input_tokens),
-        (&mut into.output_tokens, later.output_tokens),
-        (&mut into.reasoning_tokens, later.reasoning_tokens),
-        (&mut into.cached_input_tokens, later.cached_input_tokens),
-        (&mut into.total_tokens, later.total_tokens),
-    ];
-    for (field, value) in fields {
-        if value.is_some() {
-            *field = value;
-        }
-    }
-}
-
 fn payload_field<'a>(payload: &'a mut CompletePayload, kind: &PayloadKind) -> &'a mut Option<Value> {
     match kind {
         PayloadKind::SuggestedValues => &mut payload.suggested_values,
         PayloadKind::SuggestedActions => &mut payload.suggested_actions,
         PayloadKind::Custom(_) => &mut payload.custom_payload,
     }
-}
-
-/// The backend's `tool_history` (`{tool_name, input, output}` entries), with what it
-/// leaves out taken from the tools seen in the stream at the same index.
-fn backend_tool_history(value: &Value, ours: &[ToolRecord]) -> Option<Vec<ToolRecord>> {
-    let entries = value.as_array()?;
-    let records = entries.iter().enumerate().map(|(i, entry)| {
-        let ours = ours.get(i);
-        let text = |keys: &[&str]| keys.iter().find_map(|k| entry[*k].as_str()).map(str::to_owned);
-        ToolRecord {
-            tool_name: text(&["tool_name", "tool", "name"])
-                .or_else(|| ours.map(|r| r.tool_name.clone()))
-                .unwrap_or_default(),
-            tool_use_id: text(&["tool_use_id", "id"])
-                .or_else(|| ours.map(|r| r.tool_use_id.clone()))
-                .unwrap_or_default(),
-            input: entry.get("input").cloned().or_else(|| ours.map(|r| r.input.clone())).unwrap_or_else(|| json!({})),
-            output: entry.get("output").cloned().or_else(|| ours.map(|r| r.output.clone())).unwrap_or(Value::Null),
-            is_error: entry["is_error"].as_bool().or(ours.map(|r| r.is_error)).unwrap_or(false),
-        }
-    });
-    Some(records.collect())
 }

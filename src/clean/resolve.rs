@@ -1,4 +1,4 @@
-//! From a message's pieces to what is stored and rendered: `message` with `[[tool:N]]`, `text`
+//! From a message's parts to what is stored and rendered: `message` with `[[tool:N]]`, `text`
 //! with none, and `segments` in reading order; and the same for stored messages (the JS helpers
 //! `resolveToolMarkers` and `parseLlmResponse`).
 
@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::markers::{strip_unwanted_chars, MarkerStripper, Piece};
+use super::markers::{strip_unwanted_chars, MarkerStripper, Token};
 use super::payload::PayloadKind;
 use super::CleanOptions;
 use crate::event::{Segment, ToolRecord};
@@ -34,30 +34,20 @@ impl Part {
 }
 
 /// The message in reading order with each tool placed once: at its markers, or where it
-/// started when the text has no marker for it.
-fn placed(parts: &[Part]) -> impl Iterator<Item = Placed<'_>> {
+/// started when the text has no marker for it (a `Started` part is left out when it has one).
+fn placed(parts: &[Part]) -> impl Iterator<Item = &Part> {
     let marked: BTreeSet<u32> =
         parts.iter().filter_map(|p| if let Part::Marker(n) = p { Some(*n) } else { None }).collect();
-    parts.iter().filter_map(move |part| match part {
-        Part::Text(text) => Some(Placed::Text(text)),
-        Part::Marker(n) => Some(Placed::Tool(*n)),
-        Part::Started(n) if !marked.contains(n) => Some(Placed::Tool(*n)),
-        Part::Started(_) => None,
-    })
-}
-
-enum Placed<'a> {
-    Text(&'a str),
-    Tool(u32),
+    parts.iter().filter(move |part| !matches!(part, Part::Started(n) if marked.contains(n)))
 }
 
 /// `message`: the text with `[[tool:N]]` where tools ran (as an agent backend stores it), trimmed.
 pub(crate) fn message_of(parts: &[Part]) -> String {
     let mut message = String::new();
-    for place in placed(parts) {
-        match place {
-            Placed::Text(text) => message.push_str(text),
-            Placed::Tool(n) => message.push_str(&format!("[[tool:{n}]]")),
+    for part in placed(parts) {
+        match part {
+            Part::Text(text) => message.push_str(text),
+            Part::Marker(n) | Part::Started(n) => message.push_str(&format!("[[tool:{n}]]")),
         }
     }
     message.trim().to_owned()
@@ -69,12 +59,12 @@ pub(crate) fn segments_of(parts: &[Part], tool_history: &[ToolRecord]) -> Vec<Se
     let mut segments = Vec::new();
     // Text between two tools, joined: a start that is not shown does not split it.
     let mut text = String::new();
-    for place in placed(parts) {
-        match place {
-            Placed::Text(more) => text.push_str(more),
-            Placed::Tool(n) => {
+    for part in placed(parts) {
+        match part {
+            Part::Text(more) => text.push_str(more),
+            Part::Marker(n) | Part::Started(n) => {
                 push_text_segment(&mut text, &mut segments);
-                segments.push(tool_segment(n, tool_history.get(n as usize)));
+                segments.push(tool_segment(*n, tool_history.get(*n as usize)));
             }
         }
     }
@@ -124,14 +114,14 @@ fn tool_segment(index: u32, record: Option<&ToolRecord>) -> Segment {
 /// ```
 pub fn resolve_tool_markers(message: &str, tool_history: &[ToolRecord]) -> Vec<Segment> {
     let mut stripper = MarkerStripper::tool_markers_only();
-    let mut pieces = Vec::new();
-    stripper.push(message, &mut pieces);
-    stripper.finish(&mut pieces);
-    let parts: Vec<Part> = pieces
+    let mut tokens = Vec::new();
+    stripper.push(message, &mut tokens);
+    stripper.finish(&mut tokens);
+    let parts: Vec<Part> = tokens
         .into_iter()
-        .filter_map(|piece| match piece {
-            Piece::Text(text) => Some(Part::Text(text)),
-            Piece::Tool(n) => Some(Part::Marker(n)),
+        .filter_map(|token| match token {
+            Token::Text(text) => Some(Part::Text(text)),
+            Token::Tool(n) => Some(Part::Marker(n)),
             _ => None,
         })
         .collect();
@@ -175,23 +165,23 @@ pub fn parse_llm_response(text: &str, options: &CleanOptions) -> ParsedResponse 
 /// [`parse_llm_response`] and the message's parts (for segments).
 pub(crate) fn parse_with_parts(text: &str, options: &CleanOptions) -> (ParsedResponse, Vec<Part>) {
     let mut stripper = MarkerStripper::new(options);
-    let mut pieces = Vec::new();
-    stripper.push(&strip_unwanted_chars(text), &mut pieces);
-    stripper.finish(&mut pieces);
+    let mut tokens = Vec::new();
+    stripper.push(&strip_unwanted_chars(text), &mut tokens);
+    stripper.finish(&mut tokens);
     let mut parsed = ParsedResponse::default();
     let mut parts = Vec::new();
     let mut clean_text = String::new();
     let mut thinking = String::new();
-    for piece in pieces {
-        match piece {
-            Piece::Text(text) => {
+    for token in tokens {
+        match token {
+            Token::Text(text) => {
                 clean_text.push_str(&text);
                 Part::push_text(&mut parts, &text);
             }
-            Piece::Thinking(text) => thinking.push_str(&text),
-            Piece::Tool(n) => parts.push(Part::Marker(n)),
-            Piece::Payload { kind, value } => *parsed.field(&kind) = Some(kind.wrap(value)),
-            Piece::Malformed { reason, .. } => parsed.diagnostics.push(reason),
+            Token::Thinking(text) => thinking.push_str(&text),
+            Token::Tool(n) => parts.push(Part::Marker(n)),
+            Token::Payload { kind, value } => *parsed.field(&kind) = Some(kind.wrap(value)),
+            Token::Malformed { reason, .. } => parsed.diagnostics.push(reason),
         }
     }
     parsed.message = message_of(&parts);

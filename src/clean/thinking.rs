@@ -6,7 +6,7 @@
 //! told from ordinary text until the tag arrives, so it is an option
 //! ([`CleanOptions::starts_in_thinking`](super::CleanOptions)) rather than a guess.
 
-use super::markers::{match_literal, Match};
+use super::matching::{match_literal, Match};
 use super::CleanOptions;
 
 /// The configured tags, written out.

@@ -314,7 +314,10 @@ pub(crate) async fn read(pump: &Rc<RefCell<Pump>>, source: Source, sink: &mut dy
                     core.push(&bytes, &mut events);
                 } else {
                     let detail = "a chunk of the body is neither bytes nor text; it was skipped";
-                    events.push(StreamEvent::error(ErrorCode::ServiceUnavailable, format!("Failed to parse response: {detail}")));
+                    events.push(StreamEvent::error(
+                        ErrorCode::ServiceUnavailable,
+                        format!("Failed to parse response: {detail}"),
+                    ));
                 }
                 sink(&events);
             }

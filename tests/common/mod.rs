@@ -28,7 +28,6 @@ pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-
 /// A small, seedable generator (SplitMix64): reproducible splits without a dependency.
 pub struct Rng(pub u64);
 

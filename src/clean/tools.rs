@@ -1,0 +1,200 @@
+//! The message's tool calls, in the order they started: `index` N is the N of `[[tool:N]]`.
+//! Each keeps its streamed arguments (and their best JSON so far), the call once its arguments
+//! are complete, and the result once it ran.
+
+use serde_json::{json, Value};
+
+use super::partial_json::PartialJson;
+use crate::error::ErrorCode;
+use crate::event::{StreamEvent, ToolRecord};
+
+#[derive(Debug, Default)]
+pub(crate) struct Tools {
+    list: Vec<Tool>,
+}
+
+#[derive(Debug)]
+struct Tool {
+    id: String,
+    name: String,
+    /// The model asked for it (its arguments stream); otherwise a backend ran it.
+    requested: bool,
+    arguments: String,
+    partial: PartialJson,
+    input: Value,
+    /// `tool_call` was emitted.
+    called: bool,
+    output: Option<Value>,
+    is_error: bool,
+}
+
+impl Tools {
+    pub(crate) fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub(crate) fn find(&self, id: &str) -> Option<usize> {
+        self.list.iter().position(|t| t.id == id)
+    }
+
+    /// A new tool at the next index: `tool_start`.
+    pub(crate) fn start(
+        &mut self,
+        id: String,
+        name: String,
+        requested: bool,
+        input: Value,
+        out: &mut Vec<StreamEvent>,
+    ) -> usize {
+        let index = self.list.len() as u32;
+        out.push(StreamEvent::ToolStart { tool_use_id: id.clone(), tool: name.clone(), index, input: input.clone() });
+        self.list.push(Tool {
+            id,
+            name,
+            requested,
+            arguments: String::new(),
+            partial: PartialJson::default(),
+            input,
+            called: false,
+            output: None,
+            is_error: false,
+        });
+        self.list.len() - 1
+    }
+
+    /// Names a tool that started without a name (its arguments came first).
+    pub(crate) fn name_if_unnamed(&mut self, at: usize, name: String) {
+        if self.list[at].name.is_empty() {
+            self.list[at].name = name;
+        }
+    }
+
+    /// Gives a tool the backend runs its input, unless it already has one.
+    pub(crate) fn set_input_if_empty(&mut self, at: usize, input: Value) {
+        if self.list[at].input == json!({}) {
+            self.list[at].input = input;
+        }
+    }
+
+    /// More argument text: `tool_input_delta`, with the best JSON so far when `partial_input`.
+    pub(crate) fn delta(&mut self, at: usize, delta: &str, partial_input: bool, out: &mut Vec<StreamEvent>) {
+        let tool = &mut self.list[at];
+        if tool.called {
+            return;
+        }
+        tool.arguments.push_str(delta);
+        let partial_input = if partial_input {
+            tool.partial.push(delta);
+            tool.partial.value().unwrap_or_else(|| json!({}))
+        } else {
+            Value::Null
+        };
+        out.push(StreamEvent::ToolInputDelta { tool_use_id: tool.id.clone(), delta: delta.to_owned(), partial_input });
+    }
+
+    /// The arguments are complete: `tool_call` with the given input or the parsed arguments.
+    pub(crate) fn call(&mut self, at: usize, input: Option<Value>, out: &mut Vec<StreamEvent>) {
+        let tool = &mut self.list[at];
+        if tool.called {
+            return;
+        }
+        tool.called = true;
+        tool.input = match input {
+            Some(input) => input,
+            None if tool.arguments.trim().is_empty() => json!({}),
+            None => match serde_json::from_str(&tool.arguments) {
+                Ok(input) => input,
+                Err(err) => {
+                    out.push(StreamEvent::error(
+                        ErrorCode::ServiceUnavailable,
+                        format!(
+                            "Failed to parse response: the arguments of tool call {} ({}) are not valid JSON ({err}); \
+                             passing them on as a string",
+                            tool.id, tool.name
+                        ),
+                    ));
+                    Value::String(tool.arguments.clone())
+                }
+            },
+        };
+        out.push(StreamEvent::ToolCall {
+            tool_use_id: tool.id.clone(),
+            tool: tool.name.clone(),
+            index: at as u32,
+            input: tool.input.clone(),
+        });
+    }
+
+    /// The stream finished properly: arguments still open are complete.
+    pub(crate) fn call_open(&mut self, out: &mut Vec<StreamEvent>) {
+        for at in 0..self.list.len() {
+            if self.list[at].requested && !self.list[at].called {
+                self.call(at, None, out);
+            }
+        }
+    }
+
+    /// Which tool a result is for: by id, else by index, else the oldest unfinished one (of the
+    /// same name if there is one). `None` for a result that names an id no tool has, and no
+    /// index: a tool of its own, given to no other call.
+    pub(crate) fn for_result(&self, id: Option<&str>, name: Option<&str>, index: Option<u32>) -> Option<usize> {
+        let unfinished = |t: &Tool| t.output.is_none();
+        match (id, index) {
+            (Some(id), _) if self.find(id).is_some() => self.find(id),
+            (_, Some(index)) if (index as usize) < self.list.len() => Some(index as usize),
+            (Some(_), _) => None,
+            (None, _) => self
+                .list
+                .iter()
+                .position(|t| unfinished(t) && Some(t.name.as_str()) == name)
+                .or_else(|| self.list.iter().position(unfinished)),
+        }
+    }
+
+    /// A tool finished: `tool_complete`.
+    pub(crate) fn complete(&mut self, at: usize, output: Value, is_error: bool, out: &mut Vec<StreamEvent>) {
+        let tool = &mut self.list[at];
+        tool.output = Some(output.clone());
+        tool.is_error = is_error;
+        out.push(StreamEvent::ToolComplete {
+            tool_use_id: tool.id.clone(),
+            tool: tool.name.clone(),
+            index: at as u32,
+            input: tool.input_so_far(),
+            output,
+            is_error,
+        });
+    }
+
+    /// `tool_history`: every tool by index.
+    pub(crate) fn records(&self) -> Vec<ToolRecord> {
+        self.list
+            .iter()
+            .map(|t| ToolRecord {
+                tool_name: t.name.clone(),
+                tool_use_id: t.id.clone(),
+                input: t.input_so_far(),
+                output: t.output.clone().unwrap_or(Value::Null),
+                is_error: t.is_error,
+            })
+            .collect()
+    }
+}
+
+impl Tool {
+    /// The input as called, or the arguments so far for a call that never completed.
+    fn input_so_far(&self) -> Value {
+        if self.requested && !self.called {
+            partial_input(&self.arguments)
+        } else {
+            self.input.clone()
+        }
+    }
+}
+
+/// The best JSON value that `arguments`, the start of a tool call's arguments, allow.
+pub fn partial_input(arguments: &str) -> Value {
+    let mut partial = PartialJson::default();
+    partial.push(arguments);
+    partial.value().unwrap_or_else(|| json!({}))
+}
