@@ -8,7 +8,7 @@
 import init, {
   initSync,
   ChatStream,
-  ChatSessionCore,
+  SessionDriver,
   streamEvents,
   resolveToolMarkers,
   parseLlmResponse,
@@ -17,7 +17,7 @@ import init, {
 export { init as default, initSync, ChatStream, streamEvents, resolveToolMarkers, parseLlmResponse };
 
 export class ChatSession {
-  #core;
+  #driver;
   #snapshot;
   #listeners = new Set();
   #coalesce;
@@ -31,20 +31,20 @@ export class ChatSession {
     // Anything but an object goes to the core as it is, which refuses it with a TypeError.
     const isObject = typeof options === "object" && options !== null;
     const { coalesce = false, ...coreOptions } = isObject ? options : {};
-    this.#core = new ChatSessionCore(isObject ? coreOptions : options);
+    this.#driver = new SessionDriver(isObject ? coreOptions : options);
     this.#coalesce = coalesce === "frame" && typeof requestAnimationFrame === "function";
-    this.#snapshot = Object.freeze(this.#core.state());
-    this.#core.setListener((patches) => this.#apply(patches));
+    this.#snapshot = Object.freeze(this.#driver.state());
+    this.#driver.setListener((patches) => this.#apply(patches));
   }
 
   /** Sends a message; returns the turn's events (iterating them is optional). */
   send(message, context) {
-    return this.#core.send(String(message ?? ""), context ?? null);
+    return this.#driver.send(String(message ?? ""), context ?? null);
   }
 
   /** Stops the turn in flight. Returns a CONFLICT error event when nothing is in flight. */
   cancel() {
-    return this.#core.cancel();
+    return this.#driver.cancel();
   }
 
   /** Subscribes to state changes; returns the unsubscribe function. */
@@ -58,12 +58,12 @@ export class ChatSession {
 
   /** The conversation as JSON text, to save. */
   saveMessages() {
-    return this.#core.saveMessages();
+    return this.#driver.saveMessages();
   }
 
   /** Replaces the conversation with saved JSON text (not while a message is being answered). */
   loadMessages(json) {
-    this.#core.loadMessages(typeof json === "string" ? json : JSON.stringify(json));
+    this.#driver.loadMessages(typeof json === "string" ? json : JSON.stringify(json));
   }
 
   #apply(patches) {

@@ -70,6 +70,32 @@ impl ErrorCode {
         }
     }
 
+    /// The message for an HTTP error response whose body is `body`: the body's own
+    /// (`{"error":{"message":…}}`, `{"error":"…"}`, `{"message":…}`, `{"detail":…}`, or the start of a
+    /// text body), else `HTTP <status>` (for an empty or HTML body).
+    ///
+    /// ```
+    /// use chatstream::error::ErrorCode;
+    /// assert_eq!(ErrorCode::message_from_body(404, r#"{"detail":"Conversation not found"}"#), "Conversation not found");
+    /// assert_eq!(ErrorCode::message_from_body(502, "<html>Bad gateway</html>"), "HTTP 502");
+    /// ```
+    pub fn message_from_body(status: u16, body: &str) -> String {
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(body) {
+            let found = [&value["error"]["message"], &value["error"], &value["message"], &value["detail"]]
+                .into_iter()
+                .find_map(|v| v.as_str().map(str::to_owned));
+            if let Some(message) = found {
+                return message;
+            }
+        }
+        let text: String = body.trim().chars().take(300).collect();
+        if text.is_empty() || text.starts_with('<') {
+            format!("HTTP {status}")
+        } else {
+            text
+        }
+    }
+
     /// The contract's fixed user-facing message for this code, where it has one.
     pub fn default_message(self) -> &'static str {
         match self {
@@ -87,5 +113,29 @@ impl ErrorCode {
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorCode;
+
+    #[test]
+    fn an_error_body_gives_its_own_message() {
+        let cases = [
+            (r#"{"error":{"message":"Model not found","type":"invalid_request_error"}}"#, "Model not found"),
+            (r#"{"error":"quota exceeded"}"#, "quota exceeded"),
+            (r#"{"message":"Bad input"}"#, "Bad input"),
+            (r#"{"detail":"Conversation not found"}"#, "Conversation not found"),
+            ("  plain words  ", "plain words"),
+            ("", "HTTP 500"),
+            ("<!doctype html><h1>Error</h1>", "HTTP 500"),
+            (r#"{"other":1}"#, r#"{"other":1}"#),
+        ];
+        for (body, message) in cases {
+            assert_eq!(ErrorCode::message_from_body(500, body), message, "{body}");
+        }
+        let long = "x".repeat(1000);
+        assert_eq!(ErrorCode::message_from_body(500, &long).len(), 300);
     }
 }

@@ -31,6 +31,7 @@ fn apply_patches(snapshot: &mut Value, patches: &[Patch]) {
             Patch::PushToolUpdate { value } => {
                 snapshot["activeToolProgress"]["updates"].as_array_mut().unwrap().push(value.clone())
             }
+            Patch::Reset { value } => *snapshot = value.clone(),
         }
     }
 }
@@ -216,9 +217,13 @@ fn messages_save_and_load_as_json() {
     session.begin("hi", Value::Null).unwrap();
     session.apply(&complete("hello"));
     let saved = session.messages_json();
-    let mut restored = Session::default();
-    restored.load_messages(&saved).unwrap();
+    let mut restored = Mirror::new();
+    restored.begin("a turn in the way");
+    restored.apply(complete("to be replaced"));
+    let patches = restored.session.load_messages(&saved).unwrap();
+    restored.check(&patches);
     assert_eq!(restored.state().messages, session.state().messages);
+    let mut restored = restored.session;
     assert_eq!(restored.load_messages("{not json").unwrap_err().code, ErrorCode::ValidationError);
 }
 

@@ -37,6 +37,25 @@ pub struct AgentConfig {
 /// Default `maxIterations`.
 pub const DEFAULT_MAX_ITERATIONS: u32 = 5;
 
+/// The result a tool call gives the model when it did not run or failed: `{code, message}`.
+pub fn tool_error(code: ErrorCode, message: impl Into<String>) -> Value {
+    json!({"code": code.as_str(), "message": message.into()})
+}
+
+/// A tool's progress report as a `tool_progress` event: a string is its message; an object may
+/// carry `stage`, `message`, `progress` (0 to 1) and `data`.
+pub fn progress_event(tool_use_id: &str, tool: &str, update: &Value) -> StreamEvent {
+    let text = |key: &str| update.get(key).and_then(Value::as_str).map(str::to_owned);
+    StreamEvent::ToolProgress {
+        tool_use_id: Some(tool_use_id.to_owned()),
+        tool: tool.to_owned(),
+        stage: text("stage"),
+        message: update.as_str().map(str::to_owned).or_else(|| text("message")),
+        progress: update.get("progress").and_then(Value::as_f64),
+        data: update.get("data").cloned().unwrap_or(Value::Null),
+    }
+}
+
 /// A tool call to run, with its index in the whole turn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingCall {
@@ -111,6 +130,19 @@ impl AgentTurn {
 
     pub fn config(&self) -> &AgentConfig {
         &self.config
+    }
+
+    /// Whether `call` may run: a tool this turn offers, with input its `input_schema` accepts.
+    /// `Err` is the result the model gets instead (a VALIDATION_ERROR), so it can correct itself.
+    pub fn check_call(&self, call: &PendingCall) -> Result<(), Value> {
+        let Some(tool) = self.config.tools.iter().find(|t| t.name == call.name) else {
+            let known: Vec<&str> = self.config.tools.iter().map(|t| t.name.as_str()).collect();
+            let message = format!("Unknown tool {:?}; the tools are: {}", call.name, known.join(", "));
+            return Err(tool_error(ErrorCode::ValidationError, message));
+        };
+        schema::check(&tool.input_schema, &call.input).map_err(|problem| {
+            tool_error(ErrorCode::ValidationError, format!("Invalid input for {}: {problem}", call.name))
+        })
     }
 
     pub fn is_done(&self) -> bool {

@@ -15,18 +15,20 @@ use serde_json::Value;
 use super::Dialect;
 use crate::framing::{Frame, Framing};
 
+/// The response headers that name a dialect (the AI SDK's protocol headers), with the dialect
+/// each names. A reader of responses passes these on to [`from_headers`].
+pub const DIALECT_HEADERS: [(&str, Dialect); 2] =
+    [("x-vercel-ai-ui-message-stream", Dialect::UiMessageStream), ("x-vercel-ai-data-stream", Dialect::DataStream)];
+
 /// The dialect the response headers name, if they name one.
 pub fn from_headers<'a>(
     content_type: Option<&str>,
     headers: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Option<Dialect> {
     for (name, value) in headers {
-        let value = value.trim();
-        if name.eq_ignore_ascii_case("x-vercel-ai-ui-message-stream") && !value.is_empty() {
-            return Some(Dialect::UiMessageStream);
-        }
-        if name.eq_ignore_ascii_case("x-vercel-ai-data-stream") && !value.is_empty() {
-            return Some(Dialect::DataStream);
+        let named = DIALECT_HEADERS.iter().find(|(header, _)| name.eq_ignore_ascii_case(header));
+        if let Some((_, dialect)) = named.filter(|_| !value.trim().is_empty()) {
+            return Some(*dialect);
         }
     }
     let mime = content_type?.split(';').next()?.trim().to_ascii_lowercase();

@@ -22,6 +22,7 @@ use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, Segment, StreamEvent, ToolRecord, Usage};
+use crate::request::Turn;
 
 /// One message of the conversation, (plus what the clean
 /// payload adds). Serializes to the JSON that `messages` are saved and loaded as.
@@ -181,6 +182,8 @@ pub enum Patch {
     SetSegment { at: usize, value: Value },
     /// `activeToolProgress.updates.push(value)`.
     PushToolUpdate { value: Value },
+    /// The whole state is replaced by `value` (saved messages were loaded).
+    Reset { value: Value },
 }
 
 /// The request body an agent backend takes on `POST /api/chat/stream` (`docs/agent-protocol.md`).
@@ -390,7 +393,7 @@ impl Session {
     }
 
     /// Replaces the conversation with saved `messages` (not while a turn is in flight).
-    pub fn load_messages(&mut self, json: &str) -> Result<(), ChatError> {
+    pub fn load_messages(&mut self, json: &str) -> Result<Vec<Patch>, ChatError> {
         if self.state.is_loading {
             return Err(ChatError {
                 code: ErrorCode::Conflict,
@@ -402,7 +405,27 @@ impl Session {
             message: format!("Invalid saved messages: {e}"),
         })?;
         self.state = ChatState { messages, ..ChatState::default() };
-        Ok(())
+        Ok(vec![Patch::Reset { value: to_value(&self.state) }])
+    }
+
+    /// The conversation as a provider-neutral one, for a model talked to directly: user text,
+    /// and assistant text with the `[[tool:N]]` markers taken out. (Saved messages do not keep
+    /// the tool calls and results the model saw; the tool cards keep them for the UI.)
+    pub fn conversation(&self) -> Vec<Turn> {
+        let text_of = |content: &str| -> String {
+            crate::clean::resolve_tool_markers(content, &[])
+                .into_iter()
+                .filter_map(|s| if let Segment::Text { text } = s { Some(text) } else { None })
+                .collect()
+        };
+        self.state
+            .messages
+            .iter()
+            .map(|m| match m.role.as_str() {
+                "user" => Turn::User { content: m.content.clone() },
+                _ => Turn::Assistant { content: text_of(&m.content), tool_calls: Vec::new() },
+            })
+            .collect()
     }
 
     fn end_turn(&mut self, patches: &mut Vec<Patch>) {

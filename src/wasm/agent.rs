@@ -11,16 +11,17 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
-use serde_json::{json, Value};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, AbortSignal};
 
-use super::callbacks::{Listener, Timer};
+use super::callbacks::{resolvable, Listener, Timer};
 use super::events::{close, deliver, read, Pump, ReadEnd, Source};
 use super::{args, to_js};
-use crate::agent::{schema, AfterStream, AgentConfig, AgentTurn, PendingCall};
+use crate::agent::{progress_event, tool_error, AfterStream, AgentConfig, AgentTurn, PendingCall};
+use crate::error::ErrorCode;
 use crate::event::StreamEvent;
 use crate::request::Turn;
 use crate::stream::StreamOptions;
@@ -39,19 +40,21 @@ pub(crate) struct AgentSetup {
 }
 
 /// The `execute` functions of `options.tools`; every tool must have one.
-pub(crate) fn tool_functions(options: &JsValue) -> Result<HashMap<String, Function>, JsError> {
+pub(crate) fn tool_functions(options: &JsValue) -> Result<HashMap<String, Function>, JsValue> {
     let mut found = HashMap::new();
     let tools = Reflect::get(options, &"tools".into()).unwrap_or(JsValue::UNDEFINED);
     if tools.is_undefined() || tools.is_null() {
         return Ok(found);
     }
-    let tools: Array = tools.dyn_into().map_err(|_| JsError::new("ChatSession options: tools must be an array"))?;
+    let tools: Array = tools.dyn_into().map_err(|_| args::type_error("ChatSession options: tools must be an array"))?;
     for tool in tools.iter() {
         let name = Reflect::get(&tool, &"name".into()).ok().and_then(|n| n.as_string()).unwrap_or_default();
         let execute = Reflect::get(&tool, &"execute".into()).ok().and_then(|f| f.dyn_into::<Function>().ok());
         match execute {
             Some(execute) => found.insert(name, execute),
-            None => return Err(JsError::new(&format!("ChatSession options: tool {name:?} has no execute function"))),
+            None => {
+                return Err(args::type_error(&format!("ChatSession options: tool {name:?} has no execute function")))
+            }
         };
     }
     Ok(found)
@@ -149,20 +152,15 @@ async fn run_tool(
     call: &PendingCall,
     keep_alive: &mut Vec<Closure<dyn FnMut(JsValue)>>,
 ) -> (Value, bool) {
-    let Some(execute) = io.executes.get(&call.name) else {
-        let known: Vec<&str> = io.executes.keys().map(String::as_str).collect();
-        let message = format!("Unknown tool {:?}; the tools are: {}", call.name, known.join(", "));
-        return (json!({"code": "VALIDATION_ERROR", "message": message}), true);
-    };
-    if let Some(def) = turn_tool(turn, &call.name) {
-        if let Err(problem) = schema::check(&def.input_schema, &call.input) {
-            let message = format!("Invalid input for {}: {problem}", call.name);
-            return (json!({"code": "VALIDATION_ERROR", "message": message}), true);
-        }
+    if let Err(refused) = turn.check_call(call) {
+        return (refused, true);
     }
+    let Some(execute) = io.executes.get(&call.name) else {
+        return (tool_error(ErrorCode::ValidationError, format!("No execute function for {}", call.name)), true);
+    };
     let controller = match AbortController::new() {
         Ok(controller) => controller,
-        Err(_) => return (json!({"code": "SERVICE_UNAVAILABLE", "message": "AbortController is not available"}), true),
+        Err(_) => return (tool_error(ErrorCode::ServiceUnavailable, "AbortController is not available"), true),
     };
     // The turn's cancel aborts the tool too.
     let tool_signal = controller.clone();
@@ -174,6 +172,8 @@ async fn run_tool(
         if progress_pump.borrow().is_closed() {
             return;
         }
+        let update =
+            if update.is_string() { Value::String(update.as_string().unwrap_or_default()) } else { json_of(&update) };
         deliver(&progress_pump, &[progress_event(&id, &name, &update)]);
     });
     let context = Object::new();
@@ -193,27 +193,9 @@ async fn run_tool(
         Waited::TimedOut => {
             controller.abort();
             let message = format!("Tool {} timed out after {} ms", call.name, io.tool_timeout_ms);
-            (json!({"code": "SERVICE_UNAVAILABLE", "message": message}), true)
+            (tool_error(ErrorCode::ServiceUnavailable, message), true)
         }
-        Waited::Aborted => (json!({"code": "SERVICE_UNAVAILABLE", "message": "Cancelled"}), true),
-    }
-}
-
-fn turn_tool<'a>(turn: &'a AgentTurn, name: &str) -> Option<&'a crate::request::ToolDef> {
-    turn.config().tools.iter().find(|t| t.name == name)
-}
-
-/// `progress("Searching…")` or `progress({ stage, message, progress, data })`.
-fn progress_event(id: &str, tool: &str, update: &JsValue) -> StreamEvent {
-    let value: Value = if let Some(text) = update.as_string() { json!({"message": text}) } else { json_of(update) };
-    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
-    StreamEvent::ToolProgress {
-        tool_use_id: Some(id.to_owned()),
-        tool: tool.to_owned(),
-        stage: text("stage"),
-        message: text("message"),
-        progress: value.get("progress").and_then(Value::as_f64),
-        data: value.get("data").cloned().unwrap_or(Value::Null),
+        Waited::Aborted => (tool_error(ErrorCode::ServiceUnavailable, "Cancelled"), true),
     }
 }
 
@@ -233,7 +215,7 @@ fn thrown_output(thrown: &JsValue) -> Value {
         .and_then(|m| m.as_string())
         .or_else(|| thrown.as_string())
         .unwrap_or_else(|| "the tool failed".into());
-    json!({"code": "SERVICE_UNAVAILABLE", "message": format!("Error: {message}")})
+    tool_error(ErrorCode::ServiceUnavailable, format!("Error: {message}"))
 }
 
 enum Waited {
@@ -274,11 +256,4 @@ async fn wait(promise: Promise, timeout_ms: f64, signal: &AbortSignal) -> Waited
         Ok(value) => Waited::Value(value),
         Err(thrown) => Waited::Threw(thrown),
     }
-}
-
-/// A promise and the function that resolves it.
-fn resolvable() -> (Promise, Function) {
-    let mut resolve = None;
-    let promise = Promise::new(&mut |resolve_fn, _| resolve = Some(resolve_fn));
-    (promise, resolve.expect("a promise's executor runs at once"))
 }

@@ -8,7 +8,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use js_sys::Function;
+use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::EventTarget;
@@ -128,4 +128,16 @@ impl Drop for Listener {
     fn drop(&mut self) {
         let _ = self.target.remove_event_listener_with_callback(self.kind, self.callback.as_ref().unchecked_ref());
     }
+}
+
+/// A promise and the function that resolves it.
+pub(crate) fn resolvable() -> (Promise, Function) {
+    let mut resolve = None;
+    let promise = Promise::new(&mut |resolve_fn, _| resolve = Some(resolve_fn));
+    (promise, resolve.expect("a promise's executor runs at once"))
+}
+
+/// A promise already rejected with `error`.
+pub(crate) fn rejected(error: &JsValue) -> JsValue {
+    Promise::reject(error).into()
 }

@@ -17,13 +17,13 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, ReadableStream, ReadableStreamDefaultReader, Response};
 
-use super::callbacks::{IdleTimer, Listener, Timer};
+use super::callbacks::{resolvable, IdleTimer, Listener, Timer};
 use super::partial_input::PartialInputs;
 use super::stream::JsStreamOptions;
 use super::{args, event_to_js};
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
-use crate::stream::{ChatStream as CoreStream, StreamOptions};
+use crate::stream::{ChatStream, StreamOptions};
 
 /// Called with each event before it is queued (the session applies it to its state), and with
 /// `None` once the stream has ended.
@@ -221,7 +221,7 @@ pub(crate) enum ReadEnd {
 /// Reads one response (or a promise of one, or a bare body stream) through the pipeline,
 /// handing each batch of events to `sink`. The pump provides the cancel and abandon flags.
 pub(crate) async fn read(pump: &Rc<RefCell<Pump>>, source: Source, sink: &mut dyn FnMut(&[StreamEvent])) -> ReadEnd {
-    let mut core = CoreStream::new(source.options.clone());
+    let mut core = ChatStream::new(source.options.clone());
     let mut events = Vec::new();
     let timeout = source.idle_timeout_ms;
 
@@ -248,7 +248,7 @@ pub(crate) async fn read(pump: &Rc<RefCell<Pump>>, source: Source, sink: &mut dy
             let (code, message) = http_error(response).await;
             return ReadEnd::Refused(code, message);
         }
-        core = CoreStream::new(with_response_headers(source.options, response));
+        core = ChatStream::new(with_response_headers(source.options, response));
         match response.body() {
             Some(body) => body,
             None => {
@@ -335,7 +335,7 @@ pub(crate) async fn read(pump: &Rc<RefCell<Pump>>, source: Source, sink: &mut dy
     }
 }
 
-fn finish_cancelled(core: &mut CoreStream, sink: &mut dyn FnMut(&[StreamEvent])) -> ReadEnd {
+fn finish_cancelled(core: &mut ChatStream, sink: &mut dyn FnMut(&[StreamEvent])) -> ReadEnd {
     let mut events = Vec::new();
     core.cancel(&mut events);
     sink(&events);
@@ -343,7 +343,7 @@ fn finish_cancelled(core: &mut CoreStream, sink: &mut dyn FnMut(&[StreamEvent]))
 }
 
 fn finish_failed(
-    core: &mut CoreStream,
+    core: &mut ChatStream,
     sink: &mut dyn FnMut(&[StreamEvent]),
     code: ErrorCode,
     message: &str,
@@ -381,10 +381,9 @@ async fn await_with_timeout(promise: Promise, timeout: Option<f64>) -> Step {
     };
     // The timer resolves the race with a marker no result can equal.
     let marker = JsValue::from_str("chatstream:timeout");
-    let mut resolve = None;
-    let timer_promise = Promise::new(&mut |resolve_timer, _| resolve = Some(resolve_timer));
+    let (timer_promise, resolve) = resolvable();
     let timer = {
-        let (resolve, marker) = (resolve.expect("a promise's executor runs at once"), marker.clone());
+        let marker = marker.clone();
         Timer::new(ms, move || {
             let _ = resolve.call1(&JsValue::UNDEFINED, &marker);
         })
@@ -410,25 +409,7 @@ async fn http_error(response: &Response) -> (ErrorCode, String) {
         Ok(promise) => JsFuture::from(promise).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
         Err(_) => String::new(),
     };
-    (code, error_message_from_body(status, &body))
-}
-
-/// `{"error":{"message":…}}`, `{"message":…}`, `{"detail":…}` or the start of a text body.
-fn error_message_from_body(status: u16, body: &str) -> String {
-    if let Ok(value) = serde_json::from_str::<serde_json::Value>(body) {
-        let found = [&value["error"]["message"], &value["error"], &value["message"], &value["detail"]]
-            .into_iter()
-            .find_map(|v| v.as_str().map(str::to_owned));
-        if let Some(message) = found {
-            return message;
-        }
-    }
-    let text: String = body.trim().chars().take(300).collect();
-    if text.is_empty() || text.starts_with('<') {
-        format!("HTTP {status}")
-    } else {
-        text
-    }
+    (code, ErrorCode::message_from_body(status, &body))
 }
 
 fn with_response_headers(mut options: StreamOptions, response: &Response) -> StreamOptions {
@@ -436,7 +417,7 @@ fn with_response_headers(mut options: StreamOptions, response: &Response) -> Str
     if options.content_type.is_none() {
         options.content_type = headers.get("content-type").ok().flatten();
     }
-    for name in ["x-vercel-ai-ui-message-stream", "x-vercel-ai-data-stream"] {
+    for (name, _) in crate::dialect::detect::DIALECT_HEADERS {
         if let Ok(Some(value)) = headers.get(name) {
             options.headers.push((name.to_owned(), value));
         }
@@ -469,9 +450,8 @@ impl EventStream {
         if p.closed || p.abandoned {
             return Promise::resolve(&iter_result(JsValue::UNDEFINED, true));
         }
-        let mut waiting = None;
-        let promise = Promise::new(&mut |resolve, _| waiting = Some(resolve));
-        p.waiting = waiting;
+        let (promise, resolve) = resolvable();
+        p.waiting = Some(resolve);
         promise
     }
 

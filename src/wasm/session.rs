@@ -1,4 +1,5 @@
-//! `ChatSession` for JS, talking to a backend that runs the agent loop itself (`docs/agent-protocol.md`), or,
+//! The driver behind JS `ChatSession`, talking to a backend that runs the agent loop itself
+//! (`docs/agent-protocol.md`), or,
 //! with `provider` set, to a provider through the proxy with the loop run here ([`super::agent`]).
 //!
 //! The state machine is [`crate::session::Session`]; this binding sends the request, feeds the
@@ -18,14 +19,14 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
 use super::agent::{self, AgentSetup, TurnIo};
+use super::callbacks::rejected;
 use super::events::{self, EventStream, Pump, Source};
 use super::stream::{JsPayloadMarker, JsStreamOptions};
 use super::{args, to_js, PoisonGuard};
 use crate::agent::{AgentConfig, AgentTurn, DEFAULT_MAX_ITERATIONS};
 use crate::error::ErrorCode;
-use crate::event::Segment;
 use crate::event::StreamEvent;
-use crate::request::{Profile, Provider, ToolDef, Turn};
+use crate::request::{Profile, Provider, ToolDef};
 use crate::session::{Patch, Session};
 
 /// Default `stepTimeoutMs`: a step silent for longer than 60 seconds is given up.
@@ -74,17 +75,18 @@ struct Inner {
     agent: Option<AgentSetup>,
 }
 
-/// Exported as `ChatSessionCore`; the package's `ChatSession` wraps it with snapshots.
-#[wasm_bindgen(js_name = ChatSessionCore)]
-pub struct ChatSession {
+/// A chat's turns: sends each request, reads the response into the state machine and reports
+/// every change as patches. The package's `ChatSession` wraps it with snapshots.
+#[wasm_bindgen]
+pub struct SessionDriver {
     inner: Rc<RefCell<Inner>>,
     busy: Cell<bool>,
 }
 
-#[wasm_bindgen(js_class = ChatSessionCore)]
-impl ChatSession {
+#[wasm_bindgen]
+impl SessionDriver {
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue) -> Result<ChatSession, JsValue> {
+    pub fn new(options: JsValue) -> Result<SessionDriver, JsValue> {
         let fetch = if options.is_object() {
             Reflect::get(&options, &"fetch".into()).ok().and_then(|f| f.dyn_into::<Function>().ok())
         } else {
@@ -127,7 +129,7 @@ impl ChatSession {
             current: None,
             agent,
         };
-        Ok(ChatSession { inner: Rc::new(RefCell::new(inner)), busy: Cell::new(false) })
+        Ok(SessionDriver { inner: Rc::new(RefCell::new(inner)), busy: Cell::new(false) })
     }
 
     /// The one listener for state changes: called with an array of patches (the JS wrapper).
@@ -206,31 +208,21 @@ impl ChatSession {
     pub fn load_messages(&self, json: JsValue) -> Result<(), JsValue> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
         let json = args::text(&json, "ChatSession.loadMessages: json")?;
-        self.inner.borrow_mut().session.load_messages(&json).map_err(|e| JsError::new(&e.message))?;
+        let patches = self.inner.borrow_mut().session.load_messages(&json).map_err(|e| JsError::new(&e.message))?;
         {
-            // Provider mode: the model's conversation is the messages' text (tool calls and their
-            // results are not in saved messages; the tool cards keep them for the UI).
+            // Provider mode: the model's conversation is the messages' text.
             let mut inner = self.inner.borrow_mut();
-            let turns = conversation_of(inner.session.state());
+            let turns = inner.session.conversation();
             if let Some(agent) = inner.agent.as_mut() {
                 agent.conversation = turns;
             }
         }
-        let state = to_js(self.inner.borrow().session.state())?;
-        let reset = Object::new();
-        let _ = Reflect::set(&reset, &"op".into(), &"reset".into());
-        let _ = Reflect::set(&reset, &"value".into(), &state);
-        let listener = self.inner.borrow().listener.clone();
-        if let Some(listener) = listener {
-            listener
-                .call1(&JsValue::UNDEFINED, &js_sys::Array::of1(&reset))
-                .map_err(|_| JsError::new("listener threw"))?;
-        }
+        notify(&self.inner, &patches);
         Ok(())
     }
 }
 
-impl ChatSession {
+impl SessionDriver {
     /// Provider mode: the loop runs here, over as many requests as the tools need.
     fn send_to_provider(&self, message: &str, controller: AbortController) -> Result<EventStream, JsError> {
         let (turn, first) = {
@@ -261,7 +253,7 @@ impl ChatSession {
             TurnIo {
                 post: Box::new(move |body| match poster.upgrade() {
                     Some(inner) => post(&inner.borrow(), body, &signal),
-                    None => js_sys::Promise::reject(&js_sys::Error::new("the session is gone").into()).into(),
+                    None => rejected(&js_sys::Error::new("the session is gone").into()),
                 }),
                 stream_options: inner.stream_options.clone().into_core()?,
                 step_timeout_ms: inner.step_timeout_ms,
@@ -285,7 +277,7 @@ impl ChatSession {
 
 /// The provider-mode settings from the options (the tools' `execute` functions from the
 /// original object: JSON cannot carry functions).
-fn agent_setup(provider: &str, parsed: &JsSessionOptions, options: &JsValue) -> Result<AgentSetup, JsError> {
+fn agent_setup(provider: &str, parsed: &JsSessionOptions, options: &JsValue) -> Result<AgentSetup, JsValue> {
     let provider = Provider::from_name(provider).ok_or_else(|| {
         let known: Vec<&str> = Provider::ALL.iter().map(|p| p.name()).collect();
         JsError::new(&format!("unknown provider {provider:?}: use one of {}", known.join(", ")))
@@ -312,25 +304,6 @@ fn agent_setup(provider: &str, parsed: &JsSessionOptions, options: &JsValue) -> 
         tool_timeout_ms: parsed.tool_timeout_ms.unwrap_or(agent::DEFAULT_TOOL_TIMEOUT_MS),
         conversation: Vec::new(),
     })
-}
-
-/// Saved messages as a provider-neutral conversation: user text, and assistant text with the
-/// `[[tool:N]]` markers taken out.
-fn conversation_of(state: &crate::session::ChatState) -> Vec<Turn> {
-    state
-        .messages
-        .iter()
-        .map(|m| {
-            if m.role == "user" {
-                return Turn::User { content: m.content.clone() };
-            }
-            let text: String = crate::clean::resolve_tool_markers(&m.content, &[])
-                .into_iter()
-                .filter_map(|s| if let Segment::Text { text } = s { Some(text) } else { None })
-                .collect();
-            Turn::Assistant { content: text, tool_calls: Vec::new() }
-        })
-        .collect()
 }
 
 /// Applies each event to the session's state and reports the change; `None` is the end.
@@ -373,11 +346,11 @@ fn post(inner: &Inner, body: &str, signal: &web_sys::AbortSignal) -> JsValue {
     let fetch =
         inner.fetch.clone().or_else(|| Reflect::get(&global, &"fetch".into()).ok().and_then(|f| f.dyn_into().ok()));
     let Some(fetch) = fetch else {
-        return js_sys::Promise::reject(&js_sys::Error::new("fetch is not available here").into()).into();
+        return rejected(&js_sys::Error::new("fetch is not available here").into());
     };
     match fetch.call2(&global, &inner.endpoint.as_str().into(), &init) {
         Ok(promise) => promise,
-        Err(err) => js_sys::Promise::reject(&err).into(),
+        Err(err) => rejected(&err),
     }
 }
 

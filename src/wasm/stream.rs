@@ -11,7 +11,7 @@ use super::{args, events_to_js, PoisonGuard};
 use crate::clean::{CleanOptions, PayloadMarker};
 use crate::dialect::Dialect;
 use crate::event::StreamEvent;
-use crate::stream::{ChatStream as CoreStream, StreamOptions};
+use crate::stream::{ChatStream, StreamOptions};
 
 /// The options a JS caller may pass (`ChatStreamOptions` in the TypeScript declarations).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -80,21 +80,21 @@ impl JsStreamOptions {
 
 /// An incremental reader of one chat stream: `push` bytes or text as they arrive, get the
 /// clean events they complete.
-#[wasm_bindgen]
-pub struct ChatStream {
-    core: RefCell<CoreStream>,
+#[wasm_bindgen(js_name = ChatStream)]
+pub struct JsChatStream {
+    stream: RefCell<ChatStream>,
     busy: Cell<bool>,
     events: RefCell<Vec<StreamEvent>>,
     bytes: RefCell<Vec<u8>>,
     partial_inputs: RefCell<PartialInputs>,
 }
 
-#[wasm_bindgen]
-impl ChatStream {
+#[wasm_bindgen(js_class = ChatStream)]
+impl JsChatStream {
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue) -> Result<ChatStream, JsValue> {
+    pub fn new(options: JsValue) -> Result<JsChatStream, JsValue> {
         let options: JsStreamOptions = args::options(&options, "ChatStream options")?;
-        Ok(ChatStream::from_options(options.into_core()?))
+        Ok(JsChatStream::from_options(options.into_core()?))
     }
 
     /// Feeds a chunk (a string, an `ArrayBuffer` or any view of one: `Uint8Array`, `DataView`, …);
@@ -124,20 +124,20 @@ impl ChatStream {
     /// The dialect in use (`undefined` until auto-detection has decided).
     #[wasm_bindgen(getter)]
     pub fn dialect(&self) -> Option<String> {
-        self.core.borrow().dialect().map(|d| d.name().to_owned())
+        self.stream.borrow().dialect().map(|d| d.name().to_owned())
     }
 
     /// Whether `complete` has been emitted.
     #[wasm_bindgen(getter, js_name = isComplete)]
     pub fn is_complete(&self) -> bool {
-        self.core.borrow().is_complete()
+        self.stream.borrow().is_complete()
     }
 }
 
-impl ChatStream {
-    pub(crate) fn from_options(options: StreamOptions) -> ChatStream {
-        ChatStream {
-            core: RefCell::new(CoreStream::new(options)),
+impl JsChatStream {
+    pub(crate) fn from_options(options: StreamOptions) -> JsChatStream {
+        JsChatStream {
+            stream: RefCell::new(ChatStream::new(options)),
             busy: Cell::new(false),
             events: RefCell::new(Vec::new()),
             bytes: RefCell::new(Vec::new()),
@@ -145,10 +145,10 @@ impl ChatStream {
         }
     }
 
-    fn run(&self, step: impl FnOnce(&mut CoreStream, &mut Vec<StreamEvent>)) -> JsValue {
+    fn run(&self, step: impl FnOnce(&mut ChatStream, &mut Vec<StreamEvent>)) -> JsValue {
         let mut events = self.events.borrow_mut();
         events.clear();
-        step(&mut self.core.borrow_mut(), &mut events);
+        step(&mut self.stream.borrow_mut(), &mut events);
         let array = events_to_js(&events);
         let mut partial_inputs = self.partial_inputs.borrow_mut();
         for (event, value) in events.iter().zip(array.iter()) {
