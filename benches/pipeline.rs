@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::path::Path;
 
 use chatstream::clean::{CleanOptions, Cleaner};
-use chatstream::dialect::{Dialect, ProviderEvent};
+use chatstream::dialect::{Decoder, Dialect, ProviderEvent};
 use chatstream::framing::{Frame, FrameDecoder, DEFAULT_MAX_FRAME_BYTES};
 use chatstream::stream::{ChatStream, StreamOptions};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -47,7 +47,7 @@ fn dialects(c: &mut Criterion) {
             b.iter(|| {
                 let mut events = Vec::new();
                 for stream in &frames {
-                    let mut decoder = dialect.decoder();
+                    let mut decoder = Decoder::new(dialect);
                     for frame in stream {
                         decoder.decode(frame, &mut events);
                     }

@@ -50,6 +50,9 @@ export interface ToolRecord {
   is_error: boolean;
 }
 
+/** Why the model stopped, the same words for every provider. */
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "refusal" | "error" | "other";
+
 export interface CompletePayload {
   /** Clean text with `[[tool:N]]` kept where tools ran (as it is stored). */
   message: string;
@@ -61,7 +64,8 @@ export interface CompletePayload {
   suggested_values: Json | null;
   suggested_actions: Json | null;
   custom_payload: Json | null;
-  finish_reason: string | null;
+  /** Why the model stopped (`length`: the token limit), or null when the stream did not say. */
+  finish_reason: FinishReason | null;
   usage: Usage | null;
   /** How many invalid UTF-8 sequences were replaced by U+FFFD; absent when none were. */
   invalid_utf8?: number;
@@ -223,7 +227,7 @@ export interface ChatMessage {
   suggested_values?: Json;
   suggested_actions?: Json;
   custom_payload?: Json;
-  finish_reason?: string;
+  finish_reason?: FinishReason;
   usage?: Usage;
   cancelled?: boolean;
 }

@@ -28,6 +28,17 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    const ALL: [ErrorCode; 7] = [
+        ErrorCode::ValidationError,
+        ErrorCode::NotFound,
+        ErrorCode::Unauthorized,
+        ErrorCode::RateLimited,
+        ErrorCode::NetworkError,
+        ErrorCode::ServiceUnavailable,
+        ErrorCode::Conflict,
+    ];
+
+    /// The code's name: `VALIDATION_ERROR`, `RATE_LIMITED`, ….
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::ValidationError => "VALIDATION_ERROR",
@@ -38,6 +49,11 @@ impl ErrorCode {
             ErrorCode::ServiceUnavailable => "SERVICE_UNAVAILABLE",
             ErrorCode::Conflict => "CONFLICT",
         }
+    }
+
+    /// The code with this name (`"RATE_LIMITED"`), if it is one.
+    pub fn from_name(name: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|code| code.as_str() == name)
     }
 
     /// The code for an HTTP error status from a provider or backend.
@@ -68,6 +84,12 @@ impl ErrorCode {
         } else {
             ErrorCode::ServiceUnavailable
         }
+    }
+
+    /// The code for a provider's error that names no kind: its message's words decide
+    /// ("Rate limit exceeded" is RATE_LIMITED, "Invalid API key" UNAUTHORIZED).
+    pub fn from_message(message: &str) -> ErrorCode {
+        ErrorCode::from_provider_kind(&message.replace(' ', "_"))
     }
 
     /// The message for an HTTP error response whose body is `body`: the body's own

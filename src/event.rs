@@ -148,7 +148,7 @@ pub struct CompletePayload {
     pub suggested_values: Option<Value>,
     pub suggested_actions: Option<Value>,
     pub custom_payload: Option<Value>,
-    pub finish_reason: Option<String>,
+    pub finish_reason: Option<FinishReason>,
     pub usage: Option<Usage>,
     /// How many invalid UTF-8 sequences in the stream were replaced by U+FFFD (as a browser's
     /// text decoder does); left out when there were none.
@@ -161,6 +161,79 @@ pub struct CompletePayload {
 
 fn is_zero(count: &u64) -> bool {
     *count == 0
+}
+
+/// Why the model stopped, the same words for every provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FinishReason {
+    /// A natural end (or a stop sequence).
+    Stop,
+    /// The token limit (or the context window) was reached.
+    Length,
+    /// The model asks for tool calls.
+    ToolCalls,
+    /// The provider's content filter stopped the answer.
+    ContentFilter,
+    /// The model refused.
+    Refusal,
+    /// The provider stopped on an error.
+    Error,
+    /// Anything else the provider said.
+    Other,
+}
+
+impl FinishReason {
+    const ALL: [FinishReason; 7] = [
+        FinishReason::Stop,
+        FinishReason::Length,
+        FinishReason::ToolCalls,
+        FinishReason::ContentFilter,
+        FinishReason::Refusal,
+        FinishReason::Error,
+        FinishReason::Other,
+    ];
+
+    /// The contract's word: `stop`, `length`, `tool_calls`, `content_filter`, `refusal`, `error`,
+    /// `other`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FinishReason::Stop => "stop",
+            FinishReason::Length => "length",
+            FinishReason::ToolCalls => "tool_calls",
+            FinishReason::ContentFilter => "content_filter",
+            FinishReason::Refusal => "refusal",
+            FinishReason::Error => "error",
+            FinishReason::Other => "other",
+        }
+    }
+
+    /// The reason for one of the contract's words; any other word is `Other`.
+    pub fn from_name(name: &str) -> FinishReason {
+        FinishReason::ALL.into_iter().find(|r| r.as_str() == name).unwrap_or(FinishReason::Other)
+    }
+
+    /// The Vercel AI SDK's `FinishReason` (`stop`, `length`, `content-filter`, `tool-calls`,
+    /// `error`, `other`, `unknown`).
+    pub fn from_ai_sdk(name: &str) -> FinishReason {
+        FinishReason::from_name(&name.replace('-', "_"))
+    }
+}
+
+impl From<&str> for FinishReason {
+    fn from(name: &str) -> FinishReason {
+        FinishReason::from_name(name)
+    }
+}
+
+/// Any word reads (a backend may send its own, a saved message may be older): unknown ones are
+/// `Other`.
+impl<'de> Deserialize<'de> for FinishReason {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<str>::deserialize(deserializer)?;
+        Ok(FinishReason::from_name(&name))
+    }
 }
 
 /// One piece of a message in reading order.

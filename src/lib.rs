@@ -30,7 +30,7 @@
 //! let Some(StreamEvent::Complete { payload }) = events.last() else { panic!("{events:?}") };
 //! assert_eq!(payload.message, "Found it [[tool:0]]. Yes."); // what to store
 //! assert_eq!(payload.thinking.as_deref(), Some("sure?"));
-//! assert_eq!(payload.finish_reason.as_deref(), Some("stop"));
+//! assert_eq!(payload.finish_reason.map(|r| r.as_str()), Some("stop"));
 //! ```
 //!
 //! # Four stages

@@ -17,7 +17,7 @@
 //! ```
 
 use crate::clean::{CleanOptions, Cleaner};
-use crate::dialect::{detect, Dialect, DialectDecoder, ProviderEvent};
+use crate::dialect::{detect, Decoder, Dialect, ProviderEvent};
 use crate::error::ErrorCode;
 use crate::event::{merge_adjacent_deltas, StreamEvent};
 use crate::framing::{Frame, FrameDecoder, Framing, FramingError, DEFAULT_MAX_FRAME_BYTES};
@@ -56,7 +56,7 @@ pub struct ChatStream {
     prefix: Vec<u8>,
     frames: Option<FrameDecoder>,
     dialect: Option<Dialect>,
-    decoder: Option<Box<dyn DialectDecoder>>,
+    decoder: Option<Decoder>,
     /// Frames held until one of them shows the dialect (auto-detection only).
     undetected: Vec<Frame>,
     cleaner: Cleaner,
@@ -76,7 +76,7 @@ impl ChatStream {
             prefix: Vec::new(),
             frames: dialect.map(|d| FrameDecoder::new(d.framing(), options.max_frame_bytes)),
             dialect,
-            decoder: dialect.map(Dialect::decoder),
+            decoder: dialect.map(Decoder::new),
             undetected: Vec::new(),
             cleaner: Cleaner::new(options.clean),
             saw_input: false,
@@ -257,7 +257,7 @@ impl ChatStream {
         let window = &self.undetected[..self.undetected.len().min(DETECTION_FRAME_LIMIT + 1)];
         if let Some(dialect) = window.iter().find_map(detect::from_frame) {
             self.dialect = Some(dialect);
-            self.decoder = Some(dialect.decoder());
+            self.decoder = Some(Decoder::new(dialect));
             std::mem::swap(frames, &mut self.undetected);
         } else if self.undetected.len() > DETECTION_FRAME_LIMIT {
             self.undetected.clear();

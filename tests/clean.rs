@@ -153,7 +153,7 @@ fn streamed_tool_call_start_deltas_end() {
         ]
     );
     let payload = complete(&events);
-    assert_eq!(payload.finish_reason.as_deref(), Some("tool_calls"));
+    assert_eq!(payload.finish_reason.map(|r| r.as_str()), Some("tool_calls"));
     assert_eq!(
         payload.tool_history,
         [ToolRecord {
@@ -381,7 +381,7 @@ fn status_usage_finish_attach_and_backend_fields_reach_the_payload() {
             cached_input_tokens: None
         })
     );
-    assert_eq!(payload.finish_reason.as_deref(), Some("stop"));
+    assert_eq!(payload.finish_reason.map(|r| r.as_str()), Some("stop"));
     assert_eq!(payload.extra["sources"], json!([{"url": "a"}, {"url": "b"}]));
     assert_eq!(payload.extra["conversation_id"], json!(789));
     assert_eq!(payload.extra["diagnostics"], json!({"model": "claude"}));
@@ -442,7 +442,7 @@ fn a_fatal_error_completes_with_the_partial_content_then_reports() {
     assert_eq!(kinds(&events), ["text_delta", "complete", "error"]);
     let payload = complete(&events);
     assert_eq!(payload.text, "Partial answer");
-    assert_eq!(payload.finish_reason.as_deref(), Some("error"));
+    assert_eq!(payload.finish_reason.map(|r| r.as_str()), Some("error"));
     assert_eq!(errors(&events), [(ErrorCode::RateLimited, "Rate limited, try again", None)]);
 }
 
@@ -452,7 +452,7 @@ fn a_fatal_error_keeps_a_finish_reason_already_given() {
         ProviderEvent::Finish { reason: "content_filter".into() },
         ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message: "blocked".into(), fatal: true },
     ]);
-    assert_eq!(complete(&events).finish_reason.as_deref(), Some("content_filter"));
+    assert_eq!(complete(&events).finish_reason.map(|r| r.as_str()), Some("content_filter"));
 }
 
 #[test]

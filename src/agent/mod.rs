@@ -21,7 +21,7 @@ pub mod schema;
 use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
-use crate::event::{CompletePayload, Segment, StreamEvent, Usage};
+use crate::event::{CompletePayload, FinishReason, Segment, StreamEvent, Usage};
 use crate::request::{self, Profile, Provider, RequestError, ToolCall, ToolDef, ToolResult, Turn};
 
 /// The loop's configuration.
@@ -353,7 +353,7 @@ impl AgentTurn {
         payload.thinking = (!self.thinking.is_empty()).then(|| std::mem::take(&mut self.thinking));
         payload.usage = self.usage.take();
         if payload.finish_reason.is_none() && self.iterations > 1 {
-            payload.finish_reason = Some("stop".into());
+            payload.finish_reason = Some(FinishReason::Stop);
         }
         payload.extra.insert("iterations".into(), json!(self.iterations));
         out.push(StreamEvent::Complete { payload });

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::event::{CompletePayload, ToolRecord, Usage};
+use crate::event::{CompletePayload, FinishReason, ToolRecord, Usage};
 
 /// The fields the backend sent that take precedence over the stream's own.
 #[derive(Debug, Default)]
@@ -31,7 +31,7 @@ impl BackendFields {
                 "tool_history" => self.tool_history = Some(value).filter(|v| !v.is_null()),
                 "finish_reason" => {
                     if let Some(reason) = value.as_str() {
-                        payload.finish_reason = Some(reason.to_owned());
+                        payload.finish_reason = Some(FinishReason::from_name(reason));
                     }
                 }
                 "usage" => {

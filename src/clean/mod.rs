@@ -57,7 +57,7 @@ use serde_json::{json, Value};
 
 use crate::dialect::ProviderEvent;
 use crate::error::ErrorCode;
-use crate::event::{CompletePayload, StreamEvent, Usage};
+use crate::event::{CompletePayload, FinishReason, StreamEvent, Usage};
 use backend::{merge_usage, BackendFields};
 use markers::{strip_unwanted_chars, MarkerStripper, Token};
 use payload::PayloadKind;
@@ -211,7 +211,7 @@ impl Cleaner {
             ProviderEvent::Attach { key, value } => self.attach(key, value),
             ProviderEvent::Error { code, message, fatal: false } => out.push(StreamEvent::error(code, message)),
             ProviderEvent::Error { code, message, fatal: true } => {
-                self.payload.finish_reason.get_or_insert_with(|| "error".into());
+                self.payload.finish_reason.get_or_insert(FinishReason::Error);
                 self.complete(out);
                 out.push(StreamEvent::error(code, message));
             }

@@ -33,7 +33,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::scan::string_fields;
-use super::{DialectDecoder, ProviderEvent, TextEvent};
+use super::{text, DialectDecoder, ProviderEvent, TextEvent};
 use crate::error::ErrorCode;
 use crate::framing::Frame;
 
@@ -65,7 +65,7 @@ impl AgentDecoder {
             Ok(event) => event,
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };
-        let text = |key: &str| event.get(key).and_then(Value::as_str).map(str::to_owned);
+        let text = |key: &str| text(&event, key);
         let tool = || text("tool").unwrap_or_default();
         match event.get("type").and_then(Value::as_str) {
             Some("status") => out.extend(text("message").map(ProviderEvent::Status)),
@@ -131,28 +131,20 @@ fn error_code(code: Option<&Value>, message: &str) -> ErrorCode {
             .as_u64()
             .and_then(|s| u16::try_from(s).ok())
             .map_or(ErrorCode::ServiceUnavailable, ErrorCode::from_http_status),
-        Some(Value::String(code)) => {
-            serde_json::from_value(Value::String(code.clone())).unwrap_or_else(|_| ErrorCode::from_provider_kind(code))
-        }
-        _ => ErrorCode::from_provider_kind(&message.replace(' ', "_")),
+        Some(Value::String(code)) => ErrorCode::from_name(code).unwrap_or_else(|| ErrorCode::from_provider_kind(code)),
+        _ => ErrorCode::from_message(message),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::dialect::scan::tests::same_as_general;
     use serde_json::json;
 
     use super::*;
+    use crate::dialect::test_support::{edits_read, recorded_frames, same_as_general};
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
-        let mut decoder = AgentDecoder::default();
-        let mut out = Vec::new();
-        for frame in frames {
-            decoder.decode(&Frame::data(*frame), &mut out);
-        }
-        decoder.finish(&mut out);
-        out
+        crate::dialect::test_support::decode::<AgentDecoder>(frames)
     }
 
     /// Where the fast path reads `data`, the general path gives the same events and state.
@@ -163,7 +155,7 @@ mod tests {
 
     #[test]
     fn the_text_delta_fast_path_agrees_with_the_general_path_on_every_recorded_event() {
-        let frames = crate::dialect::scan::tests::recorded_frames("agent");
+        let frames = recorded_frames("agent");
         let read = frames.iter().filter(|frame| agrees(frame)).count();
         assert!(read > 10, "only {read} of {} events took the fast path", frames.len());
     }
@@ -174,7 +166,7 @@ mod tests {
             r#"{"type":"text_delta","text":"a\"b\u00e9 [[tool:0]]"}"#,
             r#" { "text" : "hm" , "extra" : [1.5, {"x": null}, true], "type" : "thinking_delta" } "#,
         ];
-        let read = crate::dialect::scan::tests::edits_read(&events, agrees);
+        let read = edits_read(&events, agrees);
         assert!(read > 100, "only {read} edits took the fast path");
     }
 
@@ -282,13 +274,13 @@ mod tests {
             r#"{"text":"no type"}"#,
             "[DONE]",
             r#"{"type":"complete"}"#,
-            r#"{"type":"cancelled"}"#,
         ]);
-        assert_eq!(events.len(), 4, "{events:?}");
+        assert_eq!(events.len(), 3, "{events:?}");
         assert!(
             matches!(&events[0], ProviderEvent::Error { fatal: false, message, .. } if message.starts_with("Failed to parse response"))
         );
         assert!(matches!(&events[1], ProviderEvent::Error { fatal: false, .. }));
-        assert_eq!(events[2..], [ProviderEvent::End, ProviderEvent::Cancelled]);
+        assert_eq!(events[2..], [ProviderEvent::End]);
+        assert_eq!(decode(&[r#"{"type":"cancelled"}"#]), [ProviderEvent::Cancelled]);
     }
 }

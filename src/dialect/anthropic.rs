@@ -30,12 +30,12 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::scan::{Reader, Seen};
-use super::{DialectDecoder, ProviderEvent};
+use super::{text, DialectDecoder, ProviderEvent};
 use crate::error::ErrorCode;
-use crate::event::Usage;
+use crate::event::{FinishReason, Usage};
 use crate::framing::Frame;
 
 #[derive(Debug, Default, PartialEq)]
@@ -46,8 +46,6 @@ pub struct AnthropicDecoder {
     blocks: HashMap<u64, Block>,
     /// Input tokens (cache reads and writes included) from `message_start`, for the total.
     input_tokens: Option<u64>,
-    /// `message_stop` or a fatal error arrived: the message is over and later frames are ignored.
-    ended: bool,
 }
 
 #[derive(Debug, PartialEq)]
@@ -76,9 +74,6 @@ enum Block {
 
 impl DialectDecoder for AnthropicDecoder {
     fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
-        if self.ended {
-            return;
-        }
         if let Some(delta) = text_delta(&frame.data) {
             return self.block_text(Some(delta.index), delta.kind, &delta.text, out);
         }
@@ -101,14 +96,8 @@ impl AnthropicDecoder {
             "content_block_delta" => self.block_delta(index, &value["delta"], out),
             "content_block_stop" => self.block_stop(index, out),
             "message_delta" => self.message_delta(&value, out),
-            "message_stop" => {
-                self.ended = true;
-                out.push(ProviderEvent::End);
-            }
-            "error" => {
-                self.ended = true;
-                out.push(error_event(&value["error"]));
-            }
+            "message_stop" => out.push(ProviderEvent::End),
+            "error" => out.push(error_event(&value["error"])),
             // `ping`, and event types added after this was written ("handle unknown event types gracefully").
             _ => {}
         }
@@ -121,7 +110,6 @@ impl AnthropicDecoder {
         match &self.open_message {
             Some(open) if *open == id => return,
             Some(open) => {
-                self.ended = true;
                 return out.push(ProviderEvent::Error {
                     code: ErrorCode::ServiceUnavailable,
                     message: format!(
@@ -142,7 +130,7 @@ impl AnthropicDecoder {
 
     fn block_start(&mut self, index: Option<u64>, block: &Value, out: &mut Vec<ProviderEvent>) {
         let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
-        let text = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
+        let text = |key: &str| text(block, key).unwrap_or_default();
         let state = match kind {
             "text" => {
                 let text = text("text");
@@ -150,7 +138,7 @@ impl AnthropicDecoder {
                     out.push(ProviderEvent::Text(text));
                 }
                 for citation in block.get("citations").and_then(Value::as_array).into_iter().flatten() {
-                    out.push(attach("citations", citation.clone()));
+                    out.push(ProviderEvent::attach("citations", citation.clone()));
                 }
                 Block::Text
             }
@@ -162,7 +150,10 @@ impl AnthropicDecoder {
                 Block::Thinking { thinking, signature: text("signature") }
             }
             "redacted_thinking" => {
-                out.push(attach("thinking_blocks", json!({ "type": "redacted_thinking", "data": block["data"] })));
+                out.push(ProviderEvent::attach(
+                    "thinking_blocks",
+                    json!({ "type": "redacted_thinking", "data": block["data"] }),
+                ));
                 Block::Other
             }
             "tool_use" => {
@@ -192,7 +183,7 @@ impl AnthropicDecoder {
     fn block_delta(&mut self, index: Option<u64>, delta: &Value, out: &mut Vec<ProviderEvent>) {
         let kind = delta.get("type").and_then(Value::as_str).unwrap_or("");
         if kind == "citations_delta" {
-            return out.push(attach("citations", delta["citation"].clone()));
+            return out.push(ProviderEvent::attach("citations", delta["citation"].clone()));
         }
         let Some(key) = delta_text_key(kind) else { return };
         self.block_text(index, kind, delta.get(key).and_then(Value::as_str).unwrap_or(""), out);
@@ -237,7 +228,7 @@ impl AnthropicDecoder {
         let Some(block) = index.and_then(|i| self.blocks.remove(&i)) else { return };
         match block {
             Block::Thinking { thinking, signature } => {
-                out.push(attach(
+                out.push(ProviderEvent::attach(
                     "thinking_blocks",
                     json!({ "type": "thinking", "thinking": thinking, "signature": signature }),
                 ));
@@ -265,10 +256,10 @@ impl AnthropicDecoder {
     fn message_delta(&mut self, value: &Value, out: &mut Vec<ProviderEvent>) {
         let delta = &value["delta"];
         if let Some(reason) = delta.get("stop_reason").and_then(Value::as_str) {
-            out.push(ProviderEvent::Finish { reason: finish_reason(reason).into() });
+            out.push(ProviderEvent::Finish { reason: finish_reason(reason) });
         }
         if let Some(details) = delta.get("stop_details").filter(|d| !d.is_null()) {
-            out.push(ProviderEvent::Payload(Map::from_iter([("stop_details".to_owned(), details.clone())])));
+            out.push(ProviderEvent::payload("stop_details", details.clone()));
         }
         if let Some(usage) = value.get("usage").filter(|u| u.is_object()) {
             let mut usage = read_usage(usage);
@@ -288,19 +279,15 @@ fn push_text(out: &mut Vec<ProviderEvent>, make: fn(String) -> ProviderEvent, te
     }
 }
 
-fn attach(key: &str, value: Value) -> ProviderEvent {
-    ProviderEvent::Attach { key: key.into(), value }
-}
-
 /// `stop_reason` → the contract's finish reasons. `pause_turn` (a long server-tool turn paused,
 /// to be resumed by sending it back) has no equivalent and is `other`.
-fn finish_reason(reason: &str) -> &'static str {
+fn finish_reason(reason: &str) -> FinishReason {
     match reason {
-        "end_turn" | "stop_sequence" => "stop",
-        "max_tokens" | "model_context_window_exceeded" => "length",
-        "tool_use" => "tool_calls",
-        "refusal" => "refusal",
-        _ => "other",
+        "end_turn" | "stop_sequence" => FinishReason::Stop,
+        "max_tokens" | "model_context_window_exceeded" => FinishReason::Length,
+        "tool_use" => FinishReason::ToolCalls,
+        "refusal" => FinishReason::Refusal,
+        _ => FinishReason::Other,
     }
 }
 
@@ -394,21 +381,13 @@ fn text_delta(data: &str) -> Option<TextDelta<'_>> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Map;
+
     use super::*;
-    use crate::dialect::scan::tests::same_as_general;
+    use crate::dialect::test_support::{edits_read, recorded_frames, same_as_general, text};
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
-        let mut decoder = AnthropicDecoder::default();
-        let mut out = Vec::new();
-        for data in frames {
-            decoder.decode(&Frame::data(*data), &mut out);
-        }
-        decoder.finish(&mut out);
-        out
-    }
-
-    fn text(t: &str) -> ProviderEvent {
-        ProviderEvent::Text(t.into())
+        crate::dialect::test_support::decode::<AnthropicDecoder>(frames)
     }
 
     /// A decoder with a text block (0), a thinking block (1) and a tool call (2) open.
@@ -434,7 +413,7 @@ mod tests {
 
     #[test]
     fn the_text_delta_fast_path_agrees_with_the_general_path_on_every_recorded_frame() {
-        let frames = crate::dialect::scan::tests::recorded_frames("anthropic");
+        let frames = recorded_frames("anthropic");
         let read = frames.iter().filter(|frame| agrees(frame)).count();
         assert!(read > 50, "only {read} of {} frames took the fast path", frames.len());
     }
@@ -447,7 +426,7 @@ mod tests {
             r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"q\": 1"}}"#,
             r#"{"type":"content_block_delta","index":1,"delta":{"type":"signature_delta","signature":"c2ln"}}"#,
         ];
-        let read = crate::dialect::scan::tests::edits_read(&frames, agrees);
+        let read = edits_read(&frames, agrees);
         assert!(read > 200, "only {read} edits took the fast path");
     }
 
@@ -571,11 +550,11 @@ mod tests {
             [
                 ProviderEvent::Thinking("Let me ".into()),
                 ProviderEvent::Thinking("see.".into()),
-                attach(
+                ProviderEvent::attach(
                     "thinking_blocks",
                     json!({"type":"thinking","thinking":"Let me see.","signature":"EqQBCgIYAhIM"})
                 ),
-                attach("thinking_blocks", json!({"type":"redacted_thinking","data":"EmwKAhgBEgy3"})),
+                ProviderEvent::attach("thinking_blocks", json!({"type":"redacted_thinking","data":"EmwKAhgBEgy3"})),
             ]
         );
     }
@@ -587,7 +566,14 @@ mod tests {
             json!({"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":citation}});
         let start = json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Quoted","citations":[citation]}});
         let events = decode(&[&start.to_string(), &delta.to_string()]);
-        assert_eq!(events, [text("Quoted"), attach("citations", citation.clone()), attach("citations", citation)]);
+        assert_eq!(
+            events,
+            [
+                text("Quoted"),
+                ProviderEvent::attach("citations", citation.clone()),
+                ProviderEvent::attach("citations", citation)
+            ]
+        );
     }
 
     #[test]

@@ -33,11 +33,10 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use super::{DialectDecoder, ProviderEvent};
-use crate::error::ErrorCode;
-use crate::event::Usage;
+use super::{text, DialectDecoder, ProviderEvent};
+use crate::event::{FinishReason, Usage};
 use crate::framing::Frame;
 
 #[derive(Debug, Default)]
@@ -46,14 +45,12 @@ pub struct DataStreamDecoder {
     reasoning: String,
     /// Tool names by `toolCallId`: results carry only the id.
     tool_names: HashMap<String, String>,
-    /// `d` or `3` arrived; later lines are ignored.
-    ended: bool,
 }
 
 impl DialectDecoder for DataStreamDecoder {
     fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
         let line = frame.data.trim();
-        if line.is_empty() || self.ended {
+        if line.is_empty() {
             return;
         }
         let Some((code, json)) = line.split_once(':').filter(|(code, _)| code.len() == 1) else {
@@ -63,7 +60,7 @@ impl DialectDecoder for DataStreamDecoder {
             Ok(value) => value,
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };
-        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+        let text = |key: &str| text(&value, key);
         let tool_id = || text("toolCallId").unwrap_or_default();
         match code {
             "0" => out.extend(value.as_str().filter(|t| !t.is_empty()).map(|t| ProviderEvent::Text(t.into()))),
@@ -73,11 +70,14 @@ impl DialectDecoder for DataStreamDecoder {
                     out.push(ProviderEvent::Thinking(thinking.into()));
                 }
             }
-            "i" => out.push(attach("thinking_blocks", json!({"type": "redacted_thinking", "data": value["data"]}))),
+            "i" => out.push(ProviderEvent::attach(
+                "thinking_blocks",
+                json!({"type": "redacted_thinking", "data": value["data"]}),
+            )),
             "j" => {
                 let thinking = std::mem::take(&mut self.reasoning);
                 let block = json!({"type": "thinking", "thinking": thinking, "signature": value["signature"]});
-                out.push(attach("thinking_blocks", block));
+                out.push(ProviderEvent::attach("thinking_blocks", block));
             }
             "b" => {
                 let (id, name) = (tool_id(), text("toolName").unwrap_or_default());
@@ -105,34 +105,27 @@ impl DialectDecoder for DataStreamDecoder {
             }
             "f" => {
                 if let Some(id) = text("messageId") {
-                    out.push(ProviderEvent::Payload(Map::from_iter([("message_id".to_owned(), Value::String(id))])));
+                    out.push(ProviderEvent::payload("message_id", Value::String(id)));
                 }
             }
             "d" => {
-                self.ended = true;
                 if let Some(reason) = value.get("finishReason").and_then(Value::as_str) {
-                    out.push(ProviderEvent::Finish { reason: finish_reason(reason).into() });
+                    out.push(ProviderEvent::Finish { reason: FinishReason::from_ai_sdk(reason) });
                 }
                 out.extend(usage(&value["usage"]).map(ProviderEvent::Usage));
                 out.push(ProviderEvent::End);
             }
             "3" => {
-                self.ended = true;
                 let message = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
-                let code = ErrorCode::from_provider_kind(&message.replace(' ', "_"));
-                out.push(ProviderEvent::provider_error(code, Some(&message)));
+                out.push(ProviderEvent::provider_error_from_message(&message));
             }
-            "2" => out.extend(items(value).map(|item| attach("data", item))),
-            "8" => out.extend(items(value).map(|item| attach("annotations", item))),
-            "h" => out.push(attach("sources", value)),
-            "k" => out.push(attach("files", value)),
+            "2" => out.extend(items(value).map(|item| ProviderEvent::attach("data", item))),
+            "8" => out.extend(items(value).map(|item| ProviderEvent::attach("annotations", item))),
+            "h" => out.push(ProviderEvent::attach("sources", value)),
+            "k" => out.push(ProviderEvent::attach("files", value)),
             _ => {}
         }
     }
-}
-
-fn attach(key: &str, value: Value) -> ProviderEvent {
-    ProviderEvent::Attach { key: key.into(), value }
 }
 
 /// The items of an array part; a lone value is one item.
@@ -155,30 +148,15 @@ fn usage(usage: &Value) -> Option<Usage> {
     })
 }
 
-/// AI SDK 4's `LanguageModelV1FinishReason` → the contract's.
-fn finish_reason(reason: &str) -> &'static str {
-    match reason {
-        "stop" => "stop",
-        "length" => "length",
-        "tool-calls" => "tool_calls",
-        "content-filter" => "content_filter",
-        "error" => "error",
-        _ => "other",
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use serde_json::Map;
+
     use super::*;
+    use crate::error::ErrorCode;
 
     fn decode(lines: &[&str]) -> Vec<ProviderEvent> {
-        let mut decoder = DataStreamDecoder::default();
-        let mut out = Vec::new();
-        for line in lines {
-            decoder.decode(&Frame::data(*line), &mut out);
-        }
-        decoder.finish(&mut out);
-        out
+        crate::dialect::test_support::decode::<DataStreamDecoder>(lines)
     }
 
     #[test]
@@ -248,13 +226,19 @@ mod tests {
             [
                 ProviderEvent::Thinking("Think".into()),
                 ProviderEvent::Thinking("ing.".into()),
-                attach("thinking_blocks", json!({"type": "thinking", "thinking": "Thinking.", "signature": "sig1"})),
-                attach("thinking_blocks", json!({"type": "redacted_thinking", "data": "opaque"})),
-                attach("sources", json!({"sourceType": "url", "id": "s1", "url": "https://a.example", "title": "A"})),
-                attach("files", json!({"data": "AA==", "mimeType": "image/png"})),
-                attach("data", json!({"step": 1})),
-                attach("data", json!("two")),
-                attach("annotations", json!({"id": "note"})),
+                ProviderEvent::attach(
+                    "thinking_blocks",
+                    json!({"type": "thinking", "thinking": "Thinking.", "signature": "sig1"})
+                ),
+                ProviderEvent::attach("thinking_blocks", json!({"type": "redacted_thinking", "data": "opaque"})),
+                ProviderEvent::attach(
+                    "sources",
+                    json!({"sourceType": "url", "id": "s1", "url": "https://a.example", "title": "A"})
+                ),
+                ProviderEvent::attach("files", json!({"data": "AA==", "mimeType": "image/png"})),
+                ProviderEvent::attach("data", json!({"step": 1})),
+                ProviderEvent::attach("data", json!("two")),
+                ProviderEvent::attach("annotations", json!({"id": "note"})),
                 ProviderEvent::Finish { reason: "length".into() },
                 ProviderEvent::End,
             ]

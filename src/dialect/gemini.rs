@@ -38,7 +38,7 @@ use serde_json::{json, Map, Number, Value};
 
 use super::{DialectDecoder, ProviderEvent};
 use crate::error::ErrorCode;
-use crate::event::Usage;
+use crate::event::{FinishReason, Usage};
 use crate::framing::Frame;
 
 #[derive(Debug, Default)]
@@ -50,8 +50,6 @@ pub struct GeminiDecoder {
     streaming: Option<StreamingCall>,
     /// A `finishReason` arrived: the end of the body is the end of a complete answer.
     finished: bool,
-    /// A fatal error arrived: nothing after it is read, and the end of the body adds nothing.
-    failed: bool,
 }
 
 #[derive(Debug)]
@@ -65,9 +63,6 @@ struct StreamingCall {
 
 impl DialectDecoder for GeminiDecoder {
     fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
-        if self.failed {
-            return;
-        }
         match serde_json::from_str::<Value>(&frame.data) {
             // The non-SSE form of the endpoint sends an array of responses; read one the same way.
             Ok(Value::Array(responses)) => responses.iter().for_each(|r| self.response(r, out)),
@@ -79,7 +74,7 @@ impl DialectDecoder for GeminiDecoder {
     fn finish(&mut self, out: &mut Vec<ProviderEvent>) {
         // Without a finishReason the body was cut short: nothing is added, and the cleaner reports
         // a stream that ended before completion.
-        if self.finished && !self.failed {
+        if self.finished {
             out.push(ProviderEvent::End);
         }
     }
@@ -87,11 +82,7 @@ impl DialectDecoder for GeminiDecoder {
 
 impl GeminiDecoder {
     fn response(&mut self, response: &Value, out: &mut Vec<ProviderEvent>) {
-        if self.failed {
-            return;
-        }
         if let Some(error) = response.get("error").filter(|e| e.is_object()) {
-            self.failed = true;
             return out.push(error_event(error));
         }
         if self.response_id.is_none() {
@@ -99,8 +90,7 @@ impl GeminiDecoder {
         }
         if let Some(reason) = response.pointer("/promptFeedback/blockReason").and_then(Value::as_str) {
             // A blocked prompt gets no candidates at all: say why instead of showing an empty answer.
-            self.failed = true;
-            out.push(ProviderEvent::Finish { reason: "content_filter".into() });
+            out.push(ProviderEvent::Finish { reason: FinishReason::ContentFilter });
             out.push(ProviderEvent::Error {
                 code: ErrorCode::ValidationError,
                 message: format!("The prompt was blocked by the provider ({reason})"),
@@ -115,9 +105,9 @@ impl GeminiDecoder {
         if let Some(reason) = candidate.get("finishReason").and_then(Value::as_str) {
             self.close_streaming_call(out);
             self.finished = true;
-            out.push(ProviderEvent::Finish { reason: self.finish_reason(reason).into() });
+            out.push(ProviderEvent::Finish { reason: self.finish_reason(reason) });
             if let Some(message) = candidate.get("finishMessage").filter(|m| m.is_string()) {
-                out.push(ProviderEvent::Payload(Map::from_iter([("finish_message".to_owned(), message.clone())])));
+                out.push(ProviderEvent::payload("finish_message", message.clone()));
             }
         }
         if let Some(usage) = response.get("usageMetadata").and_then(read_usage) {
@@ -138,7 +128,7 @@ impl GeminiDecoder {
             if let Some(id) = call_id {
                 value["tool_use_id"] = Value::String(id);
             }
-            out.push(ProviderEvent::Attach { key: "thought_signatures".into(), value });
+            out.push(ProviderEvent::attach("thought_signatures", value));
         }
     }
 
@@ -196,11 +186,11 @@ impl GeminiDecoder {
     }
 
     /// `FinishReason` → the contract's reasons. Gemini says `STOP` also when it asks for tools.
-    fn finish_reason(&self, reason: &str) -> &'static str {
+    fn finish_reason(&self, reason: &str) -> FinishReason {
         match reason {
-            "STOP" if self.calls > 0 => "tool_calls",
-            "STOP" => "stop",
-            "MAX_TOKENS" => "length",
+            "STOP" if self.calls > 0 => FinishReason::ToolCalls,
+            "STOP" => FinishReason::Stop,
+            "MAX_TOKENS" => FinishReason::Length,
             "SAFETY"
             | "RECITATION"
             | "BLOCKLIST"
@@ -208,9 +198,9 @@ impl GeminiDecoder {
             | "SPII"
             | "IMAGE_SAFETY"
             | "IMAGE_PROHIBITED_CONTENT"
-            | "IMAGE_RECITATION" => "content_filter",
-            "MALFORMED_FUNCTION_CALL" | "UNEXPECTED_TOOL_CALL" | "TOO_MANY_TOOL_CALLS" => "error",
-            _ => "other",
+            | "IMAGE_RECITATION" => FinishReason::ContentFilter,
+            "MALFORMED_FUNCTION_CALL" | "UNEXPECTED_TOOL_CALL" | "TOO_MANY_TOOL_CALLS" => FinishReason::Error,
+            _ => FinishReason::Other,
         }
     }
 }
@@ -355,13 +345,7 @@ mod tests {
     use super::*;
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
-        let mut decoder = GeminiDecoder::default();
-        let mut out = Vec::new();
-        for data in frames {
-            decoder.decode(&Frame::data(*data), &mut out);
-        }
-        decoder.finish(&mut out);
-        out
+        crate::dialect::test_support::decode::<GeminiDecoder>(frames)
     }
 
     fn parts(parts: Value) -> String {

@@ -6,6 +6,8 @@
 
 pub mod detect;
 mod scan;
+#[cfg(test)]
+mod test_support;
 
 mod agent;
 mod anthropic;
@@ -28,7 +30,7 @@ pub use ui_message_stream::UiMessageStreamDecoder;
 use serde_json::{Map, Value};
 
 use crate::error::ErrorCode;
-use crate::event::Usage;
+use crate::event::{FinishReason, Usage};
 use crate::framing::{Frame, Framing};
 
 /// `ProviderEvent::Text` or `ProviderEvent::Thinking`: what a decoder's fast path read.
@@ -67,9 +69,8 @@ pub enum ProviderEvent {
     ToolResult { id: Option<String>, name: Option<String>, index: Option<u32>, output: Value, is_error: bool },
     /// Token counts; later reports replace earlier ones field by field within one stream.
     Usage(Usage),
-    /// Why generation stopped, normalized to one of: `stop`, `length`, `tool_calls`,
-    /// `content_filter`, `refusal`, `error`, `other`.
-    Finish { reason: String },
+    /// Why generation stopped.
+    Finish { reason: FinishReason },
     /// Fields the backend sent for `complete.payload` (agent `complete`, message metadata,
     /// `conversation_id`, `suggested_values`, `tool_history`, …). Merged key by key.
     Payload(Map<String, Value>),
@@ -106,9 +107,36 @@ impl ProviderEvent {
         };
         ProviderEvent::Error { code, message: message.to_owned(), fatal: true }
     }
+
+    /// The provider's error event when it names no kind: its message's words decide the code.
+    pub fn provider_error_from_message(message: &str) -> ProviderEvent {
+        ProviderEvent::provider_error(ErrorCode::from_message(message), Some(message))
+    }
+
+    /// One value to append to the array `complete.payload[key]`.
+    pub fn attach(key: &str, value: Value) -> ProviderEvent {
+        ProviderEvent::Attach { key: key.to_owned(), value }
+    }
+
+    /// One field for `complete.payload`.
+    pub fn payload(key: &str, value: Value) -> ProviderEvent {
+        ProviderEvent::Payload(Map::from_iter([(key.to_owned(), value)]))
+    }
+
+    /// Whether the message is over after this event: the dialect's terminal event, a fatal
+    /// error, a cancel.
+    pub fn ends_message(&self) -> bool {
+        matches!(self, ProviderEvent::End | ProviderEvent::Cancelled | ProviderEvent::Error { fatal: true, .. })
+    }
 }
 
-/// A wire-dialect decoder.
+/// `value[key]` when it is a string.
+pub(crate) fn text(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// A wire-dialect decoder. It reads every frame it is given; [`Decoder`] adds the rule all
+/// dialects share, that nothing is read after the message is over.
 pub trait DialectDecoder {
     /// Decodes one frame, appending its events to `out`.
     fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>);
@@ -178,6 +206,45 @@ impl Dialect {
             Dialect::UiMessageStream => Box::<UiMessageStreamDecoder>::default(),
             Dialect::DataStream => Box::<DataStreamDecoder>::default(),
             Dialect::Agent => Box::<AgentDecoder>::default(),
+        }
+    }
+}
+
+/// A dialect's decoder under the rule every dialect shares: once the message is over (its
+/// terminal event, a fatal error or a cancel), later frames are not read. Servers send things
+/// after their end marker (a repeated `[DONE]`, a usage chunk, keep-alives); none of it belongs
+/// to the message.
+pub struct Decoder {
+    dialect: Box<dyn DialectDecoder>,
+    ended: bool,
+}
+
+impl Decoder {
+    /// The decoder for `dialect`.
+    pub fn new(dialect: Dialect) -> Decoder {
+        Decoder::of(dialect.decoder())
+    }
+
+    /// The rule around any decoder.
+    pub fn of(dialect: Box<dyn DialectDecoder>) -> Decoder {
+        Decoder { dialect, ended: false }
+    }
+
+    /// Decodes one frame, unless the message is over.
+    pub fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
+        if self.ended {
+            return;
+        }
+        let first = out.len();
+        self.dialect.decode(frame, out);
+        self.ended = out[first..].iter().any(ProviderEvent::ends_message);
+    }
+
+    /// The input ended.
+    pub fn finish(&mut self, out: &mut Vec<ProviderEvent>) {
+        if !self.ended {
+            self.dialect.finish(out);
+            self.ended = true;
         }
     }
 }

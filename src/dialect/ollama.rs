@@ -22,23 +22,20 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::scan::{Reader, Seen};
-use super::{DialectDecoder, ProviderEvent};
-use crate::error::ErrorCode;
-use crate::event::Usage;
+use super::{text, DialectDecoder, ProviderEvent};
+use crate::event::{FinishReason, Usage};
 use crate::framing::Frame;
 
 #[derive(Debug, Default, PartialEq)]
 pub struct OllamaDecoder {
     /// Tool calls so far: numbers the synthesized ids, and makes `stop` a tool-call stop.
     calls: u32,
-    /// `done: true` or an error line arrived; later lines are ignored.
-    ended: bool,
 }
 
 impl DialectDecoder for OllamaDecoder {
     fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
         // A blank line between records carries nothing.
-        if self.ended || frame.data.trim().is_empty() {
+        if frame.data.trim().is_empty() {
             return;
         }
         if let Some(line) = text_line(&frame.data) {
@@ -62,26 +59,22 @@ impl OllamaDecoder {
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };
         if let Some(error) = line.get("error").filter(|e| !e.is_null()) {
-            self.ended = true;
             let message = error.as_str().map_or_else(|| error.to_string(), str::to_owned);
-            // Ollama's errors are sentences ("unauthorized", "model 'x' not found"); the same
-            // keywords as providers' error types decide the code.
-            let code = ErrorCode::from_provider_kind(&message.replace(' ', "_"));
-            return out.push(ProviderEvent::provider_error(code, Some(&message)));
+            // Ollama's errors are sentences ("unauthorized", "model 'x' not found").
+            return out.push(ProviderEvent::provider_error_from_message(&message));
         }
         let message = &line["message"];
-        let text = |key: &str| message.get(key).and_then(Value::as_str).filter(|t| !t.is_empty());
+        let text = |key: &str| text(message, key).filter(|t| !t.is_empty());
         if let Some(thinking) = text("thinking") {
-            out.push(ProviderEvent::Thinking(thinking.to_owned()));
+            out.push(ProviderEvent::Thinking(thinking));
         }
         if let Some(content) = text("content") {
-            out.push(ProviderEvent::Text(content.to_owned()));
+            out.push(ProviderEvent::Text(content));
         }
         for call in message.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
             self.tool_call(call, out);
         }
         if line.get("done").and_then(Value::as_bool) == Some(true) {
-            self.ended = true;
             self.done(&line, out);
         }
     }
@@ -105,12 +98,12 @@ impl OllamaDecoder {
     fn done(&self, line: &Value, out: &mut Vec<ProviderEvent>) {
         let reason = match line.get("done_reason").and_then(Value::as_str).unwrap_or("stop") {
             // Ollama says `stop` also when the model asked for tools.
-            "stop" if self.calls > 0 => "tool_calls",
-            "stop" => "stop",
-            "length" => "length",
-            _ => "other",
+            "stop" if self.calls > 0 => FinishReason::ToolCalls,
+            "stop" => FinishReason::Stop,
+            "length" => FinishReason::Length,
+            _ => FinishReason::Other,
         };
-        out.push(ProviderEvent::Finish { reason: reason.into() });
+        out.push(ProviderEvent::Finish { reason });
         let count = |key: &str| line.get(key).and_then(Value::as_u64);
         let (input, output) = (count("prompt_eval_count"), count("eval_count"));
         if input.is_some() || output.is_some() {
@@ -179,19 +172,14 @@ fn text_line(data: &str) -> Option<TextLine<'_>> {
 
 #[cfg(test)]
 mod tests {
-    use crate::dialect::scan::tests::same_as_general;
     use serde_json::json;
 
     use super::*;
+    use crate::dialect::test_support::same_as_general;
+    use crate::error::ErrorCode;
 
     fn decode(lines: &[&str]) -> Vec<ProviderEvent> {
-        let mut decoder = OllamaDecoder::default();
-        let mut out = Vec::new();
-        for line in lines {
-            decoder.decode(&Frame::data(*line), &mut out);
-        }
-        decoder.finish(&mut out);
-        out
+        crate::dialect::test_support::decode::<OllamaDecoder>(lines)
     }
 
     /// Where the fast path reads `data`, the general path gives the same events and state.
@@ -218,7 +206,7 @@ mod tests {
             r#"{"model":"gemma3:4b","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"a\"b\u00e9"},"done":false}"#,
             r#" { "message" : { "thinking" : "hm" , "content" : "" } , "error" : null, "x": [1.5, {}] } "#,
         ];
-        let read = crate::dialect::scan::tests::edits_read(&lines, agrees);
+        let read = crate::dialect::test_support::edits_read(&lines, agrees);
         assert!(read > 100, "only {read} edits took the fast path");
     }
 

@@ -36,7 +36,7 @@ use serde_json::Value;
 
 use super::{DialectDecoder, ProviderEvent};
 use crate::error::ErrorCode;
-use crate::event::Usage;
+use crate::event::{FinishReason, Usage};
 use crate::framing::Frame;
 use plain::plain_text_chunk;
 
@@ -48,8 +48,6 @@ pub struct OpenAiDecoder {
     refused: bool,
     /// A `finish_reason` was reported; providers repeat it on the usage chunk.
     finished: bool,
-    /// `[DONE]` or an error arrived; later frames are ignored.
-    ended: bool,
 }
 
 #[derive(Debug)]
@@ -63,11 +61,10 @@ struct ToolCall {
 impl DialectDecoder for OpenAiDecoder {
     fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
         let data = frame.data.trim();
-        if self.ended || data.is_empty() {
+        if data.is_empty() {
             return;
         }
         if data == "[DONE]" {
-            self.ended = true;
             self.close_calls(out);
             return out.push(ProviderEvent::End);
         }
@@ -90,11 +87,9 @@ impl OpenAiDecoder {
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };
         if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
-            self.ended = true;
             return out.push(error_event(error));
         }
         if chunk.get("object").and_then(Value::as_str) == Some("error") {
-            self.ended = true;
             return out.push(error_event(&chunk));
         }
         // The last chunk, carrying usage, may have `choices` empty, null or absent.
@@ -131,8 +126,8 @@ impl OpenAiDecoder {
             self.close_calls(out);
             if !self.finished {
                 self.finished = true;
-                let reason = if self.refused { "refusal" } else { normalize_finish(reason) };
-                out.push(ProviderEvent::Finish { reason: reason.into() });
+                let reason = if self.refused { FinishReason::Refusal } else { normalize_finish(reason) };
+                out.push(ProviderEvent::Finish { reason });
             }
         }
     }
@@ -214,14 +209,14 @@ fn content_part(part: &Value, out: &mut Vec<ProviderEvent>) {
 
 /// `stop`, `length`, `tool_calls`, `content_filter` are OpenAI's; `function_call` is the legacy
 /// form of `tool_calls`, `model_length` Mistral's `length`.
-fn normalize_finish(reason: &str) -> &'static str {
+fn normalize_finish(reason: &str) -> FinishReason {
     match reason {
-        "stop" | "end_turn" | "stop_sequence" => "stop",
-        "length" | "model_length" | "max_tokens" => "length",
-        "tool_calls" | "function_call" | "tool_use" => "tool_calls",
-        "content_filter" => "content_filter",
-        "error" => "error",
-        _ => "other",
+        "stop" | "end_turn" | "stop_sequence" => FinishReason::Stop,
+        "length" | "model_length" | "max_tokens" => FinishReason::Length,
+        "tool_calls" | "function_call" | "tool_use" => FinishReason::ToolCalls,
+        "content_filter" => FinishReason::ContentFilter,
+        "error" => FinishReason::Error,
+        _ => FinishReason::Other,
     }
 }
 
@@ -231,8 +226,7 @@ fn normalize_finish(reason: &str) -> &'static str {
 /// objects have the same fields.
 pub(super) fn error_event(error: &Value) -> ProviderEvent {
     if let Some(message) = error.as_str() {
-        let code = ErrorCode::from_provider_kind(&message.replace(' ', "_"));
-        return ProviderEvent::provider_error(code, Some(message));
+        return ProviderEvent::provider_error_from_message(message);
     }
     let text = |key: &str| error.get(key).and_then(Value::as_str);
     let code = match error.get("code").and_then(Value::as_u64) {
@@ -261,34 +255,10 @@ fn read_usage(usage: &Value) -> Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::test_support::{delta, end, finish, start, text, thinking};
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
-        let mut decoder = OpenAiDecoder::default();
-        let mut out = Vec::new();
-        for frame in frames {
-            decoder.decode(&Frame::data(*frame), &mut out);
-        }
-        decoder.finish(&mut out);
-        out
-    }
-
-    fn text(t: &str) -> ProviderEvent {
-        ProviderEvent::Text(t.into())
-    }
-    fn thinking(t: &str) -> ProviderEvent {
-        ProviderEvent::Thinking(t.into())
-    }
-    fn finish(reason: &str) -> ProviderEvent {
-        ProviderEvent::Finish { reason: reason.into() }
-    }
-    fn start(id: &str, name: &str) -> ProviderEvent {
-        ProviderEvent::ToolCallStart { id: id.into(), name: name.into() }
-    }
-    fn delta(id: &str, delta: &str) -> ProviderEvent {
-        ProviderEvent::ToolCallDelta { id: id.into(), delta: delta.into() }
-    }
-    fn end(id: &str) -> ProviderEvent {
-        ProviderEvent::ToolCallEnd { id: id.into(), name: None, input: None }
+        crate::dialect::test_support::decode::<OpenAiDecoder>(frames)
     }
 
     #[test]

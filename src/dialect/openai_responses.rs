@@ -33,8 +33,8 @@ use serde_json::Value;
 
 use super::openai::error_event;
 use super::scan::string_fields;
-use super::{DialectDecoder, ProviderEvent, TextEvent};
-use crate::event::Usage;
+use super::{text, DialectDecoder, ProviderEvent, TextEvent};
+use crate::event::{FinishReason, Usage};
 use crate::framing::Frame;
 
 #[derive(Debug, Default, PartialEq)]
@@ -43,8 +43,6 @@ pub struct OpenAiResponsesDecoder {
     calls: Vec<FunctionCall>,
     /// A refusal was streamed: the finish reason is `refusal`.
     refused: bool,
-    /// A terminal event or an error arrived; later frames are ignored.
-    ended: bool,
 }
 
 #[derive(Debug, PartialEq)]
@@ -62,7 +60,7 @@ impl DialectDecoder for OpenAiResponsesDecoder {
     fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
         let data = frame.data.trim();
         // Some compatible servers add `[DONE]` after the terminal event anyway.
-        if self.ended || data.is_empty() || data == "[DONE]" {
+        if data.is_empty() || data == "[DONE]" {
             return;
         }
         if let Some((event, text)) = text_delta(data) {
@@ -84,7 +82,7 @@ impl OpenAiResponsesDecoder {
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };
         let kind = event.get("type").and_then(Value::as_str).or(frame.event.as_deref()).unwrap_or_default();
-        let text = |key: &str| event.get(key).and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_owned);
+        let text = |key: &str| text(&event, key).filter(|t| !t.is_empty());
         match kind {
             "response.output_text.delta" => out.extend(text("delta").map(ProviderEvent::Text)),
             "response.refusal.delta" => {
@@ -93,7 +91,7 @@ impl OpenAiResponsesDecoder {
             }
             "response.output_text.annotation.added" => {
                 if let Some(annotation) = event.get("annotation").filter(|a| a.is_object()) {
-                    out.push(ProviderEvent::Attach { key: "citations".into(), value: annotation.clone() });
+                    out.push(ProviderEvent::attach("citations", annotation.clone()));
                 }
             }
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
@@ -108,16 +106,9 @@ impl OpenAiResponsesDecoder {
             "response.function_call_arguments.delta" => self.arguments(&event, "delta", out),
             "response.function_call_arguments.done" => self.arguments(&event, "arguments", out),
             "response.output_item.done" => self.item_done(&event["item"], out),
-            "response.completed" | "response.incomplete" => {
-                self.ended = true;
-                self.completed(&event["response"], out);
-            }
-            "response.failed" => {
-                self.ended = true;
-                out.push(error_event(&event["response"]["error"]));
-            }
+            "response.completed" | "response.incomplete" => self.completed(&event["response"], out),
+            "response.failed" => out.push(error_event(&event["response"]["error"])),
             "error" => {
-                self.ended = true;
                 let error = event.get("error").filter(|e| e.is_object()).unwrap_or(&event);
                 out.push(error_event(error));
             }
@@ -174,14 +165,14 @@ impl OpenAiResponsesDecoder {
         }
         let incomplete = response["incomplete_details"]["reason"].as_str();
         let reason = match (response["status"].as_str(), incomplete) {
-            (_, Some("max_output_tokens")) => "length",
-            (_, Some("content_filter")) => "content_filter",
-            (Some("incomplete"), _) => "other",
-            _ if self.refused => "refusal",
-            _ if !self.calls.is_empty() => "tool_calls",
-            _ => "stop",
+            (_, Some("max_output_tokens")) => FinishReason::Length,
+            (_, Some("content_filter")) => FinishReason::ContentFilter,
+            (Some("incomplete"), _) => FinishReason::Other,
+            _ if self.refused => FinishReason::Refusal,
+            _ if !self.calls.is_empty() => FinishReason::ToolCalls,
+            _ => FinishReason::Stop,
         };
-        out.push(ProviderEvent::Finish { reason: reason.into() });
+        out.push(ProviderEvent::Finish { reason });
         if let Some(usage) = response.get("usage").filter(|u| u.is_object()) {
             out.push(ProviderEvent::Usage(read_usage(usage)));
         }
@@ -216,17 +207,11 @@ fn text_delta(data: &str) -> Option<(TextEvent, Cow<'_, str>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::scan::tests::same_as_general;
+    use crate::dialect::test_support::{edits_read, recorded_frames, same_as_general};
     use crate::error::ErrorCode;
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
-        let mut decoder = OpenAiResponsesDecoder::default();
-        let mut out = Vec::new();
-        for frame in frames {
-            decoder.decode(&Frame::data(*frame), &mut out);
-        }
-        decoder.finish(&mut out);
-        out
+        crate::dialect::test_support::decode::<OpenAiResponsesDecoder>(frames)
     }
 
     /// Where the fast path reads `data`, the general path gives the same events and state.
@@ -239,7 +224,7 @@ mod tests {
 
     #[test]
     fn the_text_delta_fast_path_agrees_with_the_general_path_on_every_recorded_event() {
-        let frames = crate::dialect::scan::tests::recorded_frames("openai-responses");
+        let frames = recorded_frames("openai-responses");
         let read = frames.iter().filter(|frame| agrees(frame)).count();
         assert!(read > 5, "only {read} of {} events took the fast path", frames.len());
     }
@@ -250,7 +235,7 @@ mod tests {
             r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"a\"b\u00e9","sequence_number":7,"logprobs":[]}"#,
             r#" { "delta" : "hm" , "type" : "response.reasoning_summary_text.delta", "summary_index": 0 } "#,
         ];
-        let read = crate::dialect::scan::tests::edits_read(&events, agrees);
+        let read = edits_read(&events, agrees);
         assert!(read > 100, "only {read} edits took the fast path");
     }
 

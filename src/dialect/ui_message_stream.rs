@@ -39,8 +39,9 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{json, Map, Value};
 
 use super::scan::string_fields;
-use super::{DialectDecoder, ProviderEvent, TextEvent};
+use super::{text, DialectDecoder, ProviderEvent, TextEvent};
 use crate::error::ErrorCode;
+use crate::event::FinishReason;
 use crate::framing::Frame;
 
 #[derive(Debug, Default, PartialEq)]
@@ -53,18 +54,15 @@ pub struct UiMessageStreamDecoder {
     tool_names: HashMap<String, String>,
     /// `messageMetadata` merged over `start`, `message-metadata` and `finish`.
     metadata: Map<String, Value>,
-    /// `finish` or `[DONE]` arrived.
-    ended: bool,
 }
 
 impl DialectDecoder for UiMessageStreamDecoder {
     fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
         let data = frame.data.trim();
-        if data.is_empty() || self.ended {
+        if data.is_empty() {
             return;
         }
         if data == "[DONE]" {
-            self.ended = true;
             return out.push(ProviderEvent::End);
         }
         if let Some(delta) = text_delta(data) {
@@ -92,12 +90,12 @@ impl UiMessageStreamDecoder {
         let Some(kind) = chunk.get("type").and_then(Value::as_str) else {
             return out.push(ProviderEvent::unreadable("a UI message chunk without a \"type\""));
         };
-        let text = |key: &str| chunk.get(key).and_then(Value::as_str).map(str::to_owned);
+        let text = |key: &str| text(&chunk, key);
         let tool_id = || text("toolCallId").unwrap_or_default();
         match kind {
             "start" | "message-start" => {
                 if let Some(id) = text("messageId") {
-                    out.push(ProviderEvent::Payload(Map::from_iter([("message_id".to_owned(), Value::String(id))])));
+                    out.push(ProviderEvent::payload("message_id", Value::String(id)));
                 }
                 self.merge_metadata(&chunk, out);
             }
@@ -157,10 +155,10 @@ impl UiMessageStreamDecoder {
             "tool-output-error" => out.push(self.result(tool_id(), json!(text("errorText")), true)),
             // The user (or the app) refused to run the call: it has no output.
             "tool-output-denied" => out.push(self.result(tool_id(), json!("The tool call was denied."), true)),
-            "tool-approval-request" => out.push(attach("approvals", without_type(&chunk))),
-            "source-url" | "source-document" => out.push(attach("sources", chunk.clone())),
-            "file" => out.push(attach("files", without_type(&chunk))),
-            _ if kind.starts_with("data-") => out.push(attach("data", chunk.clone())),
+            "tool-approval-request" => out.push(ProviderEvent::attach("approvals", without_type(&chunk))),
+            "source-url" | "source-document" => out.push(ProviderEvent::attach("sources", chunk.clone())),
+            "file" => out.push(ProviderEvent::attach("files", without_type(&chunk))),
+            _ if kind.starts_with("data-") => out.push(ProviderEvent::attach("data", chunk.clone())),
             // The SDK's reader forgets the open text and reasoning parts at a step's end.
             "finish-step" => {
                 self.open_text.clear();
@@ -169,20 +167,15 @@ impl UiMessageStreamDecoder {
             "finish" => {
                 self.merge_metadata(&chunk, out);
                 if let Some(reason) = chunk.get("finishReason").and_then(Value::as_str) {
-                    out.push(ProviderEvent::Finish { reason: finish_reason(reason).into() });
+                    out.push(ProviderEvent::Finish { reason: FinishReason::from_ai_sdk(reason) });
                 }
-                self.ended = true;
                 out.push(ProviderEvent::End);
             }
-            "abort" => {
-                self.ended = true;
-                out.push(ProviderEvent::Cancelled);
-            }
+            "abort" => out.push(ProviderEvent::Cancelled),
             "error" => {
                 // Some services send `{"type":"error","error":"…"}`.
                 let message = text("errorText").or_else(|| text("error"));
-                let code = ErrorCode::from_provider_kind(&message.as_deref().unwrap_or_default().replace(' ', "_"));
-                self.ended = true;
+                let code = ErrorCode::from_message(message.as_deref().unwrap_or_default());
                 out.push(ProviderEvent::provider_error(code, message.as_deref()));
             }
             _ => {}
@@ -201,10 +194,7 @@ impl UiMessageStreamDecoder {
     fn merge_metadata(&mut self, chunk: &Value, out: &mut Vec<ProviderEvent>) {
         let Some(Value::Object(fresh)) = chunk.get("messageMetadata") else { return };
         merge(&mut self.metadata, fresh);
-        out.push(ProviderEvent::Payload(Map::from_iter([(
-            "metadata".to_owned(),
-            Value::Object(self.metadata.clone()),
-        )])));
+        out.push(ProviderEvent::payload("metadata", Value::Object(self.metadata.clone())));
     }
 }
 
@@ -256,10 +246,6 @@ fn not_started(kind: &str, id: &str) -> ProviderEvent {
     }
 }
 
-fn attach(key: &str, value: Value) -> ProviderEvent {
-    ProviderEvent::Attach { key: key.into(), value }
-}
-
 fn without_type(chunk: &Value) -> Value {
     let mut value = chunk.clone();
     if let Value::Object(fields) = &mut value {
@@ -268,35 +254,13 @@ fn without_type(chunk: &Value) -> Value {
     value
 }
 
-/// The SDK's `FinishReason` → the contract's.
-fn finish_reason(reason: &str) -> &'static str {
-    match reason {
-        "stop" => "stop",
-        "length" => "length",
-        "tool-calls" => "tool_calls",
-        "content-filter" => "content_filter",
-        "error" => "error",
-        _ => "other",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::scan::tests::same_as_general;
+    use crate::dialect::test_support::{edits_read, payload, recorded_frames, same_as_general};
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
-        let mut decoder = UiMessageStreamDecoder::default();
-        let mut out = Vec::new();
-        for frame in frames {
-            decoder.decode(&Frame::data(*frame), &mut out);
-        }
-        decoder.finish(&mut out);
-        out
-    }
-
-    fn payload(key: &str, value: Value) -> ProviderEvent {
-        ProviderEvent::Payload(Map::from_iter([(key.to_owned(), value)]))
+        crate::dialect::test_support::decode::<UiMessageStreamDecoder>(frames)
     }
 
     /// A decoder with the text part `t` and the reasoning part `r` open.
@@ -317,7 +281,7 @@ mod tests {
 
     #[test]
     fn the_text_delta_fast_path_agrees_with_the_general_path_on_every_recorded_chunk() {
-        let frames = crate::dialect::scan::tests::recorded_frames("ui-message-stream");
+        let frames = recorded_frames("ui-message-stream");
         let read = frames.iter().filter(|frame| agrees(frame)).count();
         assert!(read > 5, "only {read} of {} chunks took the fast path", frames.len());
     }
@@ -329,7 +293,7 @@ mod tests {
             r#" { "delta" : "hm" , "providerMetadata" : {"x": [1.5, null, true]}, "id" : "r", "type" : "reasoning-delta" } "#,
             r#"{"type":"text-delta","id":"new","delta":"x"}"#,
         ];
-        let read = crate::dialect::scan::tests::edits_read(&chunks, agrees);
+        let read = edits_read(&chunks, agrees);
         assert!(read > 100, "only {read} edits took the fast path");
     }
 
@@ -389,12 +353,12 @@ mod tests {
                 payload("message_id", json!("m1")),
                 payload("metadata", json!({"model": "gpt-5", "usage": {"in": 3}})),
                 ProviderEvent::Thinking("hmm".into()),
-                attach(
+                ProviderEvent::attach(
                     "sources",
                     json!({"type": "source-url", "sourceId": "s1", "url": "https://a.example", "title": "A"})
                 ),
-                attach("files", json!({"url": "data:image/png;base64,AA==", "mediaType": "image/png"})),
-                attach(
+                ProviderEvent::attach("files", json!({"url": "data:image/png;base64,AA==", "mediaType": "image/png"})),
+                ProviderEvent::attach(
                     "data",
                     json!({"type": "data-weather", "id": "w1", "data": {"city": "Oslo"}, "transient": true})
                 ),
@@ -433,7 +397,7 @@ mod tests {
                 ProviderEvent::ToolCallEnd { id: "a".into(), name: Some("run".into()), input: Some(json!(r#"{"x""#)) },
                 result("a", "run", json!("bad JSON")),
                 ProviderEvent::ToolCallEnd { id: "b".into(), name: Some("pay".into()), input: Some(json!({})) },
-                attach("approvals", json!({"approvalId": "ap1", "toolCallId": "b"})),
+                ProviderEvent::attach("approvals", json!({"approvalId": "ap1", "toolCallId": "b"})),
                 result("b", "pay", json!("The tool call was denied.")),
                 ProviderEvent::ToolCallEnd { id: "c".into(), name: Some("scan".into()), input: Some(json!({})) },
                 ProviderEvent::ToolProgress {

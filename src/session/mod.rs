@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
-use crate::event::{CompletePayload, Segment, StreamEvent, ToolRecord, Usage};
+use crate::event::{CompletePayload, FinishReason, Segment, StreamEvent, ToolRecord, Usage};
 use crate::request::Turn;
 
 /// One message of the conversation, (plus what the clean
@@ -45,7 +45,7 @@ pub struct ChatMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_payload: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finish_reason: Option<String>,
+    pub finish_reason: Option<FinishReason>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     /// True when the user stopped this answer: the content is what arrived before.

@@ -80,7 +80,7 @@ fn choices<'a>(r: &mut Reader<'a>) -> Option<Cow<'a, str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::scan::tests::{edits_read, recorded_frames};
+    use crate::dialect::test_support::{edits_read, recorded_frames};
     use crate::dialect::{OpenAiDecoder, ProviderEvent};
 
     #[test]
