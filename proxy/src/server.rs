@@ -3,8 +3,9 @@
 //! - At most `max_connections` connections at once: past that, new ones wait in the kernel's accept
 //!   queue (holding no descriptor of the proxy's) until one closes.
 //! - A connection with no request under way (a new one, or between keep-alive requests) is closed after
-//!   `keep_alive` without a byte; once a request's first byte is in, its headers must follow within
-//!   `header` (hyper's own header timeout counts the idle wait too, so it cannot tell the two apart).
+//!   `keep_alive` without a byte in or out; once a request's first byte is in, its headers must follow
+//!   within `header` (hyper's own header timeout counts the idle wait too, so it cannot tell the two
+//!   apart).
 //! - Each request carries a [`CloseConnection`] so that a response may close its connection (see
 //!   `limits::guard`: a client that stops reading past the total time limit).
 
@@ -91,6 +92,8 @@ async fn serve_connection(socket: TcpStream, remote: SocketAddr, app: Router, li
 /// What a connection is doing, for its timeouts.
 struct Activity {
     state: Mutex<(Phase, Instant)>,
+    /// Wakes the watchdog when the phase changes (its deadline with it).
+    changed: Notify,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -105,17 +108,31 @@ enum Phase {
 
 impl Activity {
     fn new() -> Activity {
-        Activity { state: Mutex::new((Phase::Idle, Instant::now())) }
+        Activity { state: Mutex::new((Phase::Idle, Instant::now())), changed: Notify::new() }
     }
 
     fn with<T>(&self, f: impl FnOnce(&mut (Phase, Instant)) -> T) -> T {
         f(&mut self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
 
+    /// Moves to another phase, since now.
+    fn enter(&self, phase: Phase) {
+        self.with(|state| *state = (phase, Instant::now()));
+        self.changed.notify_one();
+    }
+
     fn read_some(&self) {
+        if self.with(|state| state.0 == Phase::Idle) {
+            self.enter(Phase::Head);
+        }
+    }
+
+    /// hyper writes the end of a response from its own buffer after the body is done: while that goes
+    /// out, the connection is not idle.
+    fn wrote_some(&self) {
         self.with(|state| {
             if state.0 == Phase::Idle {
-                *state = (Phase::Head, Instant::now());
+                state.1 = Instant::now();
             }
         });
     }
@@ -130,9 +147,11 @@ impl Activity {
             });
             match deadline {
                 Some(deadline) if deadline <= Instant::now() => return,
-                Some(deadline) => tokio::time::sleep_until(deadline).await,
-                // Looked at again later: the request may end at any time.
-                None => tokio::time::sleep(limits.header.min(limits.keep_alive)).await,
+                Some(deadline) => tokio::select! {
+                    () = tokio::time::sleep_until(deadline) => {}
+                    () = self.changed.notified() => {}
+                },
+                None => self.changed.notified().await,
             }
         }
     }
@@ -143,11 +162,10 @@ struct Busy(Arc<Activity>);
 
 impl Busy {
     fn start(activity: &Arc<Activity>) -> Busy {
-        activity.with(|state| {
-            *state = match state.0 {
-                Phase::Busy(n) => (Phase::Busy(n + 1), state.1),
-                _ => (Phase::Busy(1), Instant::now()),
-            }
+        let phase = activity.with(|state| state.0);
+        activity.enter(match phase {
+            Phase::Busy(n) => Phase::Busy(n + 1),
+            _ => Phase::Busy(1),
         });
         Busy(activity.clone())
     }
@@ -155,11 +173,10 @@ impl Busy {
 
 impl Drop for Busy {
     fn drop(&mut self) {
-        self.0.with(|state| {
-            *state = match state.0 {
-                Phase::Busy(n) if n > 1 => (Phase::Busy(n - 1), state.1),
-                _ => (Phase::Idle, Instant::now()),
-            }
+        let phase = self.0.with(|state| state.0);
+        self.0.enter(match phase {
+            Phase::Busy(n) if n > 1 => Phase::Busy(n - 1),
+            _ => Phase::Idle,
         });
     }
 }
@@ -191,7 +208,11 @@ impl AsyncWrite for Watched {
         cx: &mut std::task::Context<'_>,
         buf: &[u8],
     ) -> std::task::Poll<std::io::Result<usize>> {
-        std::pin::Pin::new(&mut self.socket).poll_write(cx, buf)
+        let polled = std::pin::Pin::new(&mut self.socket).poll_write(cx, buf);
+        if let std::task::Poll::Ready(Ok(1..)) = polled {
+            self.activity.wrote_some();
+        }
+        polled
     }
 
     fn poll_flush(
@@ -213,7 +234,11 @@ impl AsyncWrite for Watched {
         cx: &mut std::task::Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> std::task::Poll<std::io::Result<usize>> {
-        std::pin::Pin::new(&mut self.socket).poll_write_vectored(cx, bufs)
+        let polled = std::pin::Pin::new(&mut self.socket).poll_write_vectored(cx, bufs);
+        if let std::task::Poll::Ready(Ok(1..)) = polled {
+            self.activity.wrote_some();
+        }
+        polled
     }
 
     fn is_write_vectored(&self) -> bool {
