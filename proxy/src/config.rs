@@ -81,8 +81,8 @@ pub struct Args {
     #[arg(long, env = "PROXY_TOTAL_TIMEOUT_MS", default_value_t = 600_000)]
     pub total_timeout_ms: u64,
 
-    /// Time a client has to send a request's headers, from their first byte, in milliseconds (and to
-    /// send a chat request's body once its headers are in). Then the connection is closed.
+    /// Time a client has to send a request's headers, from their first byte, in milliseconds; then the
+    /// connection is closed. A chat request's body has as long again once its headers are in (then 408).
     #[arg(long, env = "PROXY_HEADER_TIMEOUT_MS", default_value_t = 10_000)]
     pub header_timeout_ms: u64,
     /// How long a connection may sit idle, with no request under way (a new one too), in milliseconds.
