@@ -71,7 +71,8 @@ async fn serve_connection(socket: TcpStream, remote: SocketAddr, app: Router, li
         let response = app.clone().oneshot(request.map(Body::new));
         async move {
             let response = response.await?;
-            // The request counts as under way until its response body is done with (sent or dropped).
+            // The request counts as under way until hyper is done with its response body (all taken, or
+            // dropped); the bytes hyper still writes out after that keep the connection from being idle.
             Ok::<_, std::convert::Infallible>(response.map(|body| {
                 Body::from_stream(body.into_data_stream().map(move |chunk| {
                     let _ = &busy;
@@ -98,7 +99,8 @@ struct Activity {
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
-    /// No request under way and no byte of the next one yet, since the instant beside it.
+    /// No request under way and no byte of the next one yet, since the instant beside it (or the last
+    /// byte written).
     Idle,
     /// The next request's first byte came at the instant beside it; its headers are not complete.
     Head,

@@ -87,17 +87,19 @@ pub async fn forward(via: Forward<'_>, provider: Provider, upstream: &Upstream, 
     let mut headers = HeaderMap::new();
     for (name, value) in response.headers() {
         let name_str = name.as_str();
-        if NOT_COPIED.contains(&name_str) || name_str.starts_with("access-control-") {
+        // A header whose very name holds key material is dropped whole.
+        let named_with_key = redactor.redact(name_str.as_bytes()).is_some();
+        if NOT_COPIED.contains(&name_str) || name_str.starts_with("access-control-") || named_with_key {
             continue;
         }
-        if redactor.redact(name_str.as_bytes()).is_some() {
-            continue;
-        }
-        match redactor.redact(value.as_bytes()).map(HeaderValue::try_from) {
-            None => headers.append(name.clone(), value.clone()),
-            Some(Ok(redacted)) => headers.append(name.clone(), redacted),
-            Some(Err(_)) => false,
+        let value = match redactor.redact(value.as_bytes()) {
+            None => value.clone(),
+            Some(redacted) => match HeaderValue::from_bytes(&redacted) {
+                Ok(redacted) => redacted,
+                Err(_) => continue,
+            },
         };
+        headers.append(name.clone(), value);
     }
     let watch = Watch { provider, idle: limits.idle, deadline, redactor: redactor.clone(), close };
     let mut out = Response::new(guard(watch, response.bytes_stream()));

@@ -10,7 +10,7 @@ use axum::body::{Body, Bytes};
 use axum::response::Response;
 use axum::routing::post;
 use axum::Router;
-use common::{client, post_json, FakeUpstream, Proxy};
+use common::{client, post_json, FakeUpstream, OnDrop, Proxy};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -91,13 +91,6 @@ async fn connections_past_the_cap_wait_until_one_closes() {
 #[tokio::test]
 async fn the_total_time_limit_drops_the_upstream_of_a_client_that_never_reads() {
     let (dropped_tx, mut dropped) = mpsc::unbounded_channel::<()>();
-    /// Signals when the upstream's response body is dropped: hyper drops it when the proxy goes away.
-    struct OnDrop(mpsc::UnboundedSender<()>);
-    impl Drop for OnDrop {
-        fn drop(&mut self) {
-            let _ = self.0.send(());
-        }
-    }
     // An upstream that streams as fast as it can, forever.
     let app = Router::new().route(
         "/v1/chat/completions",

@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::post;
 use axum::Router;
-use common::{body_text, client, post_json, FakeUpstream, Proxy};
+use common::{body_text, client, post_json, FakeUpstream, OnDrop, Proxy};
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
@@ -323,13 +323,6 @@ async fn a_reset_mid_event_ends_the_stream_there() {
 #[tokio::test]
 async fn a_client_that_disconnects_closes_the_upstream_connection() {
     let (closed_tx, mut closed_rx) = mpsc::unbounded_channel::<()>();
-    /// Signals when the upstream's response body is dropped: hyper drops it when the peer goes away.
-    struct OnDrop(mpsc::UnboundedSender<()>);
-    impl Drop for OnDrop {
-        fn drop(&mut self) {
-            let _ = self.0.send(());
-        }
-    }
     let app = Router::new().route(
         "/v1/responses",
         post(move || async move {

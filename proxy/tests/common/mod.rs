@@ -112,6 +112,16 @@ impl FakeUpstream {
     }
 }
 
+/// Signals on its channel when dropped. Held by a fake upstream's response body, which hyper drops when
+/// the connection to the proxy goes away.
+pub struct OnDrop(pub tokio::sync::mpsc::UnboundedSender<()>);
+
+impl Drop for OnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
+    }
+}
+
 impl Drop for FakeUpstream {
     fn drop(&mut self) {
         self.task.abort();
