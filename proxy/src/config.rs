@@ -22,12 +22,17 @@ pub struct Args {
     /// Port to listen on; 0 picks a free one (the first stdout line says which).
     #[arg(long, env = "PROXY_PORT", default_value_t = 8787)]
     pub port: u16,
-    /// Directory served at `/` (the demo page).
-    #[arg(long, env = "PROXY_WWW", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../www"))]
-    pub www: PathBuf,
-    /// Directory served at `/pkg/` (the wasm package).
-    #[arg(long, env = "PROXY_PKG", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../pkg"))]
-    pub pkg: PathBuf,
+    /// Another name the proxy answers to in the `Host` header, besides its listen address, localhost,
+    /// 127.0.0.1 and [::1] (with its port). `NAME` allows NAME and NAME:PORT; `NAME:PORT` only that.
+    /// Repeatable. Any other Host is refused (421), so a DNS-rebinding page cannot reach the proxy.
+    #[arg(long = "allowed-host", env = "PROXY_ALLOWED_HOSTS", value_delimiter = ',')]
+    pub allowed_hosts: Vec<String>,
+    /// Directory served at `/` (the demo page). No static files when unset.
+    #[arg(long, env = "PROXY_WWW")]
+    pub www: Option<PathBuf>,
+    /// Directory served at `/pkg/` (the wasm package). No static files there when unset.
+    #[arg(long, env = "PROXY_PKG")]
+    pub pkg: Option<PathBuf>,
     /// Allow cross-origin requests from this origin (e.g. http://localhost:5173). Same origin only when unset.
     #[arg(long, env = "PROXY_CORS_ORIGIN")]
     pub cors_origin: Option<String>,
@@ -75,6 +80,18 @@ pub struct Args {
     /// Cap on a whole request, in milliseconds.
     #[arg(long, env = "PROXY_TOTAL_TIMEOUT_MS", default_value_t = 600_000)]
     pub total_timeout_ms: u64,
+
+    /// Time a client has to send a request's headers, from their first byte, in milliseconds; then the
+    /// connection is closed. A chat request's body has as long again once its headers are in (then 408).
+    #[arg(long, env = "PROXY_HEADER_TIMEOUT_MS", default_value_t = 10_000)]
+    pub header_timeout_ms: u64,
+    /// How long a connection may sit idle, with no request under way (a new one too), in milliseconds.
+    #[arg(long, env = "PROXY_KEEP_ALIVE_TIMEOUT_MS", default_value_t = 30_000)]
+    pub keep_alive_timeout_ms: u64,
+    /// Most client connections open at once; more wait to be accepted. Each chat stream also holds an
+    /// upstream connection, so keep twice this under the open-file limit (`ulimit -n`).
+    #[arg(long, env = "PROXY_MAX_CONNECTIONS", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
 }
 
 /// One configured upstream: its URL and the headers that carry its key.
@@ -120,16 +137,37 @@ pub struct Limits {
     pub total: Duration,
 }
 
+/// What a client connection may cost before the proxy closes it (see [`crate::server`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ConnectionLimits {
+    pub header: Duration,
+    pub keep_alive: Duration,
+    pub max_connections: usize,
+}
+
+/// Every configured key, for the redactor. Hand-written `Debug` so that a `{:?}` never prints one.
+#[derive(Clone, Default)]
+pub struct Keys(pub Vec<String>);
+
+impl std::fmt::Debug for Keys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Keys({} configured)", self.0.len())
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Config {
     pub host: IpAddr,
     pub port: u16,
-    pub www: PathBuf,
-    pub pkg: PathBuf,
+    pub allowed_hosts: Vec<String>,
+    pub www: Option<PathBuf>,
+    pub pkg: Option<PathBuf>,
     pub cors_origin: Option<String>,
     pub upstreams: Upstreams,
+    pub keys: Keys,
     pub sim_delay: Duration,
     pub limits: Limits,
+    pub connections: ConnectionLimits,
 }
 
 impl Config {
@@ -165,13 +203,19 @@ impl Config {
                 .filter(|u| !u.trim().is_empty())
                 .map(|url| Upstream { url, auth_headers: Vec::new() }),
         };
+        let keys = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "COMPAT_API_KEY"]
+            .into_iter()
+            .filter_map(|name| env(name).map(|key| key.trim().to_string()))
+            .collect();
         Config {
             host: args.host,
             port: args.port,
+            allowed_hosts: args.allowed_hosts,
             www: args.www,
             pkg: args.pkg,
-            cors_origin: args.cors_origin,
+            cors_origin: args.cors_origin.map(|origin| trim_slash(&origin).to_string()),
             upstreams,
+            keys: Keys(keys),
             sim_delay: Duration::from_millis(args.sim_delay_ms),
             limits: Limits {
                 body_bytes: args.body_limit,
@@ -180,6 +224,11 @@ impl Config {
                 first_byte: Duration::from_millis(args.first_byte_timeout_ms),
                 idle: Duration::from_millis(args.idle_timeout_ms),
                 total: Duration::from_millis(args.total_timeout_ms),
+            },
+            connections: ConnectionLimits {
+                header: Duration::from_millis(args.header_timeout_ms),
+                keep_alive: Duration::from_millis(args.keep_alive_timeout_ms),
+                max_connections: args.max_connections as usize,
             },
         }
     }

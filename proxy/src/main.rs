@@ -2,31 +2,52 @@
 
 #[macro_use]
 mod ordered;
+mod access;
 mod config;
+mod cut;
 mod limits;
 mod provider;
+mod redact;
 mod routes;
+mod server;
 mod simulate;
+mod static_files;
 mod upstream;
 
 use std::io::Write;
-use std::net::SocketAddr;
+use std::process::ExitCode;
 
 use clap::Parser;
 
 use crate::config::{Args, Config};
 
 #[tokio::main]
-async fn main() -> std::io::Result<()> {
+async fn main() -> ExitCode {
     // Logs go to stderr: stdout's first line is the URL, for scripts to read.
     let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(colour).with_target(false).init();
     let config = Config::from_args(Args::parse(), |name| std::env::var(name).ok());
-    let listener = tokio::net::TcpListener::bind((config.host, config.port)).await?;
-    let address = listener.local_addr()?;
+    let listener = match tokio::net::TcpListener::bind((config.host, config.port)).await {
+        Ok(listener) => listener,
+        Err(err) => {
+            let address = std::net::SocketAddr::new(config.host, config.port);
+            let hint = match err.kind() {
+                std::io::ErrorKind::AddrInUse => format!(
+                    "port {} is already in use on {}; choose another with --port <PORT> (or PROXY_PORT), \
+                     or --port 0 for any free port",
+                    config.port, config.host
+                ),
+                _ => format!("cannot listen on {address}: {err}"),
+            };
+            eprintln!("chatstream-proxy: {hint}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let Ok(address) = listener.local_addr() else { return ExitCode::FAILURE };
     let mut stdout = std::io::stdout();
-    writeln!(stdout, "http://{address}/")?;
-    stdout.flush()?;
+    if writeln!(stdout, "http://{address}/").and_then(|()| stdout.flush()).is_err() {
+        return ExitCode::FAILURE;
+    }
     let upstreams = &config.upstreams;
     for (name, configured) in [
         ("openai", upstreams.openai.is_some()),
@@ -39,10 +60,11 @@ async fn main() -> std::io::Result<()> {
     ] {
         tracing::info!("{name}: {}", if configured { "forwarded" } else { "simulated" });
     }
-    let app = routes::router(config);
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
+    let connections = config.connections;
+    let app = routes::router(config, address);
+    tokio::select! {
+        () = server::serve(listener, app, connections) => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    ExitCode::SUCCESS
 }

@@ -31,6 +31,14 @@ impl Provider {
         })
     }
 
+    /// The provider of a chat route's path: `/api/chat/{provider}`, or `/api/chat/stream` for the agent.
+    pub fn from_path(path: &str) -> Option<Provider> {
+        match path.strip_prefix("/api/chat/")? {
+            "stream" => Some(Provider::Agent),
+            name => Provider::from_route(name),
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Provider::OpenAi => "openai",
@@ -52,8 +60,8 @@ impl Provider {
     }
 
     /// A mid-stream error frame in the provider's own dialect, for a stream the proxy must end early.
-    /// `separator` ends whatever frame the stream was in the middle of (see [`frame_separator`]).
-    pub fn error_frame(self, message: &str, separator: &str) -> Bytes {
+    /// `before` closes what the stream was in the middle of (see [`crate::cut`]).
+    pub fn error_frame(self, message: &str, before: &str) -> Bytes {
         let frame = match self {
             // OpenAI ends a failing stream with a bare `error` object in a data line.
             Provider::OpenAi | Provider::Compat => sse(
@@ -75,9 +83,9 @@ impl Provider {
                 sse(None, &ordered!({"error": {"code": 504, "message": message, "status": "DEADLINE_EXCEEDED"}}))
             }
             Provider::Ollama => format!("{}\n", ordered!({"error": message})),
-            Provider::Agent => sse(None, &ordered!({"type": "error", "message": message})),
+            Provider::Agent => sse(None, &agent_error(503, message)),
         };
-        Bytes::from(format!("{separator}{frame}"))
+        Bytes::from(format!("{before}{frame}"))
     }
 
     /// An HTTP error body in the provider's own format.
@@ -87,14 +95,14 @@ impl Provider {
                 let (kind, code) = match status {
                     401 => ("invalid_request_error", "invalid_api_key"),
                     429 => ("requests", "rate_limit_exceeded"),
-                    400 | 404 | 413 => ("invalid_request_error", "invalid_request"),
+                    400 | 404 | 408 | 413 | 415 => ("invalid_request_error", "invalid_request"),
                     _ => ("server_error", "server_error"),
                 };
                 ordered!({"error": {"message": message, "type": kind, "param": null, "code": code}})
             }
             Provider::Anthropic => {
                 let kind = match status {
-                    400 => "invalid_request_error",
+                    400 | 408 | 415 => "invalid_request_error",
                     401 => "authentication_error",
                     403 => "permission_error",
                     404 => "not_found_error",
@@ -107,7 +115,7 @@ impl Provider {
             }
             Provider::Gemini => {
                 let rpc_status = match status {
-                    400 | 413 => "INVALID_ARGUMENT",
+                    400 | 408 | 413 | 415 => "INVALID_ARGUMENT",
                     401 => "UNAUTHENTICATED",
                     403 => "PERMISSION_DENIED",
                     404 => "NOT_FOUND",
@@ -119,9 +127,22 @@ impl Provider {
                 ordered!({"error": {"code": status, "message": message, "status": rpc_status}})
             }
             Provider::Ollama => ordered!({"error": message}),
-            Provider::Agent => ordered!({"type": "error", "message": message}),
+            Provider::Agent => agent_error(status, message),
         }
     }
+}
+
+/// The agent protocol's error event, `{"type":"error","code",…}` with the contract's code for `status`
+/// (as the simulated agent writes its errors).
+pub fn agent_error(status: u16, message: &str) -> Json {
+    let code = match status {
+        400 | 408 | 413 | 415 | 422 => "VALIDATION_ERROR",
+        401 | 403 => "UNAUTHORIZED",
+        404 => "NOT_FOUND",
+        429 => "RATE_LIMITED",
+        _ => "SERVICE_UNAVAILABLE",
+    };
+    ordered!({"type": "error", "code": code, "message": message})
 }
 
 /// One server-sent event: an optional `event:` line, one `data:` line, a blank line.
@@ -129,40 +150,5 @@ pub fn sse(event: Option<&str>, data: &impl std::fmt::Display) -> String {
     match event {
         Some(event) => format!("event: {event}\ndata: {data}\n\n"),
         None => format!("data: {data}\n\n"),
-    }
-}
-
-/// What must come before an appended frame so that it does not run into a frame the upstream left half
-/// written: nothing at a frame boundary, otherwise line ends until there is one. `tail` is the stream's
-/// last bytes (up to 4). SSE: "a blank line dispatches the event"; NDJSON: one value per line.
-pub fn frame_separator(provider: Provider, tail: &[u8]) -> &'static str {
-    if tail.is_empty() {
-        return "";
-    }
-    if provider == Provider::Ollama {
-        return if tail.ends_with(b"\n") { "" } else { "\n" };
-    }
-    if tail.ends_with(b"\n\n") || tail.ends_with(b"\r\n\r\n") || tail.ends_with(b"\r\r") {
-        ""
-    } else if tail.ends_with(b"\n") || tail.ends_with(b"\r") {
-        "\n"
-    } else {
-        "\n\n"
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn separator_closes_a_half_written_frame() {
-        assert_eq!(frame_separator(Provider::OpenAi, b""), "");
-        assert_eq!(frame_separator(Provider::OpenAi, b"}\n\n"), "");
-        assert_eq!(frame_separator(Provider::Gemini, b"}\r\n\r\n"), "");
-        assert_eq!(frame_separator(Provider::OpenAi, b"}\n"), "\n");
-        assert_eq!(frame_separator(Provider::OpenAi, b"{\"a"), "\n\n");
-        assert_eq!(frame_separator(Provider::Ollama, b"}\n"), "");
-        assert_eq!(frame_separator(Provider::Ollama, b"{\"a"), "\n");
     }
 }

@@ -1,62 +1,107 @@
-//! The router: the chat routes (each forwarded or simulated), the static demo files, the access log.
+//! The router: the chat routes (each forwarded or simulated), the static demo files, the access log,
+//! and what every route goes through first (the `Host` and `Origin` checks, CORS, `nosniff`).
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequest, Path, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
-use axum::Router;
+use axum::{Extension, Router};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use serde_json::Value;
 use tokio::time::Instant;
 use tower_http::cors::CorsLayer;
-use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeaderLayer;
 
+use crate::access::{is_json, same_site, Allowed};
 use crate::config::Config;
-use crate::limits::{guard, rate_limit, RateLimiter};
+use crate::limits::{guard, RateLimiter, Watch};
 use crate::provider::Provider;
+use crate::redact::Redactor;
+use crate::server::CloseConnection;
 use crate::simulate::{paced, simulate, Simulated};
-use crate::upstream::{self, proxy_error, stream_headers};
+use crate::static_files::{self, Roots};
+use crate::upstream::{self, proxy_error, stream_headers, Forward};
 
 struct AppState {
     config: Config,
     client: reqwest::Client,
+    limiter: RateLimiter,
+    redactor: Redactor,
 }
 
-pub fn router(config: Config) -> Router {
-    let client = upstream::client(&config.limits);
-    let limiter = RateLimiter::new(config.limits.requests_per_minute);
-    let chat = Router::new()
-        .route("/api/chat/stream", post(agent))
-        .route("/api/chat/{provider}", post(provider_chat))
-        .route_layer(DefaultBodyLimit::max(config.limits.body_bytes))
-        .route_layer(middleware::from_fn_with_state(limiter, rate_limit))
-        .route("/api/providers", get(providers))
-        .route("/api/{*rest}", any(|| async { StatusCode::NOT_FOUND }));
-    let files =
-        Router::new().nest_service("/pkg", ServeDir::new(&config.pkg)).fallback_service(ServeDir::new(&config.www));
+/// `address` is where the proxy listens (with the real port when `--port 0`): the `Host` it answers to.
+pub fn router(config: Config, address: SocketAddr) -> Router {
+    let allowed = Allowed::new(address, &config.allowed_hosts, config.cors_origin.as_deref());
+    let roots = Roots::new(config.www.clone(), config.pkg.clone());
     let cors = config.cors_origin.as_deref().and_then(|origin| HeaderValue::from_str(origin).ok()).map(|origin| {
         CorsLayer::new()
             .allow_origin(origin)
             .allow_methods([Method::GET, Method::POST])
-            .allow_headers([header::CONTENT_TYPE])
+            .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION])
     });
-    let state = Arc::new(AppState { config, client });
-    let app = chat.with_state(state).merge(files).layer(middleware::from_fn(access_log));
-    match cors {
-        Some(cors) => app.layer(cors),
-        None => app,
+    let body_limit = config.limits.body_bytes;
+    let state = Arc::new(AppState {
+        client: upstream::client(&config.limits),
+        limiter: RateLimiter::new(config.limits.requests_per_minute),
+        redactor: Redactor::new(&config.keys.0),
+        config,
+    });
+    let api = Router::new()
+        .route("/api/chat/stream", post(agent))
+        .route("/api/chat/{provider}", post(provider_chat))
+        .route_layer(middleware::from_fn_with_state(state.clone(), chat_gate))
+        .route_layer(DefaultBodyLimit::max(body_limit))
+        .route("/api/providers", get(providers))
+        .route("/api/{*rest}", any(|| async { StatusCode::NOT_FOUND }))
+        .with_state(state);
+    let files = Router::new().fallback(static_files::serve).with_state(roots);
+    let mut app = api.merge(files);
+    if let Some(cors) = cors {
+        app = app.layer(cors);
     }
+    app.layer(middleware::from_fn_with_state(allowed, same_site))
+        .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
+        .layer(middleware::from_fn(access_log))
 }
 
-async fn provider_chat(State(state): State<Arc<AppState>>, Path(name): Path<String>, body: Bytes) -> Response {
+/// What a chat request must pass before its body is read, each refusal in the route's provider error
+/// format: a body declared as JSON (else 415; see [`crate::access`]), and the client's rate (else 429).
+async fn chat_gate(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    request: Request,
+    next: Next,
+) -> Response {
+    // An unknown provider is the handler's 404.
+    let Some(provider) = Provider::from_path(request.uri().path()) else { return next.run(request).await };
+    if !is_json(request.headers()) {
+        let message = "The request body must be JSON, sent as Content-Type: application/json.";
+        return proxy_error(provider, StatusCode::UNSUPPORTED_MEDIA_TYPE, message);
+    }
+    if let Err(retry_after) = state.limiter.check(client.ip()) {
+        let mut response =
+            proxy_error(provider, StatusCode::TOO_MANY_REQUESTS, "Too many requests to the proxy; retry later.");
+        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+        return response;
+    }
+    next.run(request).await
+}
+
+async fn provider_chat(
+    State(state): State<Arc<AppState>>,
+    Path(name): Path<String>,
+    close: Option<Extension<CloseConnection>>,
+    request: Request,
+) -> Response {
     match Provider::from_route(&name) {
-        Some(provider) => chat(&state, provider, body).await,
+        Some(provider) => chat(&state, provider, close.map(|c| c.0), request).await,
         None => (StatusCode::NOT_FOUND, axum::Json(serde_json::json!({"error": {"message": "Unknown provider."}})))
             .into_response(),
     }
@@ -82,17 +127,38 @@ async fn providers(State(state): State<Arc<AppState>>) -> Response {
     axum::Json(Value::Object(listed)).into_response()
 }
 
-async fn agent(State(state): State<Arc<AppState>>, body: Bytes) -> Response {
-    chat(&state, Provider::Agent, body).await
+async fn agent(
+    State(state): State<Arc<AppState>>,
+    close: Option<Extension<CloseConnection>>,
+    request: Request,
+) -> Response {
+    chat(&state, Provider::Agent, close.map(|c| c.0), request).await
 }
 
-async fn chat(state: &AppState, provider: Provider, body: Bytes) -> Response {
+/// The body, within the body limit (413) and the header timeout, counted from the headers (408).
+async fn read_body(state: &AppState, provider: Provider, request: Request) -> Result<Bytes, Response> {
+    match tokio::time::timeout(state.config.connections.header, Bytes::from_request(request, &())).await {
+        Ok(Ok(body)) => Ok(body),
+        Ok(Err(rejection)) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            let message = "The request body is larger than the proxy's limit (--body-limit).";
+            Err(proxy_error(provider, StatusCode::PAYLOAD_TOO_LARGE, message))
+        }
+        Ok(Err(_)) => Err(proxy_error(provider, StatusCode::BAD_REQUEST, "The request body could not be read.")),
+        Err(_) => Err(proxy_error(provider, StatusCode::REQUEST_TIMEOUT, "The request body did not arrive in time.")),
+    }
+}
+
+async fn chat(state: &AppState, provider: Provider, close: Option<CloseConnection>, request: Request) -> Response {
+    let body = match read_body(state, provider, request).await {
+        Ok(body) => body,
+        Err(refused) => return refused,
+    };
     let json: Value = match serde_json::from_slice(&body) {
         Ok(json @ Value::Object(_)) => json,
         _ => return proxy_error(provider, StatusCode::BAD_REQUEST, "The request body is not a JSON object."),
     };
     let upstreams = &state.config.upstreams;
-    let limits = &state.config.limits;
+    let via = Forward { client: &state.client, limits: &state.config.limits, redactor: &state.redactor, close };
     let configured = match provider {
         Provider::OpenAi => upstreams.openai.as_ref(),
         Provider::OpenAiResponses => upstreams.openai_responses.as_ref(),
@@ -101,7 +167,7 @@ async fn chat(state: &AppState, provider: Provider, body: Bytes) -> Response {
         Provider::Compat => upstreams.compat.as_ref(),
         Provider::Agent => upstreams.agent.as_ref(),
         Provider::Gemini => {
-            let Some(gemini) = upstreams.gemini.as_ref() else { return simulated(state, provider, &json) };
+            let Some(gemini) = upstreams.gemini.as_ref() else { return simulated(state, provider, &json, via.close) };
             // Gemini names the model in the URL; the request names it in `model`, which Gemini's body lacks.
             let mut json = json;
             let model = match json.as_object_mut().and_then(|o| o.remove("model")) {
@@ -114,17 +180,17 @@ async fn chat(state: &AppState, provider: Provider, body: Bytes) -> Response {
             }
             let url = format!("{}/models/{model}:streamGenerateContent?alt=sse", gemini.base_url);
             let body = Bytes::from(json.to_string());
-            return upstream::forward(&state.client, limits, provider, &gemini.key, &url, body).await;
+            return upstream::forward(via, provider, &gemini.key, &url, body).await;
         }
     };
     match configured {
         // The body goes upstream as the browser sent it, byte for byte.
-        Some(upstream) => upstream::forward(&state.client, limits, provider, upstream, &upstream.url, body).await,
-        None => simulated(state, provider, &json),
+        Some(upstream) => upstream::forward(via, provider, upstream, &upstream.url, body).await,
+        None => simulated(state, provider, &json, via.close),
     }
 }
 
-fn simulated(state: &AppState, provider: Provider, json: &Value) -> Response {
+fn simulated(state: &AppState, provider: Provider, json: &Value, close: Option<CloseConnection>) -> Response {
     match simulate(provider, json) {
         Simulated::Status { status, body } => {
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -137,8 +203,9 @@ fn simulated(state: &AppState, provider: Provider, json: &Value) -> Response {
         Simulated::Stream { frames, stall } => {
             let limits = &state.config.limits;
             let paced = paced(frames, stall, state.config.sim_delay).map(Ok::<_, std::convert::Infallible>);
-            let body = guard(provider, paced, limits.idle, Instant::now() + limits.total);
-            let mut response = Response::new(Body::from_stream(body));
+            let deadline = Instant::now() + limits.total;
+            let watch = Watch { provider, idle: limits.idle, deadline, redactor: Redactor::default(), close };
+            let mut response = Response::new(guard(watch, paced));
             response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(provider.content_type()));
             stream_headers(response.headers_mut());
             response

@@ -80,9 +80,12 @@ fn percentile(values: &mut [Duration], p: f64) -> Duration {
 
 /// Runs `n` streams both ways; checks them; returns the report.
 async fn run(n: usize) -> String {
-    let upstream = Proxy::start(&["--rate-limit", "0", "--sim-delay-ms", "10"], &[]);
+    // Room for every stream at once (a cap would queue the rest, and that would measure the queue): the
+    // upstream holds the test's own connections, kept alive from the direct run, and the proxy's.
+    let cap = (2 * n + 16).to_string();
+    let upstream = Proxy::start(&["--rate-limit", "0", "--sim-delay-ms", "10", "--max-connections", &cap], &[]);
     let agent_url = upstream.endpoint("/api/chat/stream");
-    let proxy = Proxy::start(&["--rate-limit", "0", "--agent-backend-url", &agent_url], &[]);
+    let proxy = Proxy::start(&["--rate-limit", "0", "--max-connections", &cap, "--agent-backend-url", &agent_url], &[]);
     let client = client();
     let baseline_kb = vm_hwm_kb(proxy.pid());
 
@@ -127,7 +130,8 @@ async fn run(n: usize) -> String {
     let per_stream_kb = peak_kb.saturating_sub(baseline_kb) as f64 / n as f64;
     format!(
         "## Proxy under load\n\n\
-         `./build.sh load`: {n} concurrent streams of the simulated agent protocol (10 ms between chunks), \
+         `./build.sh load`: {n} concurrent streams of the simulated agent protocol (10 ms between chunks; \
+         `--max-connections` raised to let them all in at once), \
          fetched directly from an upstream proxy and then through the proxy under test, on loopback, on this \
          2-core machine (whatever else runs on it shows in the numbers). Three requests in every hundred carry a \
          fault (`sim:error`, `sim:truncate`, `sim:500`).\n\n\

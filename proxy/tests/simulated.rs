@@ -8,7 +8,7 @@ use chatstream::dialect::Dialect;
 use chatstream::error::ErrorCode;
 use chatstream::event::StreamEvent;
 use chatstream::stream::{ChatStream, StreamOptions};
-use common::{client, Proxy};
+use common::{post_json, Proxy};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 
@@ -107,7 +107,7 @@ impl ReadBack {
 /// dialect from the content type and the first frames. A decoder that panics (one not written yet) is
 /// reported as that route's failure instead of stopping the other routes' checks.
 async fn read_back(proxy: &Proxy, path: &str, body: &Value) -> Result<ReadBack, String> {
-    let response = client().post(proxy.endpoint(path)).body(body.to_string()).send().await.unwrap();
+    let response = post_json(proxy.endpoint(path), body.to_string()).send().await.unwrap();
     let status = response.status().as_u16();
     let content_type = response.headers().get("content-type").map(|v| v.to_str().unwrap().to_string());
     let mut chunks = Vec::new();
@@ -277,12 +277,13 @@ async fn status_faults_answer_with_the_status_and_the_providers_error_body() {
     let proxy = Proxy::start(&[], &[]);
     for (route, _) in ROUTES {
         for status in [401u16, 429, 529] {
-            let response = client()
-                .post(proxy.endpoint(&format!("/api/chat/{route}")))
-                .body(request(route, &format!("sim:{status}")).to_string())
-                .send()
-                .await
-                .unwrap();
+            let response = post_json(
+                proxy.endpoint(&format!("/api/chat/{route}")),
+                request(route, &format!("sim:{status}")).to_string(),
+            )
+            .send()
+            .await
+            .unwrap();
             assert_eq!(response.status().as_u16(), status, "{route}");
             assert_eq!(response.headers().contains_key("retry-after"), status == 429, "{route} {status}");
             let body: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
@@ -359,11 +360,9 @@ async fn the_same_request_gets_the_same_bytes() {
     let proxy = Proxy::start(&[], &[]);
     for (route, _) in ROUTES {
         let body = request(route, "Use get_weather please, and think");
-        let first =
-            client().post(proxy.endpoint(&format!("/api/chat/{route}"))).body(body.to_string()).send().await.unwrap();
+        let first = post_json(proxy.endpoint(&format!("/api/chat/{route}")), body.to_string()).send().await.unwrap();
         let first = first.bytes().await.unwrap();
-        let second =
-            client().post(proxy.endpoint(&format!("/api/chat/{route}"))).body(body.to_string()).send().await.unwrap();
+        let second = post_json(proxy.endpoint(&format!("/api/chat/{route}")), body.to_string()).send().await.unwrap();
         assert_eq!(first, second.bytes().await.unwrap(), "{route}");
     }
 }
@@ -371,7 +370,7 @@ async fn the_same_request_gets_the_same_bytes() {
 #[tokio::test]
 async fn simulated_frames_are_sent_whole_one_at_a_time() {
     let proxy = Proxy::start(&["--sim-delay-ms", "30"], &[]);
-    let response = client().post(proxy.endpoint("/api/chat/stream")).body(r#"{"message":"hi"}"#).send().await.unwrap();
+    let response = post_json(proxy.endpoint("/api/chat/stream"), r#"{"message":"hi"}"#).send().await.unwrap();
     let mut chunks = Vec::new();
     let mut body = response.bytes_stream();
     while let Some(chunk) =

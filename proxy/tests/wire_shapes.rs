@@ -7,7 +7,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use common::{client, Proxy};
+use common::{post_json, Proxy};
 use serde_json::{json, Value};
 
 fn recordings() -> PathBuf {
@@ -143,12 +143,8 @@ async fn simulated_frames_have_only_the_kinds_and_fields_of_real_ones() {
             }
         }
         for body in requests(provider) {
-            let response = client()
-                .post(proxy.endpoint(&format!("/api/chat/{provider}")))
-                .body(body.to_string())
-                .send()
-                .await
-                .unwrap();
+            let response =
+                post_json(proxy.endpoint(&format!("/api/chat/{provider}")), body.to_string()).send().await.unwrap();
             let text = response.text().await.unwrap();
             if provider == "gemini" {
                 assert!(

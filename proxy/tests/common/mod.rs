@@ -6,6 +6,11 @@
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chatstream::event::StreamEvent;
+use chatstream::stream::{ChatStream, StreamOptions};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 pub struct Proxy {
     pub url: String,
@@ -54,6 +59,11 @@ impl Proxy {
         Proxy { url, child, output }
     }
 
+    /// `127.0.0.1:PORT`, the proxy's own `Host`.
+    pub fn address(&self) -> &str {
+        self.url.trim_start_matches("http://").trim_end_matches('/')
+    }
+
     pub fn endpoint(&self, path: &str) -> String {
         format!("{}{}", self.url, path.trim_start_matches('/'))
     }
@@ -81,6 +91,11 @@ pub fn client() -> reqwest::Client {
     reqwest::Client::builder().no_proxy().redirect(reqwest::redirect::Policy::none()).build().unwrap()
 }
 
+/// A chat request as apps send it: a JSON body, declared as JSON.
+pub fn post_json(url: impl reqwest::IntoUrl, body: impl Into<reqwest::Body>) -> reqwest::RequestBuilder {
+    client().post(url).header("content-type", "application/json").body(body)
+}
+
 pub struct FakeUpstream {
     pub base: String,
     task: tokio::task::JoinHandle<()>,
@@ -97,6 +112,16 @@ impl FakeUpstream {
     }
 }
 
+/// Signals on its channel when dropped. Held by a fake upstream's response body, which hyper drops when
+/// the connection to the proxy goes away.
+pub struct OnDrop(pub tokio::sync::mpsc::UnboundedSender<()>);
+
+impl Drop for OnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
+    }
+}
+
 impl Drop for FakeUpstream {
     fn drop(&mut self) {
         self.task.abort();
@@ -109,4 +134,119 @@ pub async fn body_text(response: reqwest::Response) -> String {
         .await
         .expect("the body ends (no hang)")
         .expect("the body reads")
+}
+
+/// Sends `request` (raw HTTP/1.1, which should say `Connection: close`) to `address` and returns all the
+/// proxy answered, head and body, as text.
+pub async fn raw_exchange(address: &str, request: &str) -> String {
+    let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
+    socket.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), socket.read_to_end(&mut answer))
+        .await
+        .expect("the answer ends (no hang)")
+        .unwrap();
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// What a raw upstream does, in order, once it has read a request.
+pub enum Step {
+    Send(Vec<u8>),
+    Pause(Duration),
+    /// Keeps the connection open and silent.
+    Hang,
+}
+
+pub fn send(bytes: impl AsRef<[u8]>) -> Step {
+    Step::Send(bytes.as_ref().to_vec())
+}
+
+/// An upstream that writes exactly the bytes it is given (status line and headers included), each
+/// `Send` as its own write, on every connection; then closes it. Stopped when dropped.
+pub struct RawUpstream {
+    pub base: String,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl RawUpstream {
+    pub async fn start(script: Vec<Step>) -> RawUpstream {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let script = Arc::new(script);
+        let task = tokio::spawn(async move {
+            let mut connections = tokio::task::JoinSet::new();
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let script = script.clone();
+                connections.spawn(async move {
+                    read_request(&mut socket).await;
+                    for step in script.iter() {
+                        match step {
+                            Step::Send(bytes) => {
+                                if socket.write_all(bytes).await.is_err() {
+                                    return;
+                                }
+                                let _ = socket.flush().await;
+                            }
+                            Step::Pause(pause) => tokio::time::sleep(*pause).await,
+                            Step::Hang => std::future::pending::<()>().await,
+                        }
+                    }
+                });
+            }
+        });
+        RawUpstream { base, task }
+    }
+}
+
+/// Reads a request's head and its `Content-Length` body.
+async fn read_request(socket: &mut tokio::net::TcpStream) {
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+        match socket.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+        }
+    }
+    let end = seen.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
+    let length: usize =
+        head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+    let mut body = seen.len() - end;
+    while body < length {
+        match socket.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => body += n,
+        }
+    }
+}
+
+impl Drop for RawUpstream {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The chunks of a response as `chatstream` reads them (dialect detected from the content type and the
+/// first frames), and their events.
+pub fn decode(content_type: Option<&str>, chunks: &[bytes::Bytes]) -> Vec<StreamEvent> {
+    let mut stream =
+        ChatStream::new(StreamOptions { content_type: content_type.map(str::to_string), ..StreamOptions::default() });
+    let mut events = Vec::new();
+    for chunk in chunks {
+        stream.push(chunk, &mut events);
+    }
+    stream.finish(&mut events);
+    events
+}
+
+/// A response's body chunks as they arrived, with a guard against a hang.
+pub async fn chunks(response: reqwest::Response) -> Vec<bytes::Bytes> {
+    use futures_util::StreamExt;
+    let mut body = response.bytes_stream();
+    let mut chunks = Vec::new();
+    while let Some(chunk) = tokio::time::timeout(Duration::from_secs(20), body.next()).await.expect("no hang") {
+        chunks.push(chunk.unwrap());
+    }
+    chunks
 }
