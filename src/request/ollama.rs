@@ -1,0 +1,35 @@
+//! Ollama `/api/chat` request bodies (github.com/ollama/ollama, docs/api.md, "Generate a chat
+//! completion"): `ollama`, written with the Chat Completions message writer and tool declarations.
+
+use serde_json::{json, Map, Value};
+
+use super::openai::{chat_messages, function_tools};
+use super::{insert_some, output_text, Profile, ToolDef, Turn};
+
+/// Ollama's `/api/chat`: arguments as objects, results as `tool` messages naming the tool. It
+/// has no way to forbid calls, so the last iteration sends no tools.
+pub(super) fn ollama(profile: &Profile, conversation: &[Turn], tools: &[ToolDef], no_more_tools: bool) -> Value {
+    let messages = chat_messages(
+        profile,
+        conversation,
+        |c| json!({"function": {"name": c.name, "arguments": c.input}}),
+        |r| json!({"role": "tool", "tool_name": r.name, "content": output_text(&r.output)}),
+    );
+    let mut body = Map::new();
+    body.insert("model".into(), json!(profile.model));
+    body.insert("messages".into(), Value::Array(messages));
+    body.insert("stream".into(), json!(true));
+    if profile.thinking {
+        body.insert("think".into(), json!(true));
+    }
+    let mut options = Map::new();
+    insert_some(&mut options, "temperature", profile.temperature);
+    insert_some(&mut options, "num_predict", profile.max_tokens);
+    if !options.is_empty() {
+        body.insert("options".into(), Value::Object(options));
+    }
+    if !tools.is_empty() && !no_more_tools {
+        body.insert("tools".into(), function_tools(tools));
+    }
+    Value::Object(body)
+}

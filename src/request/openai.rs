@@ -1,0 +1,83 @@
+//! OpenAI Chat Completions request bodies (platform.openai.com, API reference, "Create chat
+//! completion"): `openai`, and the OpenAI-compatible servers of `compat`. The message writer and
+//! the tool declarations are Ollama's too.
+
+use serde_json::{json, Map, Value};
+
+use super::{
+    insert_some, output_text, reasoning_effort, system_text, Profile, Provider, ToolCall, ToolDef, ToolResult, Turn,
+};
+
+/// Chat Completions (`openai`, and `compat` servers, which take `max_tokens` and know no
+/// `reasoning_effort`).
+pub(super) fn chat_completions(
+    provider: Provider,
+    profile: &Profile,
+    conversation: &[Turn],
+    tools: &[ToolDef],
+    no_more_tools: bool,
+) -> Value {
+    let messages = chat_messages(
+        profile,
+        conversation,
+        |c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.input.to_string()}}),
+        |r| json!({"role": "tool", "tool_call_id": r.tool_use_id, "content": output_text(&r.output)}),
+    );
+    let mut body = Map::new();
+    body.insert("model".into(), json!(profile.model));
+    body.insert("messages".into(), Value::Array(messages));
+    body.insert("stream".into(), json!(true));
+    body.insert("stream_options".into(), json!({"include_usage": true}));
+    insert_some(&mut body, "temperature", profile.temperature);
+    let max_key = if provider == Provider::OpenAi { "max_completion_tokens" } else { "max_tokens" };
+    insert_some(&mut body, max_key, profile.max_tokens);
+    if profile.thinking && provider == Provider::OpenAi {
+        body.insert("reasoning_effort".into(), json!(reasoning_effort(profile)));
+    }
+    if !tools.is_empty() {
+        body.insert("tools".into(), function_tools(tools));
+        if no_more_tools {
+            body.insert("tool_choice".into(), json!("none"));
+        }
+    }
+    Value::Object(body)
+}
+
+/// A system message, then the turns, for the two APIs shaped like Chat Completions (OpenAI and
+/// compatible servers, Ollama), which differ only in how a call and a result are written.
+pub(super) fn chat_messages(
+    profile: &Profile,
+    conversation: &[Turn],
+    call: impl Fn(&ToolCall) -> Value,
+    result: impl Fn(&ToolResult) -> Value,
+) -> Vec<Value> {
+    let mut messages = Vec::new();
+    if let Some(system) = system_text(profile) {
+        messages.push(json!({"role": "system", "content": system}));
+    }
+    for turn in conversation {
+        match turn {
+            Turn::User { content } => messages.push(json!({"role": "user", "content": content})),
+            Turn::Assistant { content, tool_calls } => {
+                let mut message = json!({"role": "assistant", "content": content});
+                if !tool_calls.is_empty() {
+                    message["tool_calls"] = tool_calls.iter().map(&call).collect();
+                }
+                messages.push(message);
+            }
+            Turn::Tool { results } => messages.extend(results.iter().map(&result)),
+        }
+    }
+    messages
+}
+
+/// `tools` as Chat Completions and Ollama declare them: `{type: "function", function: {…}}`.
+pub(super) fn function_tools(tools: &[ToolDef]) -> Value {
+    tools
+        .iter()
+        .map(|t| {
+            json!({"type": "function",
+                   "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}})
+        })
+        .collect()
+}
