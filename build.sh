@@ -73,6 +73,7 @@ build_pkg() {
     --enable-nontrapping-float-to-int --enable-sign-ext --enable-multivalue \
     "$out/chatstream_bg.wasm" -o "$out/chatstream_bg.wasm"
   cp -R pkg-template/. "$out/"
+  cp LICENSE-MIT LICENSE-APACHE "$out/"
   rm -f "$out/.gitignore"
   chmod 755 "$out"
   rm -rf pkg.old
@@ -83,6 +84,18 @@ build_pkg() {
   raw=$(wc -c < pkg/chatstream_bg.wasm)
   gz=$(gzip -9c pkg/chatstream_bg.wasm | wc -c)
   say "pkg/chatstream_bg.wasm: $raw bytes raw, $gz bytes gzip"
+  pack_pkg
+}
+
+# The package as an app installs it: `npm pack` of pkg/ into target/npm/ (TARBALL), its size printed.
+pack_pkg() {
+  mkdir -p "$ROOT/target/npm"
+  rm -f "$ROOT/target/npm/"*.tgz
+  local report
+  report=$(cd pkg && npm pack --json --pack-destination "$ROOT/target/npm")
+  TARBALL=$(echo "$ROOT/target/npm/"*.tgz)
+  say "$(node -e 'const [p] = JSON.parse(process.argv[1]);
+    console.log(`target/npm/${p.filename}: ${p.size} bytes (${p.entryCount} files, ${p.unpackedSize} bytes unpacked)`)' "$report")"
 }
 
 # --- tests -------------------------------------------------------------------------------
