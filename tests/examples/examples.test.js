@@ -39,9 +39,9 @@ async function serve(command, args, options = {}) {
   return Promise.race([url, exited]);
 }
 
-// 100 ms between the simulated chunks: an answer takes about two seconds, time to watch it grow and stop it.
+// 150 ms between the simulated chunks: an answer takes about three seconds, time to watch it grow and stop it.
 const proxy = (www) =>
-  serve(proxyBin, ["--port", "0", "--www", www, "--pkg", join(root, "pkg"), "--sim-delay-ms", "100", "--rate-limit", "0"]);
+  serve(proxyBin, ["--port", "0", "--www", www, "--pkg", join(root, "pkg"), "--sim-delay-ms", "150", "--rate-limit", "0"]);
 
 before(async () => {
   profile = mkdtempSync(join(tmpdir(), "chatstream-examples-"));
