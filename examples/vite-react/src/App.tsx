@@ -9,7 +9,7 @@ export function App() {
   function submit(event: FormEvent) {
     event.preventDefault();
     if (!draft.trim() || chat.isLoading) return;
-    chat.sendMessage(draft, { current_page: "example" });
+    void chat.sendMessage(draft, { current_page: "example" }); // resolves when answered; the state shows it all
     setDraft("");
   }
 
