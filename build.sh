@@ -4,6 +4,7 @@
 #   ./build.sh          build pkg/ (the npm package) from the crate and pkg-template/
 #   ./build.sh test     install what is missing, build, run every test
 #   ./build.sh demo     build, start the proxy with its offline simulated provider, print the URL
+#   ./build.sh examples build pkg/, pack it, and build the example apps (examples/) from the tarball
 #   ./build.sh bench    the benchmarks, written to BENCHMARKS.md (not part of `test`)
 #   ./build.sh fuzz     every fuzz target, 600 s each by default (not part of `test`)
 #   ./build.sh load     1,000 concurrent streams through the proxy, into BENCHMARKS.md
@@ -73,6 +74,7 @@ build_pkg() {
     --enable-nontrapping-float-to-int --enable-sign-ext --enable-multivalue \
     "$out/chatstream_bg.wasm" -o "$out/chatstream_bg.wasm"
   cp -R pkg-template/. "$out/"
+  cp LICENSE-MIT LICENSE-APACHE "$out/"
   rm -f "$out/.gitignore"
   chmod 755 "$out"
   rm -rf pkg.old
@@ -83,6 +85,49 @@ build_pkg() {
   raw=$(wc -c < pkg/chatstream_bg.wasm)
   gz=$(gzip -9c pkg/chatstream_bg.wasm | wc -c)
   say "pkg/chatstream_bg.wasm: $raw bytes raw, $gz bytes gzip"
+  pack_pkg
+}
+
+# The package as an app installs it: `npm pack` of pkg/ into target/npm/ (TARBALL), its size printed.
+pack_pkg() {
+  mkdir -p "$ROOT/target/npm"
+  rm -f "$ROOT/target/npm/"*.tgz
+  local report
+  report=$(cd pkg && npm pack --json --pack-destination "$ROOT/target/npm")
+  TARBALL=$(echo "$ROOT/target/npm/"*.tgz)
+  say "$(node -e 'const [p] = JSON.parse(process.argv[1]);
+    console.log(`target/npm/${p.filename}: ${p.size} bytes (${p.entryCount} files, ${p.unpackedSize} bytes unpacked)`)' "$report")"
+}
+
+# --- example apps ------------------------------------------------------------------------
+
+EXAMPLES=(examples/vite-react examples/plain-page)
+
+# An example gets its locked tools (npm ci, only when its package-lock.json changed), then the
+# packed package as an app installs it: `npm install` of the tarball, not saved, since the
+# tarball's hash changes with every build and the lock files would change with it.
+install_example() {
+  local dir=$1 sum
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    say "$dir: installing its tools (npm ci)"
+    (cd "$dir" && npm ci --no-audit --no-fund)
+  fi
+  sum=$(sha256sum "$TARBALL" | cut -d' ' -f1)
+  if [ "$(cat "$dir/node_modules/.chatstream-tarball" 2>/dev/null)" != "$sum" ]; then
+    say "$dir: installing $(basename "$TARBALL")"
+    (cd "$dir" && npm install --no-save --no-audit --no-fund "$TARBALL")
+    echo "$sum" > "$dir/node_modules/.chatstream-tarball"
+  fi
+}
+
+build_examples() {
+  local dir start
+  for dir in "${EXAMPLES[@]}"; do
+    install_example "$dir"
+    start=$EPOCHREALTIME
+    (cd "$dir" && npm run --silent build)
+    say "$dir: built in $(awk "BEGIN { printf \"%.1f\", $EPOCHREALTIME - $start }") s"
+  done
 }
 
 # --- tests -------------------------------------------------------------------------------
@@ -113,6 +158,14 @@ test_e2e() {
   CHATSTREAM_PROXY="${CARGO_TARGET_DIR:-target}/debug/chatstream-proxy" node --test tests/e2e/
 }
 
+test_examples() {
+  ensure_chromium
+  build_examples
+  say "the example apps in headless Chromium against the proxy (node --test tests/examples/)"
+  cargo build -p chatstream-proxy
+  CHATSTREAM_PROXY="${CARGO_TARGET_DIR:-target}/debug/chatstream-proxy" node --test tests/examples/
+}
+
 test_types() {
   say "TypeScript declarations: an example compiled with tsc --strict"
   node_modules/.bin/tsc -p tests/types
@@ -125,6 +178,7 @@ run_tests() {
   test_node
   test_types
   test_e2e
+  test_examples
   test_bench_smoke
 }
 
@@ -174,13 +228,14 @@ run_demo() {
 
 case "${1:-build}" in
   build) build_pkg ;;
+  examples) build_pkg; build_examples ;;
   test) run_tests ;;
   demo) shift; run_demo "$@" ;;
   bench) run_bench ;;
   fuzz) shift; run_fuzz "$@" ;;
   load) run_load ;;
   *)
-    echo "usage: ./build.sh [build|test|demo|bench|load|fuzz [seconds] [target...]]" >&2
+    echo "usage: ./build.sh [build|test|demo|examples|bench|load|fuzz [seconds] [target...]]" >&2
     exit 2
     ;;
 esac

@@ -333,7 +333,15 @@ export class ChatSession {
 }
 
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
-/** Loads the wasm module (browsers: `await init()`). */
-export default function init(input?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>): Promise<unknown>;
-/** Loads the wasm module synchronously (Node: `initSync({ module: bytes })`). */
-export function initSync(input: { module: BufferSource | WebAssembly.Module } | BufferSource | WebAssembly.Module): unknown;
+/**
+ * Loads the WebAssembly module; in browsers, call it (and wait) before anything else, which
+ * otherwise throws "chatstream: call `await init()` first". By default it fetches
+ * `chatstream_bg.wasm` beside the module. Safe to call many times, concurrently: one load is
+ * shared, and after a failed load the next call tries again. In Node the module is loaded on
+ * import, and this resolves at once.
+ */
+export default function init(input?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>): Promise<void>;
+/** Loads the module synchronously from its bytes or a compiled module. */
+export function initSync(input: { module: BufferSource | WebAssembly.Module } | BufferSource | WebAssembly.Module): void;
+/** Whether the module is loaded (always true in Node). */
+export function isReady(): boolean;

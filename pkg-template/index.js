@@ -5,16 +5,53 @@
 // nature: immutable snapshots for `subscribe` / `getSnapshot` (React's useSyncExternalStore
 // contract), built from the patches the state machine emits, so one update costs the same
 // however long the message is.
-import init, {
-  initSync,
-  ChatStream,
+import load, {
+  initSync as loadSync,
+  ChatStream as WasmChatStream,
   SessionDriver,
-  streamEvents,
-  resolveToolMarkers,
-  parseLlmResponse,
+  streamEvents as wasmStreamEvents,
+  resolveToolMarkers as wasmResolveToolMarkers,
+  parseLlmResponse as wasmParseLlmResponse,
 } from "./chatstream.js";
 
-export { init as default, initSync, ChatStream, streamEvents, resolveToolMarkers, parseLlmResponse };
+// Before the module is loaded, the generated bindings fail deep inside with "reading
+// 'sessiondriver_new'"; every export checks first, so the error says what to do instead.
+let ready = false;
+function loaded() {
+  if (!ready) throw new Error("chatstream: call `await init()` first (the WebAssembly module is not loaded yet)");
+}
+// wasm-bindgen takes `{ module_or_path }` / `{ module }` and warns on anything else; both forms are fine here.
+const isOptions = (input) => Object.getPrototypeOf(input) === Object.prototype;
+
+/** Loads the module. Idempotent: concurrent calls share one load; after a failed load the next call tries again. */
+export default async function init(input) {
+  await load(input === undefined || isOptions(input) ? input : { module_or_path: input });
+  ready = true;
+}
+
+/** Loads the module from bytes or a compiled module, synchronously. */
+export function initSync(input) {
+  loadSync(isOptions(input) ? input : { module: input });
+  ready = true;
+}
+
+/** Whether the module is loaded (always, in Node). */
+export const isReady = () => ready;
+
+export class ChatStream extends WasmChatStream {
+  constructor(options) {
+    loaded();
+    super(options);
+  }
+}
+
+const guarded = (call) => (...args) => {
+  loaded();
+  return call(...args);
+};
+export const streamEvents = guarded(wasmStreamEvents);
+export const resolveToolMarkers = guarded(wasmResolveToolMarkers);
+export const parseLlmResponse = guarded(wasmParseLlmResponse);
 
 export class ChatSession {
   #driver;
@@ -28,7 +65,8 @@ export class ChatSession {
    * @param {import("./index.js").ChatSessionOptions} options
    */
   constructor(options) {
-    // Anything but an object goes to the core as it is, which refuses it with a TypeError.
+    loaded();
+    // Anything but an object goes to the driver as it is, which refuses it with a TypeError.
     const isObject = typeof options === "object" && options !== null;
     const { coalesce = false, ...coreOptions } = isObject ? options : {};
     this.#driver = new SessionDriver(isObject ? coreOptions : options);

@@ -1,7 +1,12 @@
-// The built package in Node 20: import it, initialise it synchronously, read streams with it.
+// The built package in Node 20: import it, initialise it synchronously, read streams with it; and
+// the package as a registry gets it (npm pack, npm publish --dry-run) and an app installs it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 import { initSync, ChatStream } from "../../pkg/index.js";
 
@@ -55,4 +60,81 @@ test("tool_input_delta: partial_input is each event's own value, read in any ord
     partial_input: { query: "CRISPR" },
   });
   assert.deepEqual(Object.keys(deltas[0]), ["type", "tool_use_id", "delta", "partial_input"]);
+});
+
+// --- The package as a registry and an app get it -------------------------------------------------
+
+const pkgDir = fileURLToPath(new URL("../../pkg/", import.meta.url));
+const npm = (args, cwd) => execFileSync("npm", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+test("package.json has what a registry shows, and types for each entry", () => {
+  const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+  for (const field of ["name", "version", "description", "license", "homepage", "engines", "sideEffects", "files"]) {
+    assert.ok(manifest[field], `${field} is set`);
+  }
+  assert.match(manifest.repository.url, /^git\+https:\/\/.+\.git$/);
+  for (const [entry, target] of Object.entries(manifest.exports)) {
+    if (typeof target === "object") assert.equal(Object.keys(target)[0], "types", `${entry}: types first, for every resolver`);
+  }
+});
+
+test("npm pack carries README, both licenses and every file the entries import", () => {
+  const [{ files }] = JSON.parse(npm(["pack", "--dry-run", "--json"], pkgDir));
+  const packed = new Set(files.map((f) => f.path));
+  for (const file of ["README.md", "LICENSE-MIT", "LICENSE-APACHE", "package.json"]) assert.ok(packed.has(file), file);
+  const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+  const targets = (value) => (typeof value === "string" ? [value] : Object.values(value).flatMap(targets));
+  for (const file of targets(manifest.exports)) assert.ok(packed.has(file.replace(/^\.\//, "")), `exports names ${file}`);
+  for (const file of [...packed].filter((f) => f.endsWith(".js"))) {
+    const source = readFileSync(join(pkgDir, file), "utf8");
+    for (const [, specifier] of source.matchAll(/(?:from|import) "(\.[^"]+)"/g)) {
+      const imported = join(dirname(file), specifier);
+      assert.ok(packed.has(imported), `${file} imports ${imported}`);
+    }
+  }
+});
+
+test("npm publish --dry-run warns about nothing in the package", () => {
+  const result = spawnSync("npm", ["publish", "--dry-run"], { cwd: pkgDir, encoding: "utf8" });
+  assert.equal(result.status, 0, result.stderr);
+  // What this machine's npm says of itself (its config, no login) is not about the package.
+  const warnings = result.stderr
+    .split("\n")
+    .filter((line) => line.startsWith("npm warn") && !/Unknown user config|requires you to be logged in/.test(line));
+  assert.deepEqual(warnings, []);
+});
+
+test("installed from its tarball, Node imports it by name and reads a stream with no init()", () => {
+  const app = mkdtempSync(join(tmpdir(), "chatstream-app-"));
+  try {
+    const [{ filename }] = JSON.parse(npm(["pack", "--json", "--pack-destination", app], pkgDir));
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
+    npm(["install", "--offline", "--no-audit", "--no-fund", join(app, filename)], app);
+    writeFileSync(
+      join(app, "read.js"),
+      `import init, { ChatStream } from "chatstream";
+      const stream = new ChatStream();
+      const events = [...stream.push('data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\\n\\n'), ...stream.finish()];
+      await init(); // resolves at once: Node's entry loaded the module on import
+      console.log(JSON.stringify({ dialect: stream.dialect, text: events.find((e) => e.type === "complete").payload.text }));`,
+    );
+    const out = execFileSync(process.execPath, ["read.js"], { cwd: app, encoding: "utf8" });
+    assert.deepEqual(JSON.parse(out), { dialect: "openai", text: "Hi" });
+
+    // `chatstream/react` alone loads the module too: the hook has a session on its first (server) render.
+    for (const name of ["react", "react-dom"]) {
+      symlinkSync(fileURLToPath(new URL(`../../node_modules/${name}`, import.meta.url)), join(app, "node_modules", name));
+    }
+    writeFileSync(
+      join(app, "render.js"),
+      `import { createElement } from "react";
+      import { renderToString } from "react-dom/server";
+      import { useGeneralChat } from "chatstream/react";
+      const Chat = () => createElement("p", null, String(useGeneralChat().session !== null));
+      console.log(renderToString(createElement(Chat)));`,
+    );
+    assert.equal(execFileSync(process.execPath, ["render.js"], { cwd: app, encoding: "utf8" }).trim(), "<p>true</p>");
+  } finally {
+    rmSync(app, { recursive: true, force: true });
+  }
 });
