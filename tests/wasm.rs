@@ -66,7 +66,7 @@ fn a_split_utf8_character_decodes_in_the_browser() {
 
 mod surface {
     use chatstream::wasm::events::stream_events;
-    use chatstream::wasm::session::ChatSession;
+    use chatstream::wasm::session::SessionDriver;
     use js_sys::{Array, Reflect};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen_futures::JsFuture;
@@ -183,7 +183,7 @@ mod surface {
         let fake = fetch_returning(&chunked(chunks(&[HI, DONE]), "end"));
         let options = js_sys::Object::new();
         Reflect::set(&options, &"fetch".into(), &field(&fake, "fetch")).unwrap();
-        let session = ChatSession::new(options.into()).unwrap();
+        let session = SessionDriver::new(options.into()).unwrap();
         let stream = session.send("hello".into(), JsValue::NULL).unwrap();
         let state = session.state().unwrap();
         assert_eq!(field(&state, "isLoading"), true);
@@ -200,7 +200,7 @@ mod surface {
 
     #[wasm_bindgen_test]
     fn cancel_with_nothing_in_flight_is_a_conflict() {
-        let session = ChatSession::new(JsValue::UNDEFINED).unwrap();
+        let session = SessionDriver::new(JsValue::UNDEFINED).unwrap();
         let result = session.cancel().unwrap();
         assert_eq!(field(&result, "code"), "CONFLICT");
     }
