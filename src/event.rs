@@ -45,11 +45,19 @@ pub enum StreamEvent {
         partial_input: Value,
     },
     /// The arguments are complete and parsed: the model asks for this call.
+    ///
+    /// When the answer was cut by the token limit in the middle of the arguments, the call is
+    /// `incomplete`: `input` is the best value the arguments allow, `arguments` their raw text,
+    /// and the call must not be run.
     ToolCall {
         tool_use_id: String,
         tool: String,
         index: u32,
         input: Value,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        incomplete: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arguments: Option<String>,
     },
     ToolProgress {
         tool_use_id: Option<String>,
@@ -255,13 +263,18 @@ pub enum Segment {
     },
 }
 
-/// One entry of `tool_history`, by index.
+/// One entry of `tool_history`, by index. Stored entries may carry only `tool_name`, `input`
+/// and `output` (as agent backends write them): the others read as empty when absent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolRecord {
     pub tool_name: String,
+    #[serde(default)]
     pub tool_use_id: String,
+    #[serde(default)]
     pub input: Value,
+    #[serde(default)]
     pub output: Value,
+    #[serde(default)]
     pub is_error: bool,
 }
 

@@ -37,6 +37,9 @@ pub struct AgentConfig {
 /// Default `maxIterations`.
 pub const DEFAULT_MAX_ITERATIONS: u32 = 5;
 
+/// The output of a call that was not run because the answer was cut by the token limit.
+pub const CUT_BY_LENGTH: &str = "Not run: the answer was cut by the token limit";
+
 /// The result a tool call gives the model when it did not run or failed: `{code, message}`.
 pub fn tool_error(code: ErrorCode, message: impl Into<String>) -> Value {
     json!({"code": code.as_str(), "message": message.into()})
@@ -91,6 +94,9 @@ pub struct AgentTurn {
     /// The current iteration's clean text and calls, for the conversation.
     iteration_text: String,
     calls: Vec<PendingCall>,
+    /// This iteration's calls whose arguments the token limit cut: the turn ends without running
+    /// any of its calls.
+    cut: bool,
     results: Vec<ToolResult>,
     /// Whether this iteration's `complete` arrived; an error after it means the stream failed.
     iteration_complete: bool,
@@ -115,6 +121,7 @@ impl AgentTurn {
             usage: None,
             iteration_text: String::new(),
             calls: Vec::new(),
+            cut: false,
             results: Vec::new(),
             iteration_complete: false,
             failure: None,
@@ -167,7 +174,18 @@ impl AgentTurn {
                 let index = self.global(index);
                 out.push(StreamEvent::ToolStart { tool_use_id, tool, index, input });
             }
-            StreamEvent::ToolCall { tool_use_id, tool, index, input } => {
+            StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete: true, arguments } => {
+                let index = self.global(index);
+                self.cut = true;
+                self.calls.push(PendingCall {
+                    index,
+                    id: tool_use_id.clone(),
+                    name: tool.clone(),
+                    input: input.clone(),
+                });
+                out.push(StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete: true, arguments });
+            }
+            StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete: false, arguments } => {
                 let index = self.global(index);
                 self.calls.push(PendingCall {
                     index,
@@ -175,7 +193,7 @@ impl AgentTurn {
                     name: tool.clone(),
                     input: input.clone(),
                 });
-                out.push(StreamEvent::ToolCall { tool_use_id, tool, index, input });
+                out.push(StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete: false, arguments });
             }
             StreamEvent::ToolComplete { tool_use_id, tool, index, input, output, is_error } => {
                 let index = self.global(index);
@@ -197,6 +215,15 @@ impl AgentTurn {
             return AfterStream::Done;
         }
         self.iterations += 1;
+        if self.cut {
+            // An answer cut in the middle of a call cannot go on: none of its calls run.
+            for call in std::mem::take(&mut self.calls) {
+                if let Some(record) = self.merged.tool_history.get_mut(call.index as usize) {
+                    record.output = tool_error(ErrorCode::ValidationError, CUT_BY_LENGTH);
+                    record.is_error = true;
+                }
+            }
+        }
         if self.failure.is_some() || self.calls.is_empty() {
             self.finish(out);
             return AfterStream::Done;

@@ -206,7 +206,10 @@ impl Cleaner {
                 self.tools.complete(at, output, is_error, out);
             }
             ProviderEvent::Usage(usage) => merge_usage(self.payload.usage.get_or_insert_with(Usage::default), &usage),
-            ProviderEvent::Finish { reason } => self.payload.finish_reason = Some(reason),
+            ProviderEvent::Finish { reason } => {
+                self.payload.finish_reason = Some(reason);
+                self.tools.settle(reason == FinishReason::Length, out);
+            }
             ProviderEvent::Payload(fields) => self.backend.merge(fields, &mut self.payload),
             ProviderEvent::Attach { key, value } => self.attach(key, value),
             ProviderEvent::Error { code, message, fatal: false } => out.push(StreamEvent::error(code, message)),
@@ -217,7 +220,8 @@ impl Cleaner {
             }
             ProviderEvent::End => {
                 // The stream finished properly, so arguments still open are complete.
-                self.tools.call_open(out);
+                let cut_by_length = self.payload.finish_reason == Some(FinishReason::Length);
+                self.tools.call_open(cut_by_length, out);
                 self.complete(out);
             }
             ProviderEvent::Cancelled => {
@@ -312,6 +316,8 @@ impl Cleaner {
 
     /// Resolves what is held and emits the one `complete`.
     fn complete(&mut self, out: &mut Vec<StreamEvent>) {
+        let cut_by_length = self.payload.finish_reason == Some(FinishReason::Length);
+        self.tools.settle(cut_by_length, out);
         self.stripper.finish(&mut self.tokens);
         self.take_tokens(out);
         self.complete = true;

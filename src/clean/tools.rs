@@ -24,6 +24,9 @@ struct Tool {
     input: Value,
     /// `tool_call` was emitted.
     called: bool,
+    /// The arguments ended but are not JSON: whether they are broken or were cut by the token
+    /// limit is decided when the message's finish reason is known ([`Tools::settle`]).
+    held: bool,
     output: Option<Value>,
     is_error: bool,
 }
@@ -56,6 +59,7 @@ impl Tools {
             partial: PartialJson::default(),
             input,
             called: false,
+            held: false,
             output: None,
             is_error: false,
         });
@@ -93,45 +97,78 @@ impl Tools {
     }
 
     /// The arguments are complete: `tool_call` with the given input or the parsed arguments.
+    /// Arguments that are not JSON are held until [`Tools::settle`].
     pub(crate) fn call(&mut self, at: usize, input: Option<Value>, out: &mut Vec<StreamEvent>) {
         let tool = &mut self.list[at];
-        if tool.called {
+        if tool.called || tool.held {
             return;
         }
-        tool.called = true;
-        tool.input = match input {
+        let input = match input {
             Some(input) => input,
             None if tool.arguments.trim().is_empty() => json!({}),
             None => match serde_json::from_str(&tool.arguments) {
                 Ok(input) => input,
-                Err(err) => {
-                    out.push(StreamEvent::error(
-                        ErrorCode::ServiceUnavailable,
-                        format!(
-                            "Failed to parse response: the arguments of tool call {} ({}) are not valid JSON ({err}); \
-                             passing them on as a string",
-                            tool.id, tool.name
-                        ),
-                    ));
-                    Value::String(tool.arguments.clone())
+                Err(_) => {
+                    tool.held = true;
+                    return;
                 }
             },
         };
-        out.push(StreamEvent::ToolCall {
-            tool_use_id: tool.id.clone(),
-            tool: tool.name.clone(),
-            index: at as u32,
-            input: tool.input.clone(),
-        });
+        self.emit_call(at, input, None, out);
     }
 
-    /// The stream finished properly: arguments still open are complete.
-    pub(crate) fn call_open(&mut self, out: &mut Vec<StreamEvent>) {
+    /// The stream finished properly: arguments still open are complete (or, `cut_by_length`,
+    /// were cut short).
+    pub(crate) fn call_open(&mut self, cut_by_length: bool, out: &mut Vec<StreamEvent>) {
         for at in 0..self.list.len() {
             if self.list[at].requested && !self.list[at].called {
                 self.call(at, None, out);
             }
         }
+        self.settle(cut_by_length, out);
+    }
+
+    /// The message's finish reason is known, or the message is over: arguments that are not
+    /// JSON are decided. Cut by the token limit, they are an incomplete call (the best value
+    /// they allow, and their raw text) and no error: the model ran out of room, the stream is
+    /// fine. Otherwise they are broken: an error, and the call with the raw text as its input.
+    pub(crate) fn settle(&mut self, cut_by_length: bool, out: &mut Vec<StreamEvent>) {
+        for at in 0..self.list.len() {
+            let tool = &mut self.list[at];
+            if !std::mem::take(&mut tool.held) {
+                continue;
+            }
+            let arguments = tool.arguments.clone();
+            if cut_by_length {
+                self.emit_call(at, partial_input(&arguments), Some(arguments), out);
+                continue;
+            }
+            let err = serde_json::from_str::<Value>(&arguments).err().map(|e| e.to_string()).unwrap_or_default();
+            out.push(StreamEvent::error(
+                ErrorCode::ServiceUnavailable,
+                format!(
+                    "Failed to parse response: the arguments of tool call {} ({}) are not valid JSON ({err}); \
+                     passing them on as a string",
+                    tool.id, tool.name
+                ),
+            ));
+            self.emit_call(at, Value::String(arguments), None, out);
+        }
+    }
+
+    /// `tool_call`; `incomplete_arguments` for a call cut by the token limit.
+    fn emit_call(&mut self, at: usize, input: Value, incomplete_arguments: Option<String>, out: &mut Vec<StreamEvent>) {
+        let tool = &mut self.list[at];
+        tool.called = true;
+        tool.input = input;
+        out.push(StreamEvent::ToolCall {
+            tool_use_id: tool.id.clone(),
+            tool: tool.name.clone(),
+            index: at as u32,
+            input: tool.input.clone(),
+            incomplete: incomplete_arguments.is_some(),
+            arguments: incomplete_arguments,
+        });
     }
 
     /// Which tool a result is for: by id, else by index, else the oldest unfinished one (of the

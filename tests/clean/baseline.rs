@@ -60,6 +60,8 @@ fn streamed_tool_call_start_deltas_end() {
                 tool: "search".into(),
                 index: 0,
                 input: json!({"query": "CRISPR", "limit": 5}),
+                incomplete: false,
+                arguments: None,
             },
         ]
     );
