@@ -76,6 +76,11 @@ pub enum StreamEvent {
         output: Value,
         is_error: bool,
     },
+    /// Custom data the backend sent (AI SDK `data-*` parts, the v4 data stream's `2:` items), as
+    /// sent; also collected in `complete.payload.data`.
+    Data {
+        data: Value,
+    },
     /// Exactly once per message, also after cancel (with the partial content).
     Complete {
         payload: CompletePayload,

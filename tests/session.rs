@@ -3,7 +3,7 @@
 
 use chatstream::error::ErrorCode;
 use chatstream::event::{CompletePayload, Segment, StreamEvent};
-use chatstream::session::{Patch, Phase, Session};
+use chatstream::session::{Patch, Phase, Session, ToolState};
 use serde_json::{json, Value};
 
 /// Applies patches to a JSON snapshot the way the JS wrapper does.
@@ -19,21 +19,27 @@ fn apply_patches(snapshot: &mut Value, patches: &[Patch]) {
             Patch::SetLastMessage { value } => {
                 *snapshot["messages"].as_array_mut().unwrap().last_mut().unwrap() = value.clone()
             }
-            Patch::PushSegment { value } => snapshot["streamingSegments"].as_array_mut().unwrap().push(value.clone()),
+            Patch::Push { key, value } => snapshot[*key].as_array_mut().unwrap().push(value.clone()),
+            Patch::SetAt { key, at, value } => snapshot[*key][*at] = value.clone(),
+            Patch::AppendToLast { key, text } => append_to_last(&mut snapshot[*key], text),
             Patch::AppendText { text } => {
                 let joined = format!("{}{}", snapshot["streamingText"].as_str().unwrap(), text);
                 snapshot["streamingText"] = json!(joined);
-                let last = snapshot["streamingSegments"].as_array_mut().unwrap().last_mut().unwrap();
-                let joined = format!("{}{}", last["text"].as_str().unwrap(), text);
-                last["text"] = json!(joined);
+                append_to_last(&mut snapshot["streamingSegments"], text);
+                append_to_last(&mut snapshot["streamingParts"], text);
             }
-            Patch::SetSegment { at, value } => snapshot["streamingSegments"][*at] = value.clone(),
             Patch::PushToolUpdate { value } => {
                 snapshot["activeToolProgress"]["updates"].as_array_mut().unwrap().push(value.clone())
             }
             Patch::Reset { value } => *snapshot = value.clone(),
         }
     }
+}
+
+fn append_to_last(list: &mut Value, text: &str) {
+    let last = list.as_array_mut().unwrap().last_mut().unwrap();
+    let joined = format!("{}{}", last["text"].as_str().unwrap(), text);
+    last["text"] = json!(joined);
 }
 
 /// Drives a session and a patched JSON copy side by side, checking they agree after every step.
@@ -143,7 +149,7 @@ fn a_turn_moves_through_the_chat_states() {
 }
 
 #[test]
-fn ch_nt1_an_empty_message_is_a_validation_error_and_sends_nothing() {
+fn an_empty_message_is_a_validation_error_and_sends_nothing() {
     let mut session = Session::default();
     let err = session.begin("   \n", Value::Null).unwrap_err();
     assert_eq!(err.code, ErrorCode::ValidationError);
@@ -237,4 +243,195 @@ fn a_turn_that_produced_nothing_adds_no_empty_message() {
     let contents: Vec<&str> = m.state().messages.iter().map(|msg| msg.content.as_str()).collect();
     assert_eq!(contents, ["hello"], "the user's message stays last, ready to retry");
     assert_eq!(m.state().error.as_ref().map(|e| e.code), Some(ErrorCode::NetworkError));
+}
+
+#[test]
+fn messages_have_stable_unique_ids_across_turns_saves_and_loads() {
+    let mut m = Mirror::new();
+    m.begin("first");
+    m.apply(complete("one"));
+    m.begin("second");
+    m.apply(complete("two"));
+    let ids: Vec<String> = m.state().messages.iter().map(|msg| msg.id.clone()).collect();
+    assert_eq!(ids.len(), 4);
+    assert!(ids.iter().all(|id| !id.is_empty()));
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), 4, "{ids:?}");
+    let mut restored = Session::default();
+    restored.load_messages(&m.session.messages_json()).unwrap();
+    let kept: Vec<&str> = restored.state().messages.iter().map(|msg| msg.id.as_str()).collect();
+    assert_eq!(kept, ids, "ids survive a save and a load");
+}
+
+#[test]
+fn messages_given_without_ids_or_parts_get_them() {
+    let mut m = Mirror::new();
+    let stored = json!([
+        {"role": "user", "content": "Find CRISPR"},
+        {"id": "kept", "role": "assistant", "content": "Searching.[[tool:0]]Found 5.",
+         "tool_history": [{"tool_name": "search", "input": {"q": "CRISPR"}, "output": "5 hits"}]},
+        {"role": "assistant", "content": null}
+    ]);
+    let patches = m.session.set_messages(serde_json::from_value(stored).unwrap()).unwrap();
+    m.check(&patches);
+    let messages = &m.state().messages;
+    assert!(!messages[0].id.is_empty());
+    assert_eq!(messages[1].id, "kept");
+    assert_ne!(messages[0].id, messages[2].id);
+    assert_eq!(messages[2].content, "", "null content is empty text");
+    let parts = serde_json::to_value(&messages[1].parts).unwrap();
+    assert_eq!(
+        parts,
+        json!([
+            {"type": "text", "text": "Searching."},
+            {"type": "tool", "tool_use_id": "", "tool": "search", "index": 0, "state": "output-available",
+             "input": {"q": "CRISPR"}, "output": "5 hits", "is_error": false},
+            {"type": "text", "text": "Found 5."}
+        ])
+    );
+}
+
+#[test]
+fn set_messages_and_regenerate_are_refused_while_answering() {
+    let mut session = Session::default();
+    session.begin("one", Value::Null).unwrap();
+    assert_eq!(session.set_messages(Vec::new()).unwrap_err().code, ErrorCode::Conflict);
+    assert_eq!(session.regenerate().unwrap_err().code, ErrorCode::Conflict);
+    assert_eq!(Session::default().regenerate().unwrap_err().code, ErrorCode::ValidationError);
+}
+
+#[test]
+fn regenerate_replaces_the_last_answer_and_asks_the_same_question_again() {
+    let mut m = Mirror::new();
+    m.begin("first");
+    m.apply(complete("one"));
+    m.session.begin("second", json!({"page": "reports"})).map(|(_, p)| m.check(&p)).unwrap();
+    m.apply(complete("two"));
+    let (request, patches) = m.session.regenerate().unwrap();
+    m.check(&patches);
+    assert_eq!(request.message, "second");
+    assert_eq!(request.context, json!({"page": "reports"}), "the same context again");
+    assert_eq!(request.conversation_history.len(), 2, "the first exchange only");
+    let contents: Vec<&str> = m.state().messages.iter().map(|msg| msg.content.as_str()).collect();
+    assert_eq!(contents, ["first", "one", "second"]);
+    assert!(m.state().is_loading);
+    m.apply(complete("two, again"));
+    assert_eq!(m.state().messages.last().unwrap().content, "two, again");
+}
+
+#[test]
+fn regenerate_after_a_failed_turn_retries_without_an_orphan_or_the_error() {
+    let mut m = Mirror::new();
+    m.begin("hello");
+    let patches = m.session.fail(ErrorCode::NetworkError, "Connection failed");
+    m.check(&patches);
+    assert!(m.state().error.is_some());
+    let (request, patches) = m.session.regenerate().unwrap();
+    m.check(&patches);
+    assert_eq!(request.message, "hello");
+    assert!(request.conversation_history.is_empty());
+    assert_eq!(m.state().messages.len(), 1, "no second copy of the user message");
+    assert_eq!(m.state().error, None);
+}
+
+#[test]
+fn clear_error_clears_only_the_error() {
+    let mut m = Mirror::new();
+    m.begin("hello");
+    let patches = m.session.fail(ErrorCode::RateLimited, "Rate limited, try again");
+    m.check(&patches);
+    let patches = m.session.clear_error();
+    m.check(&patches);
+    assert_eq!(m.state().error, None);
+    assert_eq!(m.state().messages.len(), 1);
+}
+
+#[test]
+fn parts_stream_in_reading_order_and_the_message_keeps_them() {
+    let mut m = Mirror::new();
+    m.begin("weather?");
+    m.apply(StreamEvent::ThinkingDelta { text: "Need ".into() });
+    m.apply(StreamEvent::ThinkingDelta { text: "the tool.".into() });
+    m.apply(StreamEvent::TextDelta { text: "Checking.".into() });
+    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "weather".into(), index: 0, input: json!({}) });
+    m.apply(StreamEvent::ToolCall {
+        tool_use_id: "t1".into(),
+        tool: "weather".into(),
+        index: 0,
+        input: json!({"city": "Oslo"}),
+        incomplete: false,
+        arguments: None,
+    });
+    m.apply(StreamEvent::ToolComplete {
+        tool_use_id: "t1".into(),
+        tool: "weather".into(),
+        index: 0,
+        input: json!({"city": "Oslo"}),
+        output: json!({"temp": 3}),
+        is_error: false,
+    });
+    m.apply(StreamEvent::Data { data: json!({"type": "data-chart", "data": [1, 2]}) });
+    m.apply(StreamEvent::TextDelta { text: "\n\nIt is 3°C.".into() });
+    let streaming = serde_json::to_value(&m.state().streaming_parts).unwrap();
+    let expected = json!([
+        {"type": "reasoning", "text": "Need the tool."},
+        {"type": "text", "text": "Checking."},
+        {"type": "tool", "tool_use_id": "t1", "tool": "weather", "index": 0, "state": "output-available",
+         "input": {"city": "Oslo"}, "output": {"temp": 3}, "is_error": false},
+        {"type": "data", "data": {"type": "data-chart", "data": [1, 2]}},
+        {"type": "text", "text": "It is 3°C."}
+    ]);
+    assert_eq!(streaming, expected, "a text part after a tool starts at its first visible character");
+    assert!(matches!(&m.state().streaming_segments[2], Segment::Text { text } if text == "It is 3°C."));
+    let record = json!({"tool_name": "weather", "tool_use_id": "t1", "input": {"city": "Oslo"}, "output": {"temp": 3}, "is_error": false});
+    m.apply(StreamEvent::Complete {
+        payload: CompletePayload {
+            message: "Checking.[[tool:0]]It is 3°C.".into(),
+            text: "Checking.\n\nIt is 3°C.".into(),
+            thinking: Some("Need the tool.".into()),
+            tool_history: vec![serde_json::from_value(record).unwrap()],
+            ..Default::default()
+        },
+    });
+    let kept = serde_json::to_value(&m.state().messages[1].parts).unwrap();
+    assert_eq!(kept, expected, "the message keeps the parts as they streamed");
+    assert!(m.state().streaming_parts.is_empty());
+}
+
+#[test]
+fn a_tool_waiting_for_approval_shows_in_the_state_and_a_denial_stays_denied() {
+    let mut m = Mirror::new();
+    m.begin("delete it");
+    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "delete".into(), index: 0, input: json!({}) });
+    let call = chatstream::session::PendingApproval {
+        tool_use_id: "t1".into(),
+        tool: "delete".into(),
+        index: 0,
+        input: json!({"path": "a.txt"}),
+    };
+    let patches = m.session.request_approval(call.clone());
+    m.check(&patches);
+    assert_eq!(m.state().pending_approval, Some(call));
+    assert_eq!(m.state().phase, Phase::Approval);
+    assert!(matches!(
+        &m.state().streaming_parts[0],
+        chatstream::session::MessagePart::Tool { state: ToolState::ApprovalRequested, .. }
+    ));
+    let patches = m.session.approval_answered("t1", false);
+    m.check(&patches);
+    assert_eq!(m.state().pending_approval, None);
+    m.apply(StreamEvent::ToolComplete {
+        tool_use_id: "t1".into(),
+        tool: "delete".into(),
+        index: 0,
+        input: json!({"path": "a.txt"}),
+        output: json!("Denied: not now"),
+        is_error: true,
+    });
+    assert!(matches!(
+        &m.state().streaming_parts[0],
+        chatstream::session::MessagePart::Tool { state: ToolState::OutputDenied, .. }
+    ));
 }

@@ -119,6 +119,8 @@ pub struct Cleaner {
     parts: Vec<Part>,
     text: EdgeTrimmed,
     thinking: EdgeTrimmed,
+    /// Where the last thinking came from.
+    thinking_source: Option<ThinkingSource>,
     tools: Tools,
     /// `complete.payload` as it builds; its payload fields hold those parsed from the text.
     payload: CompletePayload,
@@ -138,6 +140,7 @@ impl Cleaner {
             parts: Vec::new(),
             text: EdgeTrimmed::default(),
             thinking: EdgeTrimmed::default(),
+            thinking_source: None,
             tools: Tools::default(),
             payload: CompletePayload::default(),
             backend: BackendFields::default(),
@@ -165,7 +168,9 @@ impl Cleaner {
                 self.stripper.push(&strip_unwanted_chars(&text), &mut self.tokens);
                 self.take_tokens(out);
             }
-            ProviderEvent::Thinking(text) => self.push_thinking(&strip_unwanted_chars(&text), out),
+            ProviderEvent::Thinking(text) => {
+                self.push_thinking(&strip_unwanted_chars(&text), ThinkingSource::Provider, out)
+            }
             ProviderEvent::ToolCallStart { id, name } => {
                 self.find_or_start(id, name, out);
             }
@@ -212,6 +217,10 @@ impl Cleaner {
             }
             ProviderEvent::Payload(fields) => self.backend.merge(fields, &mut self.payload),
             ProviderEvent::Attach { key, value } => self.attach(key, value),
+            ProviderEvent::Data(data) => {
+                out.push(StreamEvent::Data { data: data.clone() });
+                self.attach("data".into(), data);
+            }
             ProviderEvent::Error { code, message, fatal: false } => out.push(StreamEvent::error(code, message)),
             ProviderEvent::Error { code, message, fatal: true } => {
                 self.payload.finish_reason.get_or_insert(FinishReason::Error);
@@ -265,7 +274,7 @@ impl Cleaner {
                         out.push(StreamEvent::TextDelta { text });
                     }
                 }
-                Token::Thinking(text) => self.push_thinking(&text, out),
+                Token::Thinking(text) => self.push_thinking(&text, ThinkingSource::InlineTags, out),
                 Token::Tool(n) => self.parts.push(Part::Marker(n)),
                 Token::Payload { kind, value } => *payload_field(&mut self.payload, &kind) = Some(kind.wrap(value)),
                 Token::Malformed { kind, reason } => out.push(StreamEvent::Error {
@@ -278,7 +287,11 @@ impl Cleaner {
         self.tokens = tokens;
     }
 
-    fn push_thinking(&mut self, text: &str, out: &mut Vec<StreamEvent>) {
+    fn push_thinking(&mut self, text: &str, source: ThinkingSource, out: &mut Vec<StreamEvent>) {
+        // Thinking from two sources is two passages, not one run-on word.
+        if self.thinking_source.replace(source).is_some_and(|before| before != source) {
+            self.thinking.paragraph_break();
+        }
         if let Some(text) = self.thinking.push(text) {
             out.push(StreamEvent::ThinkingDelta { text });
         }
@@ -355,6 +368,13 @@ impl Cleaner {
         payload.custom_payload = backend.custom_payload.or(payload.custom_payload);
         out.push(StreamEvent::Complete { payload });
     }
+}
+
+/// Thinking arrives from the provider's own reasoning field or inside the text's thinking tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ThinkingSource {
+    Provider,
+    InlineTags,
 }
 
 fn payload_field<'a>(payload: &'a mut CompletePayload, kind: &PayloadKind) -> &'a mut Option<Value> {

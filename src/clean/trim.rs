@@ -7,12 +7,23 @@ pub(crate) struct EdgeTrimmed {
     /// Everything emitted, joined.
     pub emitted: String,
     held: String,
+    /// After a paragraph break, until visible text: leading whitespace is dropped.
+    new_paragraph: bool,
 }
 
 impl EdgeTrimmed {
+    /// What comes next is a new paragraph: whitespace held so far becomes one blank line, and the
+    /// next text's leading whitespace is dropped.
+    pub(crate) fn paragraph_break(&mut self) {
+        if !self.emitted.is_empty() {
+            self.held = "\n\n".into();
+            self.new_paragraph = true;
+        }
+    }
+
     /// The delta to emit for `s`, if any.
     pub(crate) fn push(&mut self, s: &str) -> Option<String> {
-        let s = if self.emitted.is_empty() { s.trim_start() } else { s };
+        let s = if self.emitted.is_empty() || self.new_paragraph { s.trim_start() } else { s };
         let visible = s.trim_end();
         if visible.is_empty() {
             if !self.emitted.is_empty() {
@@ -20,6 +31,7 @@ impl EdgeTrimmed {
             }
             return None;
         }
+        self.new_paragraph = false;
         let mut delta = std::mem::take(&mut self.held);
         delta.push_str(visible);
         self.held.push_str(&s[visible.len()..]);

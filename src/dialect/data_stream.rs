@@ -119,7 +119,7 @@ impl DialectDecoder for DataStreamDecoder {
                 let message = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
                 out.push(ProviderEvent::provider_error_from_message(&message));
             }
-            "2" => out.extend(items(value).map(|item| ProviderEvent::attach("data", item))),
+            "2" => out.extend(items(value).map(ProviderEvent::Data)),
             "8" => out.extend(items(value).map(|item| ProviderEvent::attach("annotations", item))),
             "h" => out.push(ProviderEvent::attach("sources", value)),
             "k" => out.push(ProviderEvent::attach("files", value)),
@@ -236,8 +236,8 @@ mod tests {
                     json!({"sourceType": "url", "id": "s1", "url": "https://a.example", "title": "A"})
                 ),
                 ProviderEvent::attach("files", json!({"data": "AA==", "mimeType": "image/png"})),
-                ProviderEvent::attach("data", json!({"step": 1})),
-                ProviderEvent::attach("data", json!("two")),
+                ProviderEvent::Data(json!({"step": 1})),
+                ProviderEvent::Data(json!("two")),
                 ProviderEvent::attach("annotations", json!({"id": "note"})),
                 ProviderEvent::Finish { reason: "length".into() },
                 ProviderEvent::End,

@@ -74,6 +74,9 @@ pub enum ProviderEvent {
     /// Fields the backend sent for `complete.payload` (agent `complete`, message metadata,
     /// `conversation_id`, `suggested_values`, `tool_history`, …). Merged key by key.
     Payload(Map<String, Value>),
+    /// Custom data for the app (AI SDK `data-*` parts): passed on as it comes, and collected in
+    /// `complete.payload.data`.
+    Data(Value),
     /// A value to append to the array `complete.payload[key]` (`sources`, `files`, `data`,
     /// `citations`, …).
     Attach { key: String, value: Value },

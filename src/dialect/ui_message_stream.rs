@@ -158,7 +158,7 @@ impl UiMessageStreamDecoder {
             "tool-approval-request" => out.push(ProviderEvent::attach("approvals", without_type(&chunk))),
             "source-url" | "source-document" => out.push(ProviderEvent::attach("sources", chunk.clone())),
             "file" => out.push(ProviderEvent::attach("files", without_type(&chunk))),
-            _ if kind.starts_with("data-") => out.push(ProviderEvent::attach("data", chunk.clone())),
+            _ if kind.starts_with("data-") => out.push(ProviderEvent::Data(chunk.clone())),
             // The SDK's reader forgets the open text and reasoning parts at a step's end.
             "finish-step" => {
                 self.open_text.clear();
@@ -358,8 +358,7 @@ mod tests {
                     json!({"type": "source-url", "sourceId": "s1", "url": "https://a.example", "title": "A"})
                 ),
                 ProviderEvent::attach("files", json!({"url": "data:image/png;base64,AA==", "mediaType": "image/png"})),
-                ProviderEvent::attach(
-                    "data",
+                ProviderEvent::Data(
                     json!({"type": "data-weather", "id": "w1", "data": {"city": "Oslo"}, "transient": true})
                 ),
                 payload("metadata", json!({"model": "gpt-5", "usage": {"in": 3, "out": 5}})),

@@ -17,199 +17,63 @@
 //! assert!(session.state().is_loading);
 //! ```
 
-use serde::{Deserialize, Serialize};
+mod parts;
+mod state;
+
+pub use parts::{MessagePart, ToolState};
+pub use state::{
+    ChatError, ChatMessage, ChatRequest, ChatState, HistoryEntry, Patch, PendingApproval, Phase, ToolProgressState,
+};
+
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
-use crate::event::{CompletePayload, FinishReason, Segment, StreamEvent, ToolRecord, Usage};
+use crate::event::{CompletePayload, Segment, StreamEvent};
 use crate::request::Turn;
-
-/// One message of the conversation, (plus what the clean
-/// payload adds). Serializes to the JSON that `messages` are saved and loaded as.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ChatMessage {
-    /// `user` or `assistant`.
-    pub role: String,
-    /// The text as it is stored: `[[tool:N]]` kept where tools ran.
-    pub content: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thinking: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub segments: Vec<Segment>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tool_history: Vec<ToolRecord>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub suggested_values: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub suggested_actions: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub custom_payload: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finish_reason: Option<FinishReason>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
-    /// True when the user stopped this answer: the content is what arrived before.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub cancelled: bool,
-}
-
-impl ChatMessage {
-    pub fn user(content: impl Into<String>) -> ChatMessage {
-        ChatMessage {
-            role: "user".into(),
-            content: content.into(),
-            thinking: None,
-            segments: Vec::new(),
-            tool_history: Vec::new(),
-            suggested_values: None,
-            suggested_actions: None,
-            custom_payload: None,
-            finish_reason: None,
-            usage: None,
-            cancelled: false,
-        }
-    }
-
-    /// No text, thinking, tools or payloads.
-    fn is_empty(&self) -> bool {
-        self.content.is_empty()
-            && self.thinking.as_deref().map_or(true, str::is_empty)
-            && self.segments.is_empty()
-            && self.tool_history.is_empty()
-            && self.suggested_values.is_none()
-            && self.suggested_actions.is_none()
-            && self.custom_payload.is_none()
-    }
-
-    fn assistant(payload: &CompletePayload) -> ChatMessage {
-        ChatMessage {
-            role: "assistant".into(),
-            content: payload.message.clone(),
-            thinking: payload.thinking.clone(),
-            segments: payload.segments.clone(),
-            tool_history: payload.tool_history.clone(),
-            suggested_values: payload.suggested_values.clone(),
-            suggested_actions: payload.suggested_actions.clone(),
-            custom_payload: payload.custom_payload.clone(),
-            finish_reason: payload.finish_reason.clone(),
-            usage: payload.usage.clone(),
-            cancelled: false,
-        }
-    }
-}
-
-/// The running tool's progress (`activeToolProgress`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolProgressState {
-    pub tool_name: String,
-    /// The `tool_progress` events received for this tool, in order.
-    pub updates: Vec<Value>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ChatError {
-    pub code: ErrorCode,
-    pub message: String,
-}
-
-/// Where the session is in a turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// Nothing in flight.
-    Idle,
-    /// The request is out; nothing has come back yet ("Thinking…").
-    Waiting,
-    /// Text or thinking is arriving.
-    Streaming,
-    /// A tool is running.
-    Tool,
-}
-
-/// What a chat UI renders: messages, the streaming text, status, tool progress, error, plus `thinkingText`, `streamingSegments`, `phase`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ChatState {
-    pub messages: Vec<ChatMessage>,
-    pub is_loading: bool,
-    pub streaming_text: String,
-    pub thinking_text: String,
-    pub status_text: Option<String>,
-    pub active_tool_progress: Option<ToolProgressState>,
-    pub error: Option<ChatError>,
-    pub streaming_segments: Vec<Segment>,
-    pub phase: Phase,
-    pub conversation_id: Option<Value>,
-}
-
-impl Default for ChatState {
-    fn default() -> Self {
-        ChatState {
-            messages: Vec::new(),
-            is_loading: false,
-            streaming_text: String::new(),
-            thinking_text: String::new(),
-            status_text: None,
-            active_tool_progress: None,
-            error: None,
-            streaming_segments: Vec::new(),
-            phase: Phase::Idle,
-            conversation_id: None,
-        }
-    }
-}
-
-/// One change to [`ChatState`], named by its camelCase field (the JS snapshot's key).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "op", rename_all = "camelCase")]
-pub enum Patch {
-    /// `state[key] = value`.
-    Set { key: &'static str, value: Value },
-    /// `state[key] += text` (a string field).
-    Append { key: &'static str, text: String },
-    /// `state.messages.push(value)`.
-    PushMessage { value: Value },
-    /// The last message of `state.messages` is replaced by `value`.
-    SetLastMessage { value: Value },
-    /// `state.streamingSegments.push(value)`.
-    PushSegment { value: Value },
-    /// More answer text: `state.streamingText += text`, and the last segment of
-    /// `streamingSegments`, a text segment, gets `text` appended too. (One patch, not an
-    /// `Append` and a segment patch: the text crosses into JS once per push.)
-    AppendText { text: String },
-    /// `streamingSegments[at]` is replaced by `value` (a tool card got its output).
-    SetSegment { at: usize, value: Value },
-    /// `activeToolProgress.updates.push(value)`.
-    PushToolUpdate { value: Value },
-    /// The whole state is replaced by `value` (saved messages were loaded).
-    Reset { value: Value },
-}
-
-/// The request body an agent backend takes on `POST /api/chat/stream` (`docs/agent-protocol.md`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ChatRequest {
-    pub message: String,
-    pub context: Value,
-    pub interaction_type: String,
-    pub conversation_id: Option<Value>,
-    pub conversation_history: Vec<HistoryEntry>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HistoryEntry {
-    pub role: String,
-    pub content: String,
-}
+use parts::{parts_of, parts_of_answer};
 
 /// The state machine. It knows nothing of HTTP: the caller begins a turn, feeds it the
 /// turn's events, and reports transport failures with [`Session::fail`].
-#[derive(Debug, Default)]
 pub struct Session {
     state: ChatState,
+    /// The page context of the last message sent, sent again by [`Session::regenerate`].
+    context: Value,
+    /// Makes the ids of new messages.
+    ids: Box<dyn FnMut() -> String>,
+}
+
+impl Default for Session {
+    /// A session whose message ids count up: `m1`, `m2`, … (the JS bindings give each session
+    /// a random prefix, or the app's own `generateId`).
+    fn default() -> Self {
+        Session::with_ids(counting_ids("m"))
+    }
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("state", &self.state).finish_non_exhaustive()
+    }
+}
+
+/// Ids `{prefix}1`, `{prefix}2`, ….
+pub fn counting_ids(prefix: &str) -> impl FnMut() -> String + 'static {
+    let prefix = prefix.to_owned();
+    let mut next = 0u64;
+    move || {
+        next += 1;
+        format!("{prefix}{next}")
+    }
 }
 
 impl Session {
+    /// A session whose new messages get their ids from `ids`.
+    pub fn with_ids(ids: impl FnMut() -> String + 'static) -> Session {
+        Session { state: ChatState::default(), context: Value::Null, ids: Box::new(ids) }
+    }
+
+    /// What the UI renders.
     pub fn state(&self) -> &ChatState {
         &self.state
     }
@@ -226,31 +90,74 @@ impl Session {
         if message.trim().is_empty() {
             return Err(ChatError { code: ErrorCode::ValidationError, message: "Message cannot be empty".into() });
         }
-        if self.state.is_loading {
-            let error = ChatError { code: ErrorCode::Conflict, message: "A message is already being answered".into() };
-            return Err(error);
-        }
-        let conversation_history = self
-            .state
-            .messages
-            .iter()
-            .map(|m| HistoryEntry { role: m.role.clone(), content: m.content.clone() })
-            .collect();
-        let user = ChatMessage::user(message);
+        self.not_in_flight("A message is already being answered")?;
+        let user = ChatMessage::user((self.ids)(), message);
         let mut patches = vec![Patch::PushMessage { value: to_value(&user) }];
         self.state.messages.push(user);
-        self.set(&mut patches, Field::IsLoading(true));
-        self.set(&mut patches, Field::Error(None));
-        self.set(&mut patches, Field::Phase(Phase::Waiting));
-        self.clear_streaming(&mut patches);
-        let request = ChatRequest {
-            message: message.to_owned(),
-            context: if context.is_null() { json!({}) } else { context },
-            interaction_type: "text_input".into(),
-            conversation_id: self.state.conversation_id.clone(),
-            conversation_history,
+        self.context = if context.is_null() { json!({}) } else { context };
+        self.start_turn(&mut patches);
+        Ok((self.request(self.state.messages.len() - 1), patches))
+    }
+
+    /// Asks again for the last user message: the answer after it is taken away (after a failed
+    /// turn there is none, and the error is cleared), and the same request goes out again.
+    pub fn regenerate(&mut self) -> Result<(ChatRequest, Vec<Patch>), ChatError> {
+        self.not_in_flight("A message is being answered")?;
+        let Some(at) = self.state.messages.iter().rposition(|m| m.role == "user") else {
+            return Err(ChatError {
+                code: ErrorCode::ValidationError,
+                message: "There is no message to answer".into(),
+            });
         };
-        Ok((request, patches))
+        let mut patches = Vec::new();
+        if self.state.messages.len() > at + 1 {
+            self.state.messages.truncate(at + 1);
+            patches.push(Patch::Set { key: "messages", value: to_value(&self.state.messages) });
+        }
+        self.start_turn(&mut patches);
+        Ok((self.request(at), patches))
+    }
+
+    /// The last user message's text, the one a turn answers.
+    pub fn last_user_message(&self) -> Option<&str> {
+        self.state.messages.iter().rev().find(|m| m.role == "user").map(|m| m.content.as_str())
+    }
+
+    /// Replaces the conversation (not while a turn is in flight). Messages without an id get
+    /// one; stored messages without parts get theirs from their text and tools.
+    pub fn set_messages(&mut self, messages: Vec<ChatMessage>) -> Result<Vec<Patch>, ChatError> {
+        self.not_in_flight("Cannot replace the messages while answering")?;
+        self.state.messages = messages.into_iter().map(|m| self.complete_stored(m)).collect();
+        let mut patches = vec![Patch::Set { key: "messages", value: to_value(&self.state.messages) }];
+        self.set(&mut patches, Field::Error(None));
+        Ok(patches)
+    }
+
+    /// Clears the error shown.
+    pub fn clear_error(&mut self) -> Vec<Patch> {
+        let mut patches = Vec::new();
+        self.set(&mut patches, Field::Error(None));
+        patches
+    }
+
+    /// A tool call waits for the user: the turn pauses with it in `pendingApproval`.
+    pub fn request_approval(&mut self, call: PendingApproval) -> Vec<Patch> {
+        let mut patches = Vec::new();
+        self.set_tool_part(&call.tool_use_id, &mut patches, |state, _| *state = ToolState::ApprovalRequested);
+        self.set(&mut patches, Field::PendingApproval(Some(call)));
+        self.set(&mut patches, Field::StatusText(None));
+        self.enter(&mut patches, Phase::Approval);
+        patches
+    }
+
+    /// The user answered the pending approval: the call runs (`approved`) or is denied.
+    pub fn approval_answered(&mut self, tool_use_id: &str, approved: bool) -> Vec<Patch> {
+        let mut patches = Vec::new();
+        let state = if approved { ToolState::InputAvailable } else { ToolState::OutputDenied };
+        self.set_tool_part(tool_use_id, &mut patches, |s, _| *s = state);
+        self.set(&mut patches, Field::PendingApproval(None));
+        self.enter(&mut patches, Phase::Tool);
+        patches
     }
 
     /// Moves the state along by one event of the turn.
@@ -262,21 +169,19 @@ impl Session {
                 if self.state.status_text.is_some() {
                     self.set(&mut patches, Field::StatusText(None));
                 }
-                self.state.streaming_text.push_str(text);
-                if let Some(Segment::Text { text: last }) = self.state.streaming_segments.last_mut() {
-                    last.push_str(text);
-                    patches.push(Patch::AppendText { text: text.clone() });
-                } else {
-                    patches.push(Patch::Append { key: "streamingText", text: text.clone() });
-                    let segment = Segment::Text { text: text.clone() };
-                    patches.push(Patch::PushSegment { value: to_value(&segment) });
-                    self.state.streaming_segments.push(segment);
-                }
+                self.append_text(text, &mut patches);
                 self.enter(&mut patches, Phase::Streaming);
             }
             StreamEvent::ThinkingDelta { text } => {
                 self.state.thinking_text.push_str(text);
                 patches.push(Patch::Append { key: "thinkingText", text: text.clone() });
+                match self.state.streaming_parts.last_mut() {
+                    Some(MessagePart::Reasoning { text: last }) => {
+                        last.push_str(text);
+                        patches.push(Patch::AppendToLast { key: "streamingParts", text: text.clone() });
+                    }
+                    _ => self.push_part(MessagePart::Reasoning { text: text.clone() }, &mut patches),
+                }
                 self.enter(&mut patches, Phase::Streaming);
             }
             StreamEvent::ToolStart { tool_use_id, tool, index, input } => {
@@ -291,8 +196,22 @@ impl Session {
                     output: Value::Null,
                     is_error: false,
                 };
-                patches.push(Patch::PushSegment { value: to_value(&segment) });
+                patches.push(Patch::Push { key: "streamingSegments", value: to_value(&segment) });
                 self.state.streaming_segments.push(segment);
+                // A backend that runs the tool itself starts it with its input; a model's call
+                // starts empty and its input streams.
+                let streaming = input.as_object().is_some_and(|o| o.is_empty());
+                let state = if streaming { ToolState::InputStreaming } else { ToolState::InputAvailable };
+                let part = MessagePart::Tool {
+                    tool_use_id: tool_use_id.clone(),
+                    tool: tool.clone(),
+                    index: *index,
+                    state,
+                    input: input.clone(),
+                    output: Value::Null,
+                    is_error: false,
+                };
+                self.push_part(part, &mut patches);
                 self.enter(&mut patches, Phase::Tool);
             }
             StreamEvent::ToolCall { tool_use_id, input, .. } => {
@@ -302,8 +221,12 @@ impl Session {
                         *shown = input.clone();
                     }
                     let value = to_value(&self.state.streaming_segments[at]);
-                    patches.push(Patch::SetSegment { at, value });
+                    patches.push(Patch::SetAt { key: "streamingSegments", at, value });
                 }
+                self.set_tool_part(tool_use_id, &mut patches, |state, shown| {
+                    *state = ToolState::InputAvailable;
+                    *shown = input.clone();
+                });
             }
             StreamEvent::ToolProgress { .. } => {
                 if let Some(progress) = self.state.active_tool_progress.as_mut() {
@@ -315,6 +238,7 @@ impl Session {
             StreamEvent::ToolComplete { tool_use_id, tool, index, input, output, is_error } => {
                 self.set(&mut patches, Field::ActiveToolProgress(None));
                 self.set(&mut patches, Field::StatusText(None));
+                self.tool_finished(event, &mut patches);
                 let finished = Segment::Tool {
                     index: *index,
                     tool_use_id: Some(tool_use_id.clone()),
@@ -327,19 +251,21 @@ impl Session {
                 match self.tool_segment(tool_use_id) {
                     Some(at) => {
                         self.state.streaming_segments[at] = finished;
-                        patches.push(Patch::SetSegment { at, value });
+                        patches.push(Patch::SetAt { key: "streamingSegments", at, value });
                     }
                     None => {
                         self.state.streaming_segments.push(finished);
-                        patches.push(Patch::PushSegment { value });
+                        patches.push(Patch::Push { key: "streamingSegments", value });
                     }
                 }
                 self.enter(&mut patches, Phase::Streaming);
             }
+            StreamEvent::Data { data } => self.push_part(MessagePart::Data { data: data.clone() }, &mut patches),
             StreamEvent::Complete { payload } => {
                 // A turn that produced nothing (failed or stopped before any output) adds no
                 // empty bubble: the user's message stays last, ready to retry.
-                let message = ChatMessage::assistant(payload);
+                let parts = self.final_parts(payload);
+                let message = ChatMessage::assistant((self.ids)(), payload, parts);
                 if !message.is_empty() {
                     patches.push(Patch::PushMessage { value: to_value(&message) });
                     self.state.messages.push(message);
@@ -392,18 +318,14 @@ impl Session {
         serde_json::to_string(&self.state.messages).expect("messages serialize")
     }
 
-    /// Replaces the conversation with saved `messages` (not while a turn is in flight).
+    /// Replaces the whole state with saved `messages` (JSON; not while a turn is in flight).
     pub fn load_messages(&mut self, json: &str) -> Result<Vec<Patch>, ChatError> {
-        if self.state.is_loading {
-            return Err(ChatError {
-                code: ErrorCode::Conflict,
-                message: "Cannot load messages while answering".into(),
-            });
-        }
+        self.not_in_flight("Cannot load messages while answering")?;
         let messages: Vec<ChatMessage> = serde_json::from_str(json).map_err(|e| ChatError {
             code: ErrorCode::ValidationError,
             message: format!("Invalid saved messages: {e}"),
         })?;
+        let messages = messages.into_iter().map(|m| self.complete_stored(m)).collect();
         self.state = ChatState { messages, ..ChatState::default() };
         Ok(vec![Patch::Reset { value: to_value(&self.state) }])
     }
@@ -428,10 +350,168 @@ impl Session {
             .collect()
     }
 
+    fn not_in_flight(&self, message: &str) -> Result<(), ChatError> {
+        if self.state.is_loading {
+            return Err(ChatError { code: ErrorCode::Conflict, message: message.into() });
+        }
+        Ok(())
+    }
+
+    /// A stored message made whole: an id if it has none, parts if it has none.
+    fn complete_stored(&mut self, mut message: ChatMessage) -> ChatMessage {
+        if message.id.is_empty() {
+            message.id = (self.ids)();
+        }
+        if message.parts.is_empty() {
+            message.parts = parts_of(&message);
+        }
+        message
+    }
+
+    /// The request answering `messages[at]`, with the messages before it as history.
+    fn request(&self, at: usize) -> ChatRequest {
+        let messages = &self.state.messages;
+        ChatRequest {
+            message: messages[at].content.clone(),
+            context: self.context.clone(),
+            interaction_type: "text_input".into(),
+            conversation_id: self.state.conversation_id.clone(),
+            conversation_history: messages[..at]
+                .iter()
+                .map(|m| HistoryEntry { role: m.role.clone(), content: m.content.clone() })
+                .collect(),
+        }
+    }
+
+    fn start_turn(&mut self, patches: &mut Vec<Patch>) {
+        self.set(patches, Field::IsLoading(true));
+        self.set(patches, Field::Error(None));
+        self.set(patches, Field::Phase(Phase::Waiting));
+        self.clear_streaming(patches);
+    }
+
+    /// Answer text: appended to `streamingText`, and to the last text segment and text part, or
+    /// starting new ones. A new segment or part (after a tool) drops its leading whitespace, as
+    /// the final message's segments do, so nothing jumps when the answer completes.
+    fn append_text(&mut self, text: &str, patches: &mut Vec<Patch>) {
+        self.state.streaming_text.push_str(text);
+        let segment_continues = matches!(self.state.streaming_segments.last(), Some(Segment::Text { .. }));
+        let part_continues = matches!(self.state.streaming_parts.last(), Some(MessagePart::Text { .. }));
+        if let Some(Segment::Text { text: last }) = self.state.streaming_segments.last_mut() {
+            last.push_str(text);
+        }
+        if let Some(MessagePart::Text { text: last }) = self.state.streaming_parts.last_mut() {
+            last.push_str(text);
+        }
+        if segment_continues && part_continues {
+            patches.push(Patch::AppendText { text: text.to_owned() });
+            return;
+        }
+        patches.push(Patch::Append { key: "streamingText", text: text.to_owned() });
+        let fresh = text.trim_start();
+        if segment_continues {
+            patches.push(Patch::AppendToLast { key: "streamingSegments", text: text.to_owned() });
+        } else if !fresh.is_empty() {
+            let segment = Segment::Text { text: fresh.to_owned() };
+            patches.push(Patch::Push { key: "streamingSegments", value: to_value(&segment) });
+            self.state.streaming_segments.push(segment);
+        }
+        if part_continues {
+            patches.push(Patch::AppendToLast { key: "streamingParts", text: text.to_owned() });
+        } else if !fresh.is_empty() {
+            self.push_part(MessagePart::Text { text: fresh.to_owned() }, patches);
+        }
+    }
+
+    fn push_part(&mut self, part: MessagePart, patches: &mut Vec<Patch>) {
+        patches.push(Patch::Push { key: "streamingParts", value: to_value(&part) });
+        self.state.streaming_parts.push(part);
+    }
+
+    /// Changes the tool part of this call (its state, its input), if there is one.
+    fn set_tool_part(&mut self, id: &str, patches: &mut Vec<Patch>, change: impl FnOnce(&mut ToolState, &mut Value)) {
+        let found = self.state.streaming_parts.iter_mut().enumerate().find_map(|(at, part)| match part {
+            MessagePart::Tool { tool_use_id, state, input, .. } if tool_use_id == id => Some((at, state, input)),
+            _ => None,
+        });
+        if let Some((at, state, input)) = found {
+            change(state, input);
+            let value = to_value(&self.state.streaming_parts[at]);
+            patches.push(Patch::SetAt { key: "streamingParts", at, value });
+        }
+    }
+
+    /// A `tool_complete`: the tool part gets its output (a denied call stays denied).
+    fn tool_finished(&mut self, event: &StreamEvent, patches: &mut Vec<Patch>) {
+        let StreamEvent::ToolComplete { tool_use_id, tool, index, input, output, is_error } = event else { return };
+        let at = self
+            .state
+            .streaming_parts
+            .iter()
+            .position(|part| matches!(part, MessagePart::Tool { tool_use_id: id, .. } if id == tool_use_id));
+        let denied = at.is_some_and(|at| {
+            matches!(self.state.streaming_parts[at], MessagePart::Tool { state: ToolState::OutputDenied, .. })
+        });
+        let part = MessagePart::Tool {
+            tool_use_id: tool_use_id.clone(),
+            tool: tool.clone(),
+            index: *index,
+            state: if denied { ToolState::OutputDenied } else { ToolState::of_result(*is_error) },
+            input: input.clone(),
+            output: output.clone(),
+            is_error: *is_error,
+        };
+        match at {
+            Some(at) => {
+                patches.push(Patch::SetAt { key: "streamingParts", at, value: to_value(&part) });
+                self.state.streaming_parts[at] = part;
+            }
+            None => self.push_part(part, patches),
+        }
+    }
+
+    /// The answer's parts as they streamed, with each tool's final input and output from the
+    /// payload's `tool_history`. A backend that sent its own `message` decides the text: then
+    /// the parts are its thinking, its segments and the data that streamed.
+    fn final_parts(&self, payload: &CompletePayload) -> Vec<MessagePart> {
+        let streamed_text: String = self
+            .state
+            .streaming_parts
+            .iter()
+            .filter_map(|p| if let MessagePart::Text { text } = p { Some(text.as_str()) } else { None })
+            .collect();
+        let visible = |text: &str| text.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        if visible(&streamed_text) != visible(&payload.text) {
+            let mut parts = parts_of_answer(
+                payload.thinking.as_deref(),
+                &payload.segments,
+                &payload.message,
+                &payload.tool_history,
+            );
+            parts.extend(self.state.streaming_parts.iter().filter(|p| matches!(p, MessagePart::Data { .. })).cloned());
+            return parts;
+        }
+        let mut parts = self.state.streaming_parts.clone();
+        for part in &mut parts {
+            if let MessagePart::Tool { index, state, input, output, is_error, .. } = part {
+                if let Some(record) = payload.tool_history.get(*index as usize) {
+                    *input = record.input.clone();
+                    *output = record.output.clone();
+                    *is_error = record.is_error;
+                    if *state != ToolState::OutputDenied && (!output.is_null() || *is_error) {
+                        *state = ToolState::of_result(*is_error);
+                    }
+                }
+            }
+        }
+        parts
+    }
+
     fn end_turn(&mut self, patches: &mut Vec<Patch>) {
         self.set(patches, Field::IsLoading(false));
         self.set(patches, Field::StatusText(None));
         self.set(patches, Field::ActiveToolProgress(None));
+        self.set(patches, Field::PendingApproval(None));
         self.clear_streaming(patches);
         self.enter(patches, Phase::Idle);
     }
@@ -448,6 +528,10 @@ impl Session {
         if !self.state.streaming_segments.is_empty() {
             self.state.streaming_segments.clear();
             patches.push(Patch::Set { key: "streamingSegments", value: json!([]) });
+        }
+        if !self.state.streaming_parts.is_empty() {
+            self.state.streaming_parts.clear();
+            patches.push(Patch::Set { key: "streamingParts", value: json!([]) });
         }
     }
 
@@ -487,6 +571,11 @@ impl Session {
                 s.error = v;
                 ("error", value)
             }
+            Field::PendingApproval(v) if s.pending_approval != v => {
+                let value = to_value(&v);
+                s.pending_approval = v;
+                ("pendingApproval", value)
+            }
             Field::Phase(v) if s.phase != v => {
                 s.phase = v;
                 ("phase", to_value(&v))
@@ -502,6 +591,7 @@ enum Field {
     StatusText(Option<String>),
     ActiveToolProgress(Option<ToolProgressState>),
     Error(Option<ChatError>),
+    PendingApproval(Option<PendingApproval>),
     Phase(Phase),
 }
 

@@ -434,3 +434,16 @@ fn events_after_complete_are_ignored() {
     ]);
     assert_eq!(kinds(&events), ["text_delta", "complete"]);
 }
+
+#[test]
+fn thinking_from_two_sources_is_two_passages() {
+    let events = clean([
+        ProviderEvent::Thinking("pondering".into()),
+        text("<think>secret</think>The answer."),
+        ProviderEvent::Thinking("more".into()),
+        ProviderEvent::End,
+    ]);
+    assert_eq!(thinking_deltas(&events).concat(), "pondering\n\nsecret\n\nmore");
+    assert_eq!(complete(&events).thinking.as_deref(), Some("pondering\n\nsecret\n\nmore"));
+    assert_eq!(text_deltas(&events).concat(), "The answer.");
+}

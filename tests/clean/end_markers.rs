@@ -57,8 +57,9 @@ fn complete_has_clean_thinking() {
         ProviderEvent::End,
     ]);
     let payload = complete(&events);
-    assert_eq!(payload.thinking.as_deref(), Some("First, second.\n and inline"));
-    assert_eq!(thinking_deltas(&events).concat(), "First, second.\n and inline");
+    // The provider's thinking and the inline thinking are two passages.
+    assert_eq!(payload.thinking.as_deref(), Some("First, second.\n\nand inline"));
+    assert_eq!(thinking_deltas(&events).concat(), "First, second.\n\nand inline");
     assert_eq!(payload.text, "Answer");
 }
 

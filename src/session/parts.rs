@@ -1,0 +1,122 @@
+//! A message as an ordered list of parts, in the style of the Vercel AI SDK's UI messages: text,
+//! reasoning, tool calls with their state, custom data. The same list is built while the answer
+//! streams (`streamingParts`) and kept on the message, so an app renders both the same way.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::state::ChatMessage;
+use crate::clean::resolve_tool_markers;
+use crate::event::{Segment, ToolRecord};
+
+/// One part of a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum MessagePart {
+    /// Answer text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// The model's reasoning.
+    Reasoning {
+        /// The text.
+        text: String,
+    },
+    /// A tool call, from its start to its result.
+    Tool {
+        /// The call's id.
+        tool_use_id: String,
+        /// The tool's name.
+        tool: String,
+        /// The N of `[[tool:N]]`.
+        index: u32,
+        /// Where the call is.
+        state: ToolState,
+        /// The input so far, then the whole input.
+        input: Value,
+        /// The output, once there is one.
+        #[serde(default)]
+        output: Value,
+        /// The output is an error.
+        #[serde(default)]
+        is_error: bool,
+    },
+    /// Custom data the backend sent (AI SDK `data-*` parts).
+    Data {
+        /// The data part as sent.
+        data: Value,
+    },
+}
+
+/// Where a tool call is, in the AI SDK's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ToolState {
+    /// The model is still writing the input.
+    InputStreaming,
+    /// The input is complete; the tool runs (or will).
+    InputAvailable,
+    /// The call waits for the user's approval.
+    ApprovalRequested,
+    /// The tool ran and gave an output.
+    OutputAvailable,
+    /// The tool ran and failed, or could not run.
+    OutputError,
+    /// The user denied the call.
+    OutputDenied,
+}
+
+impl ToolState {
+    /// The state of a call that finished with this result.
+    pub(crate) fn of_result(is_error: bool) -> ToolState {
+        if is_error {
+            ToolState::OutputError
+        } else {
+            ToolState::OutputAvailable
+        }
+    }
+}
+
+/// The parts of a stored message that has none (saved before parts existed, or written by a
+/// backend): its thinking, then its text and tool cards in reading order.
+pub(crate) fn parts_of(message: &ChatMessage) -> Vec<MessagePart> {
+    parts_of_answer(message.thinking.as_deref(), &message.segments, &message.content, &message.tool_history)
+}
+
+/// An answer's parts from what is kept of it: the thinking, then the segments (or, when there
+/// are none, the text split at its `[[tool:N]]` markers).
+pub(crate) fn parts_of_answer(
+    thinking: Option<&str>,
+    segments: &[Segment],
+    content: &str,
+    tool_history: &[ToolRecord],
+) -> Vec<MessagePart> {
+    let mut parts = Vec::new();
+    if let Some(thinking) = thinking.filter(|t| !t.is_empty()) {
+        parts.push(MessagePart::Reasoning { text: thinking.to_owned() });
+    }
+    let segments = if segments.is_empty() { resolve_tool_markers(content, tool_history) } else { segments.to_vec() };
+    parts.extend(segments.into_iter().map(part_of_segment));
+    parts
+}
+
+/// A text or tool segment as a part.
+pub(crate) fn part_of_segment(segment: Segment) -> MessagePart {
+    match segment {
+        Segment::Text { text } => MessagePart::Text { text },
+        Segment::Tool { index, tool_use_id, tool, input, output, is_error } => MessagePart::Tool {
+            tool_use_id: tool_use_id.unwrap_or_default(),
+            tool: tool.unwrap_or_default(),
+            index,
+            state: if output.is_null() && !is_error {
+                ToolState::InputAvailable
+            } else {
+                ToolState::of_result(is_error)
+            },
+            input,
+            output,
+            is_error,
+        },
+    }
+}
