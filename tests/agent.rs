@@ -17,6 +17,7 @@ fn config(max_iterations: u32) -> AgentConfig {
             name: "get_weather".into(),
             description: "Weather".into(),
             input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+            needs_approval: false,
         }],
         max_iterations,
     }
@@ -148,7 +149,7 @@ fn after_max_iterations_the_request_forbids_tools() {
 
 /// A tool error does not stop the stream; the model gets it as an error result.
 #[test]
-fn ch_t6_tool_errors_dont_stop_the_stream() {
+fn tool_errors_dont_stop_the_stream() {
     let (mut turn, _) = AgentTurn::start(config(5), Vec::new(), "Weather?").unwrap();
     let mut ui = Vec::new();
     let AfterStream::RunTools(calls) = read(&mut turn, &calls_paris(), &mut ui) else { panic!() };
@@ -201,4 +202,28 @@ fn a_turn_that_cannot_be_built_is_a_validation_error() {
     let nameless = AgentConfig { profile: Profile::default(), ..config(5) };
     let err = AgentTurn::start(nameless, Vec::new(), "hi").unwrap_err();
     assert_eq!((err.code, err.field), (ErrorCode::ValidationError, "model"));
+}
+
+/// An answer cut by the token limit in the middle of a call runs none of its calls: the turn
+/// ends with the cut answer, and the card says why the tool did not run.
+#[test]
+fn a_call_cut_by_the_token_limit_is_never_run() {
+    let (mut turn, _) = AgentTurn::start(config(5), Vec::new(), "weather?").unwrap();
+    let call = json!({"tool_calls": [{"index": 0, "id": "c1", "type": "function",
+        "function": {"name": "get_weather", "arguments": "{\"city\": \"Os"}}]});
+    let body = chunk(json!({"role": "assistant", "content": "Checking."}), None)
+        + &chunk(call, None)
+        + &chunk(json!({}), Some("length"))
+        + "data: [DONE]\n\n";
+    let mut ui = Vec::new();
+    assert_eq!(read(&mut turn, &body, &mut ui), AfterStream::Done);
+    assert!(!ui.iter().any(|e| matches!(e, StreamEvent::Error { .. })), "no error: {ui:?}");
+    assert!(ui.iter().any(
+        |e| matches!(e, StreamEvent::ToolCall { incomplete: true, input, .. } if *input == json!({"city": "Os"}))
+    ));
+    let payload = complete(&ui);
+    assert_eq!(payload.finish_reason.map(|r| r.as_str()), Some("length"));
+    assert!(payload.tool_history[0].is_error);
+    assert_eq!(payload.tool_history[0].output["message"], chatstream::agent::CUT_BY_LENGTH);
+    assert!(turn.is_done());
 }

@@ -12,6 +12,7 @@ fn weather_tool() -> ToolDef {
         name: "get_weather".into(),
         description: "Current weather".into(),
         input_schema: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+        needs_approval: false,
     }
 }
 
@@ -258,7 +259,7 @@ fn validation_refuses_what_cannot_be_sent() {
 
 /// The system prompt is in the request, in each provider's place for it.
 #[test]
-fn ch_t8_system_prompt_included_in_request() {
+fn the_system_prompt_is_in_the_request() {
     let system = |p| {
         let b = body(p);
         match p {
@@ -275,7 +276,7 @@ fn ch_t8_system_prompt_included_in_request() {
 
 /// The offered tools are declared in the request.
 #[test]
-fn ch_t9_tools_added_to_request() {
+fn the_tools_are_declared_in_the_request() {
     for p in Provider::ALL {
         let b = body(p);
         let declared = b["tools"].to_string();
@@ -285,7 +286,7 @@ fn ch_t9_tools_added_to_request() {
 
 /// Each provider gets its own format, and its stream is read in its own dialect.
 #[test]
-fn ch_t10_provider_specific_format_selected() {
+fn each_provider_gets_its_own_format() {
     let shapes: Vec<(&str, Vec<&str>)> = Provider::ALL
         .iter()
         .map(|&p| {
@@ -311,7 +312,7 @@ fn ch_t10_provider_specific_format_selected() {
 
 /// The context strategy is applied to the request.
 #[test]
-fn ch_t7_context_strategy_applied_to_request() {
+fn the_context_budget_is_applied_to_the_request() {
     let long = "x".repeat(4000); // about 1,000 tokens a turn
     let mut turns = Vec::new();
     for i in 0..10 {

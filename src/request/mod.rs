@@ -161,6 +161,9 @@ pub struct ToolDef {
     /// A JSON Schema object for the input.
     #[serde(default = "empty_object_schema")]
     pub input_schema: Value,
+    /// The user approves each call before it runs (the turn pauses until then).
+    #[serde(default, rename = "needsApproval", skip_serializing)]
+    pub needs_approval: bool,
 }
 
 fn empty_object_schema() -> Value {
