@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[non_exhaustive]
 pub enum ErrorCode {
+    /// HTTP 400/422, an invalid request or message: "Invalid request".
     ValidationError,
+    /// HTTP 404: "Not found".
     NotFound,
     /// HTTP 401/403 or a provider's authentication error: "Invalid API key".
     Unauthorized,

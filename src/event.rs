@@ -14,34 +14,46 @@ use serde_json::{Map, Value};
 
 use crate::error::ErrorCode;
 
+/// One clean event: what the UI receives (`docs/events.md`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum StreamEvent {
+    /// A status line from the backend.
     Status {
+        /// "Thinking…", "Running search…".
         message: String,
     },
     /// Clean response text: no ␄, control characters, thinking tags, payload markers or `[[tool:N]]`.
     TextDelta {
+        /// The text.
         text: String,
     },
     /// Provider-native or inline `<think>` thinking, cleaned the same way.
     ThinkingDelta {
+        /// The text.
         text: String,
     },
-    /// A tool call begins. `index` is the N of `[[tool:N]]`: the order tools started in this message.
+    /// A tool call begins.
     ToolStart {
+        /// The call's id.
         tool_use_id: String,
+        /// The tool's name.
         tool: String,
+        /// The N of `[[tool:N]]`: the order tools started in this message, from 0.
         index: u32,
+        /// The input, when it is known at the start (a backend that runs the tool), else `{}`.
         input: Value,
     },
-    /// More argument text for a streaming tool call; `partial_input` is the best JSON value so far
-    /// (`null` when [`crate::clean::CleanOptions::partial_input`] is off, as in the JS bindings,
-    /// which compute it when it is read).
+    /// More argument text for a streaming tool call.
     ToolInputDelta {
+        /// The call's id.
         tool_use_id: String,
+        /// The new argument text.
         delta: String,
+        /// The best JSON value the arguments so far allow (`null` when
+        /// [`crate::clean::CleanOptions::partial_input`] is off, as in the JS bindings, which
+        /// compute it when it is read).
         partial_input: Value,
     },
     /// The arguments are complete and parsed: the model asks for this call.
@@ -50,44 +62,69 @@ pub enum StreamEvent {
     /// `incomplete`: `input` is the best value the arguments allow, `arguments` their raw text,
     /// and the call must not be run.
     ToolCall {
+        /// The call's id.
         tool_use_id: String,
+        /// The tool's name.
         tool: String,
+        /// The N of `[[tool:N]]`.
         index: u32,
+        /// The parsed arguments (their raw text when they are not JSON, with an `error` before).
         input: Value,
+        /// The token limit cut the arguments.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         incomplete: bool,
+        /// The raw arguments of an incomplete call.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         arguments: Option<String>,
     },
+    /// Progress of a long-running tool.
     ToolProgress {
+        /// The call's id, when the backend gave one.
         tool_use_id: Option<String>,
+        /// The tool's name.
         tool: String,
+        /// A stage name ("searching").
         stage: Option<String>,
+        /// What to show ("Found 15 articles…").
         message: Option<String>,
+        /// From 0 to 1.
         progress: Option<f64>,
+        /// Anything else the tool reported.
         data: Value,
     },
     /// A tool finished (run by the backend or the browser). A tool error never stops the stream.
     ToolComplete {
+        /// The call's id.
         tool_use_id: String,
+        /// The tool's name.
         tool: String,
+        /// The N of `[[tool:N]]`.
         index: u32,
+        /// The input it ran with.
         input: Value,
+        /// What it gave.
         output: Value,
+        /// The output is an error.
         is_error: bool,
     },
     /// Custom data the backend sent (AI SDK `data-*` parts, the v4 data stream's `2:` items), as
     /// sent; also collected in `complete.payload.data`.
     Data {
+        /// The data part.
         data: Value,
     },
     /// Exactly once per message, also after cancel (with the partial content).
     Complete {
+        /// The whole message.
         payload: CompletePayload,
     },
+    /// Something went wrong; what arrived before is kept.
     Error {
+        /// What kind of error.
         code: ErrorCode,
+        /// What to show.
         message: String,
+        /// The payload field the error is about (a payload marker whose JSON did not parse).
         #[serde(skip_serializing_if = "Option::is_none", default)]
         field: Option<String>,
     },
@@ -96,6 +133,7 @@ pub enum StreamEvent {
 }
 
 impl StreamEvent {
+    /// An `error` event about nothing in particular (no `field`).
     pub fn error(code: ErrorCode, message: impl Into<String>) -> StreamEvent {
         StreamEvent::Error { code, message: message.into(), field: None }
     }
@@ -155,13 +193,21 @@ pub struct CompletePayload {
     pub message: String,
     /// Clean text with no markers at all.
     pub text: String,
+    /// The thinking text, or null.
     pub thinking: Option<String>,
+    /// The message in reading order: text and tool cards.
     pub segments: Vec<Segment>,
+    /// The message's tools by index.
     pub tool_history: Vec<ToolRecord>,
+    /// `SUGGESTED_VALUES` pulled out of the text, or sent by the backend.
     pub suggested_values: Option<Value>,
+    /// `SUGGESTED_ACTIONS` pulled out of the text, or sent by the backend.
     pub suggested_actions: Option<Value>,
+    /// A registered payload (`{type, data}`) pulled out of the text, or sent by the backend.
     pub custom_payload: Option<Value>,
+    /// Why the model stopped.
     pub finish_reason: Option<FinishReason>,
+    /// Token counts.
     pub usage: Option<Usage>,
     /// How many invalid UTF-8 sequences in the stream were replaced by U+FFFD (as a browser's
     /// text decoder does); left out when there were none.
@@ -253,17 +299,25 @@ impl<'de> Deserialize<'de> for FinishReason {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Segment {
+    /// Text.
     Text {
+        /// The text.
         text: String,
     },
     /// A tool card. `tool_use_id`, `tool`, `input` and `output` are null for a marker whose
     /// tool never ran: the card stays visible with no output.
     Tool {
+        /// The N of `[[tool:N]]`.
         index: u32,
+        /// The call's id.
         tool_use_id: Option<String>,
+        /// The tool's name.
         tool: Option<String>,
+        /// The input it ran with.
         input: Value,
+        /// What it gave.
         output: Value,
+        /// The output is an error.
         is_error: bool,
     },
 }
@@ -272,13 +326,18 @@ pub enum Segment {
 /// and `output` (as agent backends write them): the others read as empty when absent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolRecord {
+    /// The tool's name.
     pub tool_name: String,
+    /// The call's id (empty when the stored entry had none).
     #[serde(default)]
     pub tool_use_id: String,
+    /// The input it ran with.
     #[serde(default)]
     pub input: Value,
+    /// What it gave.
     #[serde(default)]
     pub output: Value,
+    /// The output is an error.
     #[serde(default)]
     pub is_error: bool,
 }
@@ -286,11 +345,15 @@ pub struct ToolRecord {
 /// Token counts normalized across providers; `None` where the provider did not say.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
+    /// Every input token (cached ones included).
     pub input_tokens: Option<u64>,
+    /// Output tokens (thinking included).
     pub output_tokens: Option<u64>,
     /// Thinking tokens, where the provider counts them separately.
     pub reasoning_tokens: Option<u64>,
+    /// Input tokens read from the provider's cache.
     pub cached_input_tokens: Option<u64>,
+    /// All tokens.
     pub total_tokens: Option<u64>,
 }
 

@@ -25,6 +25,7 @@ use crate::framing::{Frame, FrameDecoder, Framing, FramingError, DEFAULT_MAX_FRA
 /// How many frames auto-detection looks at before it gives up on a stream it cannot recognise.
 const DETECTION_FRAME_LIMIT: usize = 16;
 
+/// How a [`ChatStream`] reads.
 #[derive(Debug, Clone)]
 pub struct StreamOptions {
     /// The wire dialect; `None` detects it from the headers or the first frames.
@@ -35,6 +36,7 @@ pub struct StreamOptions {
     pub headers: Vec<(String, String)>,
     /// Cap on one SSE event or one line.
     pub max_frame_bytes: usize,
+    /// What the cleaner strips and recognises.
     pub clean: CleanOptions,
 }
 
@@ -50,6 +52,7 @@ impl Default for StreamOptions {
     }
 }
 
+/// The whole pipeline for one response: push its bytes, get clean events.
 pub struct ChatStream {
     max_frame_bytes: usize,
     /// Bytes held until the first of them show the framing (auto-detection only).
@@ -68,6 +71,7 @@ pub struct ChatStream {
 }
 
 impl ChatStream {
+    /// A stream with these options.
     pub fn new(options: StreamOptions) -> ChatStream {
         let headers = options.headers.iter().map(|(k, v)| (k.as_str(), v.as_str()));
         let dialect = options.dialect.or_else(|| detect::from_headers(options.content_type.as_deref(), headers));

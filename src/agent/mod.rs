@@ -27,8 +27,11 @@ use crate::request::{self, Profile, Provider, RequestError, ToolCall, ToolDef, T
 /// The loop's configuration.
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
+    /// Which API the requests are written for.
     pub provider: Provider,
+    /// The model and its settings.
     pub profile: Profile,
+    /// The tools the model may call.
     pub tools: Vec<ToolDef>,
     /// Responses that may call tools before the model is asked to answer without them.
     pub max_iterations: u32,
@@ -43,6 +46,16 @@ pub const CUT_BY_LENGTH: &str = "Not run: the answer was cut by the token limit"
 /// The result a tool call gives the model when it did not run or failed: `{code, message}`.
 pub fn tool_error(code: ErrorCode, message: impl Into<String>) -> Value {
     json!({"code": code.as_str(), "message": message.into()})
+}
+
+/// The result a call the user denied gives the model.
+pub fn denied_output(reason: &str) -> Value {
+    let message = if reason.trim().is_empty() {
+        "The user denied this tool call.".to_owned()
+    } else {
+        format!("The user denied this tool call: {reason}")
+    };
+    json!({"denied": true, "message": message})
 }
 
 /// A tool's progress report as a `tool_progress` event: a string is its message; an object may
@@ -62,9 +75,13 @@ pub fn progress_event(tool_use_id: &str, tool: &str, update: &Value) -> StreamEv
 /// A tool call to run, with its index in the whole turn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingCall {
+    /// The call's index in the whole turn (the N of `[[tool:N]]`).
     pub index: u32,
+    /// The call's id.
     pub id: String,
+    /// The tool's name.
     pub name: String,
+    /// The call's input.
     pub input: Value,
 }
 
@@ -135,8 +152,14 @@ impl AgentTurn {
         &self.conversation
     }
 
+    /// The loop's configuration.
     pub fn config(&self) -> &AgentConfig {
         &self.config
+    }
+
+    /// Whether `call` waits for the user's approval before it runs.
+    pub fn needs_approval(&self, call: &PendingCall) -> bool {
+        self.config.tools.iter().any(|t| t.name == call.name && t.needs_approval)
     }
 
     /// Whether `call` may run: a tool this turn offers, with input its `input_schema` accepts.
@@ -152,6 +175,7 @@ impl AgentTurn {
         })
     }
 
+    /// Whether the turn is over (its `complete` was emitted).
     pub fn is_done(&self) -> bool {
         self.done
     }

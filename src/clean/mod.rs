@@ -69,7 +69,9 @@ use trim::EdgeTrimmed;
 /// `custom_payload: { type: "schema_proposal", data }`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PayloadMarker {
+    /// The text that starts the payload (`SCHEMA_PROPOSAL:`).
     pub marker: String,
+    /// The `type` of the `custom_payload` it becomes (`schema_proposal`).
     pub type_name: String,
 }
 

@@ -138,7 +138,9 @@ pub struct ParsedResponse {
     pub text: String,
     /// Inline `<think>` text, if any.
     pub thinking: Option<String>,
+    /// `SUGGESTED_VALUES:` pulled out of the text.
     pub suggested_values: Option<Value>,
+    /// `SUGGESTED_ACTIONS:` pulled out of the text.
     pub suggested_actions: Option<Value>,
     /// `{type, data}` from a registered marker such as `SCHEMA_PROPOSAL:`.
     pub custom_payload: Option<Value>,

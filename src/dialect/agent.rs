@@ -37,6 +37,7 @@ use super::{text, DialectDecoder, ProviderEvent, TextEvent};
 use crate::error::ErrorCode;
 use crate::framing::Frame;
 
+/// Reads the agent backend protocol (`docs/agent-protocol.md`).
 #[derive(Debug, Default, PartialEq)]
 pub struct AgentDecoder {}
 

@@ -38,6 +38,7 @@ use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
 use crate::framing::Frame;
 
+/// Reads the Anthropic Messages stream.
 #[derive(Debug, Default, PartialEq)]
 pub struct AnthropicDecoder {
     /// The id of the message being streamed, between its `message_start` and `message_stop`.

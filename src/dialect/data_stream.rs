@@ -39,6 +39,7 @@ use super::{text, DialectDecoder, ProviderEvent};
 use crate::event::{FinishReason, Usage};
 use crate::framing::Frame;
 
+/// Reads the AI SDK v4 data stream.
 #[derive(Debug, Default)]
 pub struct DataStreamDecoder {
     /// Reasoning since the last signature: a `j` part signs it.

@@ -41,6 +41,7 @@ use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
 use crate::framing::Frame;
 
+/// Reads Gemini's `streamGenerateContent` stream.
 #[derive(Debug, Default)]
 pub struct GeminiDecoder {
     response_id: Option<String>,

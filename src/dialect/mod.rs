@@ -47,30 +47,74 @@ pub enum ProviderEvent {
     /// Provider-native thinking / reasoning text (summaries included).
     Thinking(String),
     /// The model starts asking for a tool call; its arguments may stream in `ToolCallDelta`s.
-    ToolCallStart { id: String, name: String },
+    ToolCallStart {
+        /// The call's id.
+        id: String,
+        /// The tool's name.
+        name: String,
+    },
     /// More argument text (a JSON fragment) for the call `id`.
-    ToolCallDelta { id: String, delta: String },
+    ToolCallDelta {
+        /// The call's id.
+        id: String,
+        /// The new argument text.
+        delta: String,
+    },
     /// The call's arguments are complete. `input` is set when the provider sent the parsed value
     /// (Gemini, Ollama, AI SDK `tool-input-available`); otherwise the cleaner parses the deltas.
     /// A `ToolCallEnd` with no `ToolCallStart` before it stands for both.
-    ToolCallEnd { id: String, name: Option<String>, input: Option<Value> },
+    ToolCallEnd {
+        /// The call's id.
+        id: String,
+        /// The tool's name, when this event carries it.
+        name: Option<String>,
+        /// The parsed input, when the provider sent it whole.
+        input: Option<Value>,
+    },
     /// A backend started running a tool itself (agent `tool_start`). `id` may be absent.
-    ToolRun { id: Option<String>, name: String, input: Value },
+    ToolRun {
+        /// The call's id, when the backend gave one.
+        id: Option<String>,
+        /// The tool's name.
+        name: String,
+        /// Its input.
+        input: Value,
+    },
     /// Progress of a running tool.
     ToolProgress {
+        /// The call's id, when the backend gave one.
         id: Option<String>,
+        /// The tool's name.
         name: String,
+        /// A stage name.
         stage: Option<String>,
+        /// What to show.
         message: Option<String>,
+        /// From 0 to 1.
         progress: Option<f64>,
+        /// Anything else the tool reported.
         data: Value,
     },
     /// A tool finished: matched by `id`, else by `index`, else to the oldest unfinished tool.
-    ToolResult { id: Option<String>, name: Option<String>, index: Option<u32>, output: Value, is_error: bool },
+    ToolResult {
+        /// The call's id, when the result names it.
+        id: Option<String>,
+        /// The tool's name, when the result names it.
+        name: Option<String>,
+        /// The N of `[[tool:N]]`, when the result names it.
+        index: Option<u32>,
+        /// What the tool gave.
+        output: Value,
+        /// The output is an error.
+        is_error: bool,
+    },
     /// Token counts; later reports replace earlier ones field by field within one stream.
     Usage(Usage),
     /// Why generation stopped.
-    Finish { reason: FinishReason },
+    Finish {
+        /// The reason, in the contract's words.
+        reason: FinishReason,
+    },
     /// Fields the backend sent for `complete.payload` (agent `complete`, message metadata,
     /// `conversation_id`, `suggested_values`, `tool_history`, …). Merged key by key.
     Payload(Map<String, Value>),
@@ -79,10 +123,22 @@ pub enum ProviderEvent {
     Data(Value),
     /// A value to append to the array `complete.payload[key]` (`sources`, `files`, `data`,
     /// `citations`, …).
-    Attach { key: String, value: Value },
+    Attach {
+        /// The payload field.
+        key: String,
+        /// The value to append.
+        value: Value,
+    },
     /// An error. `fatal`: the provider ended the message (its error event, a refusal of the
     /// whole request). Not fatal: one frame could not be read; the stream goes on.
-    Error { code: ErrorCode, message: String, fatal: bool },
+    Error {
+        /// What kind of error.
+        code: ErrorCode,
+        /// What to show.
+        message: String,
+        /// The message is over.
+        fatal: bool,
+    },
     /// The dialect's terminal event arrived (`[DONE]`, `message_stop`, `response.completed`,
     /// `done: true`, `finish`, …): the stream finished properly.
     End,
@@ -152,17 +208,26 @@ pub trait DialectDecoder {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Dialect {
+    /// Chat Completions (`openai`): OpenAI and every compatible server.
     OpenAi,
+    /// OpenAI's Responses API (`openai-responses`).
     OpenAiResponses,
+    /// Anthropic Messages (`anthropic`).
     Anthropic,
+    /// Gemini (`gemini`).
     Gemini,
+    /// Ollama's native `/api/chat` (`ollama`).
     Ollama,
+    /// The Vercel AI SDK UI message stream, v5 and later (`ui-message-stream`).
     UiMessageStream,
+    /// The Vercel AI SDK v4 data stream (`data-stream`).
     DataStream,
+    /// The agent backend protocol (`agent`).
     Agent,
 }
 
 impl Dialect {
+    /// Every dialect.
     pub const ALL: [Dialect; 8] = [
         Dialect::OpenAi,
         Dialect::OpenAiResponses,
@@ -188,10 +253,12 @@ impl Dialect {
         }
     }
 
+    /// The dialect with this name.
     pub fn from_name(name: &str) -> Option<Dialect> {
         Dialect::ALL.into_iter().find(|d| d.name() == name)
     }
 
+    /// The framing it is carried in.
     pub fn framing(self) -> Framing {
         match self {
             Dialect::Ollama | Dialect::DataStream => Framing::Lines,
@@ -199,6 +266,7 @@ impl Dialect {
         }
     }
 
+    /// A fresh decoder for it (see [`Decoder`] for the rule all of them share).
     pub fn decoder(self) -> Box<dyn DialectDecoder> {
         match self {
             Dialect::OpenAi => Box::<OpenAiDecoder>::default(),

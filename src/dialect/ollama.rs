@@ -26,6 +26,7 @@ use super::{text, DialectDecoder, ProviderEvent};
 use crate::event::{FinishReason, Usage};
 use crate::framing::Frame;
 
+/// Reads Ollama's `/api/chat` NDJSON stream.
 #[derive(Debug, Default, PartialEq)]
 pub struct OllamaDecoder {
     /// Tool calls so far: numbers the synthesized ids, and makes `stop` a tool-call stop.

@@ -40,6 +40,7 @@ use crate::event::{FinishReason, Usage};
 use crate::framing::Frame;
 use plain::plain_text_chunk;
 
+/// Reads Chat Completions streams (OpenAI and compatible servers).
 #[derive(Debug, Default)]
 pub struct OpenAiDecoder {
     /// Tool calls started so far, in the order they started.

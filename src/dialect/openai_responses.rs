@@ -37,6 +37,7 @@ use super::{text, DialectDecoder, ProviderEvent, TextEvent};
 use crate::event::{FinishReason, Usage};
 use crate::framing::Frame;
 
+/// Reads the OpenAI Responses API stream.
 #[derive(Debug, Default, PartialEq)]
 pub struct OpenAiResponsesDecoder {
     /// Function calls so far, in the order they started.

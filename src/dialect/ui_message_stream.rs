@@ -44,6 +44,7 @@ use crate::error::ErrorCode;
 use crate::event::FinishReason;
 use crate::framing::Frame;
 
+/// Reads the AI SDK UI message stream.
 #[derive(Debug, Default, PartialEq)]
 pub struct UiMessageStreamDecoder {
     /// Text parts started and not yet ended.

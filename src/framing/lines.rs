@@ -168,6 +168,7 @@ impl Default for LineDecoder {
 }
 
 impl LineDecoder {
+    /// A decoder with the default cap on one line.
     pub fn new() -> LineDecoder {
         LineDecoder::default()
     }

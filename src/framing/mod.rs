@@ -28,18 +28,25 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// A frame with only data.
     pub fn data(data: impl Into<String>) -> Frame {
         Frame { event: None, data: data.into(), id: None }
     }
 }
 
+/// What framing refuses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FramingError {
     /// One frame grew past the cap; it is dropped and decoding resumes after its end. `at` is
     /// where in the output it would have been (the frames before it in `out`), so the error can
     /// be reported in its place, before frames that came after it in the same push.
-    FrameTooLarge { limit: usize, at: usize },
+    FrameTooLarge {
+        /// The cap, in bytes.
+        limit: usize,
+        /// How many frames of the push came before it.
+        at: usize,
+    },
 }
 
 impl std::fmt::Display for FramingError {
@@ -65,18 +72,23 @@ pub enum Ending {
 /// The framing a dialect is carried in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Framing {
+    /// Server-Sent Events.
     Sse,
+    /// Newline-delimited records.
     Lines,
 }
 
 /// Either decoder behind one interface, chosen at run time.
 #[derive(Debug)]
 pub enum FrameDecoder {
+    /// Server-Sent Events.
     Sse(SseDecoder),
+    /// Newline-delimited records.
     Lines(LineDecoder),
 }
 
 impl FrameDecoder {
+    /// A decoder for `framing` that refuses frames over `max_frame_bytes`.
     pub fn new(framing: Framing, max_frame_bytes: usize) -> FrameDecoder {
         match framing {
             Framing::Sse => FrameDecoder::Sse(SseDecoder::with_limit(max_frame_bytes)),

@@ -57,6 +57,7 @@ impl Default for SseDecoder {
 }
 
 impl SseDecoder {
+    /// A decoder with the default cap on one event.
     pub fn new() -> SseDecoder {
         SseDecoder::default()
     }

@@ -48,21 +48,28 @@ use openai_responses::responses;
 /// The provider formats a request can be built for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Provider {
+    /// Chat Completions at OpenAI.
     #[serde(rename = "openai")]
     OpenAi,
+    /// OpenAI's Responses API.
     #[serde(rename = "openai-responses")]
     OpenAiResponses,
+    /// Anthropic Messages.
     #[serde(rename = "anthropic")]
     Anthropic,
+    /// Gemini `streamGenerateContent`.
     #[serde(rename = "gemini")]
     Gemini,
+    /// Ollama's `/api/chat`.
     #[serde(rename = "ollama")]
     Ollama,
+    /// An OpenAI-compatible server (Chat Completions).
     #[serde(rename = "compat")]
     Compat,
 }
 
 impl Provider {
+    /// Every provider.
     pub const ALL: [Provider; 6] = [
         Provider::OpenAi,
         Provider::OpenAiResponses,
@@ -72,6 +79,7 @@ impl Provider {
         Provider::Compat,
     ];
 
+    /// The name in options and routes: `openai`, `openai-responses`, ….
     pub fn name(self) -> &'static str {
         match self {
             Provider::OpenAi => "openai",
@@ -83,6 +91,7 @@ impl Provider {
         }
     }
 
+    /// The provider with this name.
     pub fn from_name(name: &str) -> Option<Provider> {
         Provider::ALL.into_iter().find(|p| p.name() == name)
     }
@@ -104,35 +113,51 @@ impl Provider {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
 pub enum Turn {
+    /// What the user wrote.
     User {
+        /// The text.
         content: String,
     },
+    /// What the model answered.
     Assistant {
+        /// Its text.
         #[serde(default)]
         content: String,
+        /// The tools it called.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
     },
     /// The results of the previous assistant turn's tool calls, in the same order.
     Tool {
+        /// Each call's result.
         results: Vec<ToolResult>,
     },
 }
 
+/// Turns, oldest first.
 pub type Conversation = Vec<Turn>;
 
+/// A tool call the model made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
+    /// The call's id.
     pub id: String,
+    /// The tool's name.
     pub name: String,
+    /// Its input.
     pub input: Value,
 }
 
+/// A tool call's result, for the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolResult {
+    /// The call's id.
     pub tool_use_id: String,
+    /// The tool's name.
     pub name: String,
+    /// What it gave.
     pub output: Value,
+    /// The output is an error.
     #[serde(default)]
     pub is_error: bool,
 }
@@ -141,12 +166,17 @@ pub struct ToolResult {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Profile {
+    /// The model's name.
     pub model: String,
+    /// The system prompt.
     pub system: Option<String>,
+    /// Sampling temperature.
     pub temperature: Option<f64>,
+    /// The longest answer, in tokens.
     pub max_tokens: Option<u32>,
     /// Thinking on or off; `thinking_budget` tokens when on (default 10,000).
     pub thinking: bool,
+    /// Thinking tokens allowed when thinking is on.
     pub thinking_budget: Option<u32>,
     /// The model's context window in tokens, for the context budget (default: [`context::DEFAULT_LIMIT`]).
     pub context_tokens: Option<u32>,
@@ -155,7 +185,9 @@ pub struct Profile {
 /// A tool the model may call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolDef {
+    /// The tool's name (letters, digits, `_` and `-`).
     pub name: String,
+    /// What it does, for the model.
     #[serde(default)]
     pub description: String,
     /// A JSON Schema object for the input.
@@ -173,8 +205,11 @@ fn empty_object_schema() -> Value {
 /// A request that cannot be built: always `VALIDATION_ERROR`, naming the field.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestError {
+    /// `VALIDATION_ERROR`.
     pub code: ErrorCode,
+    /// The option at fault.
     pub field: &'static str,
+    /// What is wrong.
     pub message: String,
 }
 

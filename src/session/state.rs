@@ -24,21 +24,28 @@ pub struct ChatMessage {
     /// The message in reading order: text, reasoning, tools with their state, data.
     #[serde(default)]
     pub parts: Vec<MessagePart>,
+    /// The thinking text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking: Option<String>,
+    /// The message in reading order: text and tool cards.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub segments: Vec<Segment>,
+    /// The message's tools by index.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_history: Vec<ToolRecord>,
+    /// Quick replies to offer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suggested_values: Option<Value>,
+    /// Action buttons to offer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suggested_actions: Option<Value>,
+    /// A registered payload (`{type, data}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_payload: Option<Value>,
     /// Why the model stopped; `length` means the answer was cut by the token limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<FinishReason>,
+    /// Token counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     /// True when the user stopped this answer: the content is what arrived before.
@@ -206,28 +213,70 @@ impl Default for ChatState {
 #[serde(tag = "op", rename_all = "camelCase")]
 pub enum Patch {
     /// `state[key] = value`.
-    Set { key: &'static str, value: Value },
+    Set {
+        /// The field.
+        key: &'static str,
+        /// Its new value.
+        value: Value,
+    },
     /// `state[key] += text` (a string field).
-    Append { key: &'static str, text: String },
+    Append {
+        /// The field.
+        key: &'static str,
+        /// What to append.
+        text: String,
+    },
     /// `state.messages.push(value)`.
-    PushMessage { value: Value },
+    PushMessage {
+        /// The message.
+        value: Value,
+    },
     /// The last message of `state.messages` is replaced by `value`.
-    SetLastMessage { value: Value },
+    SetLastMessage {
+        /// The message.
+        value: Value,
+    },
     /// `state[key].push(value)` (`streamingSegments`, `streamingParts`).
-    Push { key: &'static str, value: Value },
+    Push {
+        /// The list.
+        key: &'static str,
+        /// The new item.
+        value: Value,
+    },
     /// `state[key][at] = value` (a tool card got its output).
-    SetAt { key: &'static str, at: usize, value: Value },
+    SetAt {
+        /// The list.
+        key: &'static str,
+        /// Which item.
+        at: usize,
+        /// Its new value.
+        value: Value,
+    },
     /// More of the same text: `state[key]`'s last item, a text or reasoning part, gets `text`
     /// appended (`streamingSegments`, `streamingParts`).
-    AppendToLast { key: &'static str, text: String },
+    AppendToLast {
+        /// The list.
+        key: &'static str,
+        /// What to append.
+        text: String,
+    },
     /// More answer text: `state.streamingText += text`, and the last text segment of
     /// `streamingSegments` and the last text part of `streamingParts` get it too. (One patch,
     /// not three: the text crosses into JS once per push.)
-    AppendText { text: String },
+    AppendText {
+        /// What to append.
+        text: String,
+    },
     /// `activeToolProgress.updates.push(value)`.
-    PushToolUpdate { value: Value },
+    PushToolUpdate {
+        /// The `tool_progress` event.
+        value: Value,
+    },
     /// The whole state is replaced by `value` (saved messages were loaded).
-    Reset { value: Value },
+    Reset {
+        /// The new state.
+        value: Value,
+    },
 }
 
 /// The request body an agent backend takes on `POST /api/chat/stream` (`docs/agent-protocol.md`).

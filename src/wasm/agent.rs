@@ -20,7 +20,7 @@ use web_sys::{AbortController, AbortSignal};
 use super::callbacks::{resolvable, Listener, Timer};
 use super::events::{close, deliver, read, Pump, ReadEnd, Source};
 use super::{args, to_js};
-use crate::agent::{progress_event, tool_error, AfterStream, AgentConfig, AgentTurn, PendingCall};
+use crate::agent::{denied_output, progress_event, tool_error, AfterStream, AgentConfig, AgentTurn, PendingCall};
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
 use crate::request::Turn;
@@ -37,6 +37,8 @@ pub(crate) struct AgentSetup {
     pub tool_timeout_ms: f64,
     /// The provider-neutral conversation, tool calls and results included.
     pub conversation: Vec<Turn>,
+    /// The conversation before the last turn, for asking its question again.
+    pub before_turn: Option<Vec<Turn>>,
 }
 
 /// The `execute` functions of `options.tools`; every tool must have one.
@@ -62,8 +64,11 @@ pub(crate) fn tool_functions(options: &JsValue) -> Result<HashMap<String, Functi
 
 /// What one turn needs from its session.
 pub(crate) struct TurnIo {
-    /// POSTs a request body (JSON text); returns the fetch promise.
-    pub post: Box<dyn Fn(&str) -> JsValue>,
+    /// POSTs a request body; returns the fetch promise.
+    pub post: Box<dyn Fn(Value) -> JsValue>,
+    /// Pauses on a call that needs the user's approval: a promise of `true` (approved) or the
+    /// denial's reason.
+    pub ask_approval: Box<dyn Fn(&PendingCall) -> Promise>,
     pub stream_options: StreamOptions,
     pub step_timeout_ms: f64,
     pub executes: HashMap<String, Function>,
@@ -82,7 +87,7 @@ pub(crate) async fn drive(pump: Rc<RefCell<Pump>>, mut turn: AgentTurn, first: V
     let mut progress_callbacks = Vec::new();
     'turn: loop {
         let source = Source {
-            input: (io.post)(&body.to_string()),
+            input: (io.post)(std::mem::take(&mut body)),
             options: io.stream_options.clone(),
             idle_timeout_ms: Some(io.step_timeout_ms),
             signal: None,
@@ -155,6 +160,14 @@ async fn run_tool(
     if let Err(refused) = turn.check_call(call) {
         return (refused, true);
     }
+    if turn.needs_approval(call) {
+        // The user's answer may take any time: no tool time limit applies to it.
+        match wait((io.ask_approval)(call), None, &io.signal).await {
+            Waited::Value(answer) if answer == JsValue::TRUE => {}
+            Waited::Value(reason) => return (denied_output(&reason.as_string().unwrap_or_default()), true),
+            _ => return (tool_error(ErrorCode::ServiceUnavailable, "Cancelled"), true),
+        }
+    }
     let Some(execute) = io.executes.get(&call.name) else {
         return (tool_error(ErrorCode::ValidationError, format!("No execute function for {}", call.name)), true);
     };
@@ -186,7 +199,7 @@ async fn run_tool(
         Ok(value) => value,
         Err(thrown) => return (thrown_output(&thrown), true),
     };
-    let outcome = wait(Promise::resolve(&returned), io.tool_timeout_ms, &io.signal).await;
+    let outcome = wait(Promise::resolve(&returned), Some(io.tool_timeout_ms), &io.signal).await;
     match outcome {
         Waited::Value(value) => (json_of(&value), false),
         Waited::Threw(thrown) => (thrown_output(&thrown), true),
@@ -225,19 +238,19 @@ enum Waited {
     Aborted,
 }
 
-/// Waits for a tool's promise, its time limit, or the turn's cancel, whichever comes first.
-async fn wait(promise: Promise, timeout_ms: f64, signal: &AbortSignal) -> Waited {
+/// Waits for a promise, its time limit (if any), or the turn's cancel, whichever comes first.
+async fn wait(promise: Promise, timeout_ms: Option<f64>, signal: &AbortSignal) -> Waited {
     // Markers no tool result can be: distinct objects, compared by identity.
     let timed_out: JsValue = Object::new().into();
     let aborted: JsValue = Object::new().into();
     let (timer_promise, resolve_timer) = resolvable();
     let (abort_promise, resolve_abort) = resolvable();
-    let timer = {
+    let timer = timeout_ms.map(|ms| {
         let marker = timed_out.clone();
-        Timer::new(timeout_ms, move || {
+        Timer::new(ms, move || {
             let _ = resolve_timer.call1(&JsValue::UNDEFINED, &marker);
         })
-    };
+    });
     let on_abort = {
         let marker = aborted.clone();
         Listener::new(signal, "abort", move || {

@@ -42,6 +42,8 @@ pub(crate) struct Pump {
     /// Set by `return()`: the consumer left; stop quietly.
     abandoned: bool,
     hook: Option<EventHook>,
+    /// Called with each event as JS hands it out (the session's callbacks).
+    on_event: Option<Function>,
     partial_inputs: PartialInputs,
     /// The listener on the caller's `AbortSignal`, removed when the stream closes.
     abort_listener: Option<Listener>,
@@ -57,6 +59,11 @@ impl Pump {
         self.cancelled || self.abandoned
     }
 
+    /// Calls `listener` with each event from now on, as it is handed out.
+    pub(crate) fn set_event_listener(&mut self, listener: Option<Function>) {
+        self.on_event = listener;
+    }
+
     fn new(hook: Option<EventHook>) -> Rc<RefCell<Pump>> {
         Rc::new(RefCell::new(Pump {
             queue: VecDeque::new(),
@@ -66,6 +73,7 @@ impl Pump {
             cancelled: false,
             abandoned: false,
             hook,
+            on_event: None,
             partial_inputs: PartialInputs::default(),
             abort_listener: None,
         }))
@@ -95,20 +103,24 @@ pub(crate) fn deliver(pump: &Rc<RefCell<Pump>>, events: &[StreamEvent]) {
             pump.borrow_mut().hook = Some(hook);
         }
         let value = event_to_js(event);
-        let waiting = {
+        let (waiting, on_event) = {
             let mut p = pump.borrow_mut();
-            if p.abandoned {
-                continue;
-            }
             p.partial_inputs.attach(event, &value);
-            match p.waiting.take() {
+            let on_event = p.on_event.clone();
+            let waiting = match p.waiting.take() {
+                _ if p.abandoned => None,
                 Some(resolve) => Some(resolve),
                 None => {
                     p.queue.push_back(value.clone());
                     None
                 }
-            }
+            };
+            (waiting, on_event)
         };
+        if let Some(listener) = on_event {
+            // The listener is the package's own: it guards the app's callbacks.
+            let _ = listener.call1(&JsValue::UNDEFINED, &value);
+        }
         if let Some(resolve) = waiting {
             let _ = resolve.call1(&JsValue::UNDEFINED, &iter_result(value, false));
         }
@@ -471,6 +483,7 @@ impl EventStream {
         Promise::resolve(&iter_result(JsValue::UNDEFINED, true))
     }
 
+    /// `for await (const event of stream)`: the stream is its own iterator.
     #[wasm_bindgen(js_name = "[Symbol.asyncIterator]")]
     pub fn async_iterator(&self) -> EventStream {
         EventStream { pump: self.pump.clone() }

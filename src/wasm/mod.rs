@@ -10,6 +10,7 @@ mod args;
 mod callbacks;
 pub mod events;
 mod partial_input;
+mod request;
 pub mod resolve;
 pub mod session;
 pub mod stream;

@@ -91,6 +91,7 @@ pub struct JsChatStream {
 
 #[wasm_bindgen(js_class = ChatStream)]
 impl JsChatStream {
+    /// A stream with `options` (`ChatStreamOptions` in the TypeScript declarations).
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsChatStream, JsValue> {
         let options: JsStreamOptions = args::options(&options, "ChatStream options")?;

@@ -98,9 +98,12 @@ test("the hook paints before the module arrives; concurrent loads share one fetc
   assert.equal(wasmFetches.length - before, 1);
 });
 
-test("once loaded, a new hook is ready on its first render", async () => {
+test("once loaded, a new hook's loading render is replaced at once (in a layout effect, before any paint)", async () => {
   const { renders } = await renderHook();
-  assert.deepEqual(renders[0], { ready: true, phase: "idle", session: true });
+  assert.deepEqual(renders, [
+    { ready: false, phase: "loading", session: false },
+    { ready: true, phase: "idle", session: true },
+  ]);
 });
 
 for (const [name, load] of [
