@@ -88,7 +88,19 @@ export interface ToolInputDeltaEvent {
    */
   readonly partial_input: Json;
 }
-export interface ToolCallEvent { type: "tool_call"; tool_use_id: string; tool: string; index: number; input: Json }
+export interface ToolCallEvent {
+  type: "tool_call";
+  tool_use_id: string;
+  tool: string;
+  index: number;
+  input: Json;
+  /**
+   * True when the token limit cut the arguments (`finish_reason: "length"`): `input` is the best
+   * value they allow, `arguments` their raw text. Such a call must not be run.
+   */
+  incomplete?: true;
+  arguments?: string;
+}
 export interface ToolProgressEvent {
   type: "tool_progress";
   tool_use_id: string | null;
@@ -107,6 +119,8 @@ export interface ToolCompleteEvent {
   output: Json;
   is_error: boolean;
 }
+/** Custom data the backend sent (AI SDK `data-*` parts, v4 `2:` items), as sent; also in `complete.payload.data`. */
+export interface DataEvent { type: "data"; data: Json }
 export interface CompleteEvent { type: "complete"; payload: CompletePayload }
 export interface ErrorEvent { type: "error"; code: ErrorCode; message: string; field?: string }
 export interface CancelledEvent { type: "cancelled" }
@@ -120,6 +134,7 @@ export type StreamEvent =
   | ToolCallEvent
   | ToolProgressEvent
   | ToolCompleteEvent
+  | DataEvent
   | CompleteEvent
   | ErrorEvent
   | CancelledEvent;
@@ -154,7 +169,10 @@ export interface CleanOptions {
  *   if (s.type === "text") renderMarkdown(s.text); else renderToolCard(s);
  * }
  */
-export function resolveToolMarkers(message: string, toolHistory?: ToolRecord[]): Segment[];
+export function resolveToolMarkers(
+  message: string | null,
+  toolHistory?: Array<Partial<ToolRecord> & { tool_name: string }> | null,
+): Segment[];
 
 /** A whole response text, cleaned as a stream would be. */
 export interface ParsedResponse {
@@ -218,18 +236,68 @@ export function streamEvents(
   options?: StreamEventsOptions,
 ): AsyncIterableIterator<StreamEvent>;
 
+/** Where a tool call is, in the AI SDK's words. */
+export type ToolState =
+  | "input-streaming"
+  | "input-available"
+  | "approval-requested"
+  | "output-available"
+  | "output-error"
+  | "output-denied";
+
+/** One part of a message, in reading order (in the style of the AI SDK's UI message parts). */
+export type MessagePart =
+  | { type: "text"; text: string }
+  | { type: "reasoning"; text: string }
+  | {
+      type: "tool";
+      tool_use_id: string;
+      tool: string;
+      /** The N of `[[tool:N]]`. */
+      index: number;
+      state: ToolState;
+      input: Json;
+      output: Json;
+      is_error: boolean;
+    }
+  | { type: "data"; data: Json };
+
 export interface ChatMessage {
+  /** Stable and unique: key lists by it. Given by you (`setMessages`, `generateId`) or generated. */
+  id: string;
   role: "user" | "assistant";
+  /** The stored text: `[[tool:N]]` where tools ran. */
   content: string;
+  /** The message in reading order: render these the same way as `streamingParts`. */
+  parts: MessagePart[];
   thinking?: string;
   segments?: Segment[];
   tool_history?: ToolRecord[];
   suggested_values?: Json;
   suggested_actions?: Json;
   custom_payload?: Json;
+  /** `length`: the answer was cut by the token limit (show it). */
   finish_reason?: FinishReason;
   usage?: Usage;
+  /** The user stopped this answer: the content is what arrived before. */
   cancelled?: boolean;
+}
+
+/** A message as you may give it to `setMessages` or `loadMessages`: only `role` and `content` are needed. */
+export type StoredMessage = Partial<Omit<ChatMessage, "content" | "tool_history">> & {
+  role: "user" | "assistant";
+  /** null reads as "" (a stored turn that only called tools). */
+  content: string | null;
+  /** Entries as agent backends store them: `{tool_name, input, output}` is enough. */
+  tool_history?: Array<Partial<ToolRecord> & { tool_name: string }>;
+};
+
+/** A tool call waiting for the user: `approve(tool_use_id)` or `deny(tool_use_id, reason)`. */
+export interface PendingApproval {
+  tool_use_id: string;
+  tool: string;
+  index: number;
+  input: Json;
 }
 
 export interface ToolProgressState {
@@ -237,7 +305,8 @@ export interface ToolProgressState {
   updates: ToolProgressEvent[];
 }
 
-export type Phase = "idle" | "waiting" | "streaming" | "tool";
+/** Where a turn is: `waiting` for a first word, `streaming`, a `tool` running, a call waiting for `approval`. */
+export type Phase = "idle" | "waiting" | "streaming" | "tool" | "approval";
 
 export interface ChatState {
   readonly messages: readonly ChatMessage[];
@@ -248,6 +317,10 @@ export interface ChatState {
   readonly activeToolProgress: ToolProgressState | null;
   readonly error: { code: ErrorCode; message: string } | null;
   readonly streamingSegments: readonly Segment[];
+  /** The answer so far as parts: what its message's `parts` will be. */
+  readonly streamingParts: readonly MessagePart[];
+  /** A tool call waiting for the user's approval. */
+  readonly pendingApproval: PendingApproval | null;
   readonly phase: Phase;
   readonly conversationId: Json | null;
 }
@@ -270,6 +343,8 @@ export interface Tool<Input = any> {
   description?: string;
   /** A JSON Schema object; the input is checked against it before `execute` runs. */
   input_schema: Json;
+  /** The user approves each call before it runs: the turn pauses with it in `pendingApproval`. */
+  needsApproval?: boolean;
   /** Returns the result for the model (any JSON value); a throw is an error result. */
   execute(input: Input, context: ToolContext): unknown | Promise<unknown>;
 }
@@ -300,12 +375,30 @@ export interface ProviderOptions {
   toolTimeoutMs?: number;
 }
 
-export interface ChatSessionOptions extends CleanOptions, Partial<ProviderOptions> {
+/** A value, or a function (sync or async) that gives it; called for each request. */
+export type PerRequest<T> = T | (() => T | Promise<T>);
+
+export interface ChatCallbacks {
+  /** An answer is complete (also a stopped one): the message as it is now in `messages`. */
+  onFinish?(message: ChatMessage): void;
+  /** A new error is shown. */
+  onError?(error: { code: ErrorCode; message: string }): void;
+  /** The model asks for a tool call (provider mode's client tools). */
+  onToolCall?(call: ToolCallEvent): void;
+  /** A custom data part arrived (AI SDK `data-*` parts). */
+  onData?(data: Json): void;
+}
+
+export interface ChatSessionOptions extends CleanOptions, ChatCallbacks, Partial<ProviderOptions> {
   /** The streaming endpoint. Default `/api/chat/stream`, or `/api/chat/<provider>` in provider mode. */
   endpoint?: string;
   dialect?: Dialect | "auto";
-  /** Request headers, e.g. authorization. */
-  headers?: Record<string, string>;
+  /** Request headers, e.g. authorization; a function is called for each request (a fresh token). */
+  headers?: PerRequest<Record<string, string>>;
+  /** Extra fields merged into each request body; a function is called for each request. */
+  body?: PerRequest<Record<string, Json>>;
+  /** Makes the ids of new messages. Default: a random prefix per session and a count. */
+  generateId?: () => string;
   credentials?: "omit" | "same-origin" | "include";
   /** A fetch to use instead of the global one. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
@@ -323,13 +416,32 @@ export interface ChatSessionOptions extends CleanOptions, Partial<ProviderOption
  */
 export class ChatSession {
   constructor(options?: ChatSessionOptions);
+  /** Sends a message; the turn's events (iterating them is optional: the state moves anyway). */
   send(message: string, context?: Record<string, unknown> | null): AsyncIterableIterator<StreamEvent>;
+  /**
+   * Asks again for the last user message, in place of its answer (or of the error of a failed
+   * turn). With a turn in flight, the events are one CONFLICT error.
+   */
+  regenerate(): AsyncIterableIterator<StreamEvent>;
   /** Stops the turn in flight; a CONFLICT error event when nothing is in flight. */
   cancel(): ErrorEvent | undefined;
+  /** The same as `cancel()`. */
+  stop(): ErrorEvent | undefined;
+  /** Runs the call waiting in `pendingApproval`; false when no call with this id waits. */
+  approve(toolUseId: string): boolean;
+  /** Denies it: the model gets the denial, with `reason`, as the call's result. */
+  deny(toolUseId: string, reason?: string): boolean;
+  clearError(): void;
+  /** Replaces the conversation (throws CONFLICT while a message is being answered). */
+  setMessages(messages: StoredMessage[]): void;
+  /** Changes `endpoint`, `headers`, `body`, `credentials`, `fetch` or the callbacks for the next requests. */
+  setOptions(options: Pick<ChatSessionOptions, "endpoint" | "headers" | "body" | "credentials" | "fetch" | keyof ChatCallbacks>): void;
   subscribe(listener: () => void): () => void;
   getSnapshot(): ChatState;
   saveMessages(): string;
-  loadMessages(json: string | ChatMessage[]): void;
+  loadMessages(json: string | StoredMessage[]): void;
+  /** Stops the turn in flight and frees the session's memory; unusable after. */
+  dispose(): void;
 }
 
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;

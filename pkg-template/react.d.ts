@@ -1,25 +1,70 @@
-import type { ChatMessage, ChatSession, ChatSessionOptions, ErrorCode, Phase, Segment, ToolProgressState } from "./index.js";
+import type {
+  ChatMessage,
+  ChatSession,
+  ChatSessionOptions,
+  ErrorCode,
+  MessagePart,
+  PendingApproval,
+  Phase,
+  Segment,
+  StoredMessage,
+  ToolProgressState,
+} from "./index.js";
+
+export interface UseGeneralChatOptions extends ChatSessionOptions {
+  /**
+   * Drive this session instead of making one (its owner disposes it). Otherwise the hook makes
+   * its session once the module has loaded and disposes it on unmount; `endpoint`, `headers`,
+   * `body`, `credentials`, `fetch` and the callbacks may change between renders, the other
+   * options are read once.
+   */
+  session?: ChatSession;
+}
 
 export interface GeneralChat {
   /** False while the WebAssembly module loads (the hook starts that itself; `phase` is "loading"). */
   ready: boolean;
   messages: readonly ChatMessage[];
+  /** A turn is in flight. */
   isLoading: boolean;
+  /** The answer's text so far. */
   streamingText: string;
+  /** A status line ("Thinking…", "Running search…"). */
   statusText: string | null;
+  /** The running tool and its progress updates. */
   activeToolProgress: ToolProgressState | null;
   /** The error message (the code is `errorCode`); while loading, why the module failed to load. */
   error: string | null;
+  /** The error's code; null for a failed module load. */
   errorCode: ErrorCode | null;
+  /** The answer's thinking so far. */
   thinkingText: string;
+  /** The answer so far as text and tool segments: render these to keep tool cards on screen. */
   streamingSegments: readonly Segment[];
+  /** The answer so far as parts (text, reasoning, tools with their state, data): render these as a message's `parts`. */
+  streamingParts: readonly MessagePart[];
+  /** A tool call waiting for the user: show it with approve and deny buttons. */
+  pendingApproval: PendingApproval | null;
+  /** Where the turn is; "loading" while the module loads. */
   phase: Phase | "loading";
-  /** Resolves when the answer has finished (or failed, or was cancelled); sent while loading, it waits for the module. */
+  /** Resolves when the answer has finished (or failed, or was stopped); sent while loading, it waits for the module. */
   sendMessage(message: string, context?: Record<string, unknown> | null): Promise<void>;
+  /** Asks again for the last user message, in place of its answer (or its error). */
+  regenerate(): Promise<void>;
+  /** Stops the turn in flight. */
+  stop(): void;
+  /** The same as `stop()`. */
   cancel(): void;
+  clearError(): void;
+  /** Replaces the conversation (not while a message is being answered). */
+  setMessages(messages: StoredMessage[]): Promise<void>;
+  /** Runs the call waiting in `pendingApproval`. */
+  approve(toolUseId: string): boolean;
+  /** Denies it; the model gets the denial, with `reason`, as the call's result. */
+  deny(toolUseId: string, reason?: string): boolean;
   /** null while loading. */
   session: ChatSession | null;
 }
 
 /** `useGeneralChat`: chat state for React, driven by a chatstream ChatSession. Loads the module itself: no `init()` needed. */
-export function useGeneralChat(options?: ChatSessionOptions): GeneralChat;
+export function useGeneralChat(options?: UseGeneralChatOptions): GeneralChat;

@@ -33,16 +33,19 @@ export function describe(event: StreamEvent): string {
     case "thinking_delta":
       return event.text;
     case "tool_start":
-    case "tool_call":
       return `${event.tool}#${event.index}`;
+    case "tool_call":
+      return event.incomplete ? `${event.tool} (cut: ${event.arguments ?? ""})` : `${event.tool}#${event.index}`;
     case "tool_input_delta":
       return event.delta;
     case "tool_progress":
       return `${event.tool}: ${event.progress ?? 0}`;
     case "tool_complete":
       return event.is_error ? "failed" : JSON.stringify(event.output);
+    case "data":
+      return JSON.stringify(event.data);
     case "complete":
-      return event.payload.text + (event.payload.thinking ?? "");
+      return event.payload.text + (event.payload.thinking ?? "") + (event.payload.finish_reason === "length" ? " (cut)" : "");
     case "error":
       return `${event.code}: ${event.message}`;
     case "cancelled":
@@ -69,10 +72,52 @@ export function watch(session: ChatSession): () => void {
   });
 }
 
-export function useChatTray() {
-  const chat = useGeneralChat({ endpoint: "/api/chat/stream", stepTimeoutMs: 60_000, coalesce: "frame" });
+export function useChatTray(token: string) {
+  const chat = useGeneralChat({
+    endpoint: "/api/chat/stream",
+    stepTimeoutMs: 60_000,
+    coalesce: "frame",
+    headers: async () => ({ authorization: `Bearer ${token}` }),
+    body: { user: "u1" },
+    onFinish: (message) => console.log(message.id, message.parts.length),
+    onError: (error) => console.log(error.code),
+    onData: (data) => console.log(data),
+  });
   const lastError: string | null = chat.error;
-  return { send: (m: string) => chat.sendMessage(m, { current_page: "reports" }), stop: chat.cancel, lastError };
+  const rows = chat.messages.map((m) => ({
+    key: m.id,
+    parts: m.parts.map((part) => {
+      switch (part.type) {
+        case "text":
+        case "reasoning":
+          return part.text;
+        case "tool":
+          return `${part.tool} ${part.state}`;
+        case "data":
+          return JSON.stringify(part.data);
+      }
+    }),
+  }));
+  const live = chat.streamingParts.length + chat.streamingSegments.length;
+  const approval = chat.pendingApproval ? () => chat.approve(chat.pendingApproval!.tool_use_id) : null;
+  const ready: boolean = chat.ready;
+  return {
+    ready,
+    rows,
+    live,
+    approval,
+    send: (m: string) => chat.sendMessage(m, { current_page: "reports" }),
+    again: chat.regenerate,
+    stop: chat.stop,
+    dismiss: chat.clearError,
+    reset: () => chat.setMessages([{ role: "user", content: "hi" }, { role: "assistant", content: null }]),
+    deny: (id: string) => chat.deny(id, "not now"),
+    lastError,
+  };
+}
+
+export function useSharedSession(session: ChatSession) {
+  return useGeneralChat({ session }).messages.length;
 }
 
 export function storedMessage(content: string, history: ToolRecord[]): string {
@@ -87,6 +132,7 @@ export function providerChat(): ChatSession {
     name: "calculate",
     description: "Evaluates arithmetic",
     input_schema: { type: "object", properties: { expression: { type: "string" } }, required: ["expression"] },
+    needsApproval: true,
     execute: async ({ expression }, { signal, progress }) => {
       progress({ stage: "parsing", progress: 0.5 });
       if (signal.aborted) throw new Error("cancelled");
