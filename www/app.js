@@ -16,7 +16,6 @@ const RETRYABLE = new Set(["NETWORK_ERROR", "SERVICE_UNAVAILABLE", "RATE_LIMITED
 let session = null;
 let unsubscribe = () => {};
 let shown = null; // the snapshot on screen
-let dismissedError = null;
 const openCards = new Set(); // "<message>:<tool index>" of the tool cards the user opened
 let thinkingOpen = false;
 
@@ -34,8 +33,8 @@ function fillPicker() {
 
 /** A new conversation with `mode`'s backend. */
 function start(mode) {
-  if (session?.getSnapshot().isLoading) session.cancel();
   unsubscribe();
+  session?.dispose();
   session = new ChatSession({ ...mode.options, coalesce: "frame" });
   unsubscribe = session.subscribe(render);
   shown = null;
@@ -45,7 +44,6 @@ function start(mode) {
 }
 
 function send(text) {
-  dismissedError = null;
   session.send(text);
 }
 
@@ -66,14 +64,12 @@ function wireControls() {
     }
   });
   $("stop").addEventListener("click", () => {
-    session.cancel();
+    session.stop();
     input.focus();
   });
-  $("retry").addEventListener("click", retry);
-  $("dismiss").addEventListener("click", () => {
-    dismissedError = session.getSnapshot().error;
-    render(true);
-  });
+  // Retry asks the last question again, with no copy of it and no error left behind.
+  $("retry").addEventListener("click", () => session.regenerate());
+  $("dismiss").addEventListener("click", () => session.clearError());
   for (const button of document.querySelectorAll(".example")) {
     button.addEventListener("click", () => send(button.textContent));
   }
@@ -81,6 +77,10 @@ function wireControls() {
   log.addEventListener("click", (event) => {
     const chip = event.target.closest(".chip");
     if (chip) return send(chip.dataset.value);
+    if (event.target.closest(".regenerate")) return session.regenerate();
+    const approval = event.target.closest("[data-approve], [data-deny]");
+    if (approval?.dataset.approve) return session.approve(approval.dataset.approve);
+    if (approval?.dataset.deny) return session.deny(approval.dataset.deny, "The user said no.");
     const action = event.target.closest(".action");
     if (action) return runAction(JSON.parse(action.dataset.action));
   });
@@ -97,15 +97,6 @@ function wireControls() {
     },
     true,
   );
-}
-
-/** Sends the last user message again, in place of the failed one. */
-function retry() {
-  const messages = session.getSnapshot().messages;
-  const last = messages.at(-1);
-  if (!last || last.role !== "user") return;
-  session.loadMessages(JSON.stringify(messages.slice(0, -1)));
-  send(last.content);
 }
 
 /**
@@ -133,9 +124,9 @@ function notice(text) {
 
 // --- rendering -------------------------------------------------------------------------------
 
-function render(force = false) {
+function render() {
   const state = session.getSnapshot();
-  if (state === shown && !force) return;
+  if (state === shown) return;
   const stickToBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
   if (state.messages !== shown?.messages) renderMessages(state);
   else if (state.isLoading !== shown?.isLoading) renderMessages(state); // chips come and go with loading
@@ -161,7 +152,8 @@ function renderMessages(state) {
       ${message.thinking ? thinkingSection(message.thinking, false) : ""}
       ${segments.map((s) => (s.type === "text" ? renderMarkdown(s.text) : toolCard(s, `${i}:${s.index}`))).join("")}
       ${message.cancelled ? `<p class="stopped">Stopped</p>` : ""}
-      ${offerChoices ? choices(message) : ""}
+      ${message.finish_reason === "length" ? `<p class="stopped">Cut short by the token limit</p>` : ""}
+      ${offerChoices ? choices(message) + `<button type="button" class="regenerate">Regenerate</button>` : ""}
     </div>`;
   });
   $("messages").innerHTML = html.join("");
@@ -194,8 +186,16 @@ function renderStreaming(state) {
       ${body}<span class="dots" aria-label="still writing"><span></span><span></span><span></span></span>
     </div>`);
   }
+  const approval = state.pendingApproval;
   const progress = state.activeToolProgress;
-  if (progress) {
+  if (approval) {
+    const id = escapeHtml(approval.tool_use_id);
+    parts.push(`<div class="approval" role="group" aria-label="Approve the tool call">
+      <span><strong>${escapeHtml(approval.tool)}</strong> wants to run with
+      <code>${escapeHtml(JSON.stringify(approval.input))}</code></span>
+      <button type="button" class="primary" data-approve="${id}">Approve</button>
+      <button type="button" data-deny="${id}">Deny</button></div>`);
+  } else if (progress) {
     const last = progress.updates.at(-1);
     const detail = last?.message ?? "Running…";
     const percent = typeof last?.progress === "number" ? ` (${Math.round(last.progress * 100)}%)` : "";
@@ -254,7 +254,7 @@ function choices(message) {
 function renderError(state) {
   const error = state.error;
   const banner = $("error-banner");
-  if (!error || error === dismissedError) {
+  if (!error) {
     banner.hidden = true;
     return;
   }

@@ -74,4 +74,17 @@ export const TOOLS = [
       }
     },
   },
+  {
+    name: "save_note",
+    description: "Saves a note in this page. The user approves each note first.",
+    input_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    needsApproval: true,
+    async execute({ text }) {
+      NOTES.push(text);
+      return { saved: text, notes: NOTES.length };
+    },
+  },
 ];
+
+/** The notes `save_note` kept (the page's only storage: a reload forgets them). */
+export const NOTES = [];

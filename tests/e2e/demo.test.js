@@ -241,6 +241,9 @@ test("an HTTP 429 offers a retry; an empty message is a validation error", async
   assert.match(await page.textContent("#error-text"), /Rate limited, try again/);
   assert.equal(await page.isVisible("#retry"), true);
   assert.equal(await page.locator("#messages .bubble.user").count(), 1, "the user's message is kept");
+  await page.click("#retry");
+  await page.waitForSelector("#error-banner:not([hidden])"); // the simulated provider says 429 again
+  assert.equal(await page.locator("#messages .bubble.user").count(), 1, "a retry leaves no second copy");
   await page.click("#dismiss");
   assert.equal(await page.isVisible("#error-banner"), false);
   await page.fill("#input", "   ");
@@ -303,6 +306,38 @@ test("provider mode: the model calls the page's calculator, the card shows its r
     assert.match(io, /"value": 84/, `${provider}: ${io}`);
     await page.screenshot({ path: join(shots, `10-provider-${provider}-tool.png`) });
   }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Regenerate asks the last question again in place of its answer", async () => {
+  const { page, errors } = await openDemo();
+  await ask(page, "hello there");
+  await page.waitForSelector("#messages .regenerate");
+  await page.click("#messages .regenerate");
+  await page.waitForSelector('#streaming:not([hidden])');
+  await page.waitForSelector("#streaming", { state: "hidden" });
+  assert.equal(await page.locator("#messages .bubble.user").count(), 1);
+  assert.equal(await page.locator("#messages .bubble.assistant").count(), 1, "the answer was replaced, not added");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("provider mode: a tool that needs approval waits for the user; approve runs it, deny tells the model", async () => {
+  const { page, errors } = await openDemo();
+  await page.selectOption("#provider", "openai");
+  await ask(page, "use save_note: buy milk");
+  await page.waitForSelector("#streaming .approval");
+  assert.match(await page.textContent("#streaming .approval"), /save_note wants to run/);
+  await page.screenshot({ path: join(shots, "11-approval.png") });
+  await page.click("#streaming .approval [data-approve]");
+  await page.waitForSelector("#streaming", { state: "hidden" });
+  assert.match(await lastAssistant(page).innerText(), /The save_note tool returned/);
+  await ask(page, "use save_note: sell milk");
+  await page.waitForSelector("#streaming .approval");
+  await page.click("#streaming .approval [data-deny]");
+  await page.waitForSelector("#streaming", { state: "hidden" });
+  assert.match(await lastAssistant(page).innerText(), /denied this tool call/);
   assert.deepEqual(errors, []);
   await page.close();
 });
