@@ -332,7 +332,7 @@ export type Provider = "openai" | "openai-responses" | "anthropic" | "gemini" | 
 export interface ToolContext {
   /** Aborted when the turn is cancelled or the tool's time (`toolTimeoutMs`) is up. */
   signal: AbortSignal;
-  /** Reports progress: shown as `tool_progress` (the amber card), e.g. `progress("Searching…")`. */
+  /** Reports progress: a `tool_progress` event (in `activeToolProgress`), e.g. `progress("Searching…")`. */
   progress(update: string | { stage?: string; message?: string; progress?: number; data?: Json }): void;
 }
 
