@@ -134,6 +134,27 @@ impl ErrorCode {
     }
 }
 
+/// The message for a request that failed before any response, from what the browser tells of
+/// the failure: the error's `name` and `message`. An abort says so; a `TypeError` ("Failed to
+/// fetch", "Load failed", "NetworkError when attempting to fetch resource.") is all a browser
+/// says of an unreachable server and of a response the page may not read (CORS) alike.
+///
+/// ```
+/// use chatstream::error::connection_failed;
+/// assert_eq!(connection_failed("AbortError", "signal is aborted"), "Connection failed: the request was aborted");
+/// ```
+pub fn connection_failed(name: &str, message: &str) -> String {
+    match name {
+        "AbortError" => "Connection failed: the request was aborted".into(),
+        "TypeError" => format!(
+            "Connection failed: the server could not be reached, or it refused this page's request (CORS); \
+             the browser does not say which ({message})"
+        ),
+        _ if message.is_empty() => "Connection failed".into(),
+        _ => format!("Connection failed: {message}"),
+    }
+}
+
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -143,6 +164,15 @@ impl std::fmt::Display for ErrorCode {
 #[cfg(test)]
 mod tests {
     use super::ErrorCode;
+
+    #[test]
+    fn a_failed_request_says_what_the_browser_lets_us_know() {
+        assert_eq!(super::connection_failed("AbortError", "x"), "Connection failed: the request was aborted");
+        let network = super::connection_failed("TypeError", "Failed to fetch");
+        assert!(network.contains("could not be reached") && network.contains("CORS") && network.ends_with("(Failed to fetch)"));
+        assert_eq!(super::connection_failed("Error", "socket hang up"), "Connection failed: socket hang up");
+        assert_eq!(super::connection_failed("", ""), "Connection failed");
+    }
 
     #[test]
     fn an_error_body_gives_its_own_message() {

@@ -371,12 +371,8 @@ fn timed_out(timeout: Option<f64>) -> String {
 }
 
 fn connection_failed(err: &JsValue) -> String {
-    let detail = Reflect::get(err, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_default();
-    if detail.is_empty() {
-        "Connection failed".into()
-    } else {
-        format!("Connection failed: {detail}")
-    }
+    let field = |key: &str| Reflect::get(err, &key.into()).ok().and_then(|m| m.as_string()).unwrap_or_default();
+    crate::error::connection_failed(&field("name"), &field("message"))
 }
 
 fn is_thenable(value: &JsValue) -> bool {

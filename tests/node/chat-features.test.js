@@ -436,3 +436,18 @@ test("the hook can drive an existing ChatSession, which it leaves to its owner",
   assert.equal(session.getSnapshot().messages.length, 2, "still usable: not disposed by the hook");
   session.dispose();
 });
+
+test("a request that fails before any response says what the browser lets one know", async () => {
+  const failing = (error) => async () => {
+    throw error;
+  };
+  const network = new ChatSession({ fetch: failing(new TypeError("Failed to fetch")) });
+  const [refused] = await drain(network.send("hi"));
+  assert.equal(refused.code, "NETWORK_ERROR");
+  assert.match(refused.message, /could not be reached, or it refused this page's request \(CORS\)/);
+  const aborted = new ChatSession({ fetch: failing(new DOMException("signal is aborted", "AbortError")) });
+  const [stopped] = await drain(aborted.send("hi"));
+  assert.equal(stopped.message, "Connection failed: the request was aborted");
+  network.dispose();
+  aborted.dispose();
+});
