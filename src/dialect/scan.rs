@@ -1,10 +1,8 @@
 //! A checking JSON scanner for the hot path: walks one frame's JSON once, without building it.
 //!
-//! Nearly every frame of a long answer has one small shape (a text delta). serde_json spent most
-//! of its time there matching and skipping fields nobody reads, and building and dropping a
-//! `Value` (callgrind on the native pipeline: on an OpenAI stream the decoder was 45% of all
-//! instructions, serde_json 41%; on an Anthropic stream, building and dropping `Value`s 60%).
-//! The decoders' fast paths use this reader to pick out their few fields, checking that the text
+//! Nearly every frame of a long answer has one small shape (a text delta). Read as a `Value`, most
+//! of its cost is matching and skipping fields nobody reads, and building and dropping the
+//! `Value` (BENCHMARKS.md has the measurements). The decoders' fast paths use this reader to pick out their few fields, checking that the text
 //! is JSON as it goes (strings, escapes, numbers, literals, nesting) and skipping the rest.
 //!
 //! A fast path answers only when the answer is certain: exactly what the general path would make
@@ -266,8 +264,8 @@ impl<'a> Reader<'a> {
 
 /// Where in `bytes` the string ends or needs a look: the first `"`, `\\` or control character.
 /// Eight bytes at a time (the has-zero-byte trick: a flag can be wrong only after the first true
-/// one, and only the first is used). memchr2 could not check for control characters, and its
-/// set-up per call cost more than it saved on a chunk's short strings (callgrind).
+/// one, and only the first is used). memchr2 cannot check for control characters, and its
+/// set-up per call costs more than it saves on a chunk's short strings.
 #[inline]
 fn string_stop(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;

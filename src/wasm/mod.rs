@@ -3,7 +3,7 @@
 //! Values cross the boundary as JSON text parsed by the engine's `JSON.parse`: one copy instead
 //! of one allocation per field, and no serializer in the module. The exceptions are the objects
 //! made once per push of a long answer (text and thinking events, the session's text patch):
-//! those are built directly, which measured cheaper than text to parse.
+//! those are built directly, which costs less than text to parse.
 
 pub mod agent;
 mod args;
