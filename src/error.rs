@@ -169,7 +169,11 @@ mod tests {
     fn a_failed_request_says_what_the_browser_lets_us_know() {
         assert_eq!(super::connection_failed("AbortError", "x"), "Connection failed: the request was aborted");
         let network = super::connection_failed("TypeError", "Failed to fetch");
-        assert!(network.contains("could not be reached") && network.contains("CORS") && network.ends_with("(Failed to fetch)"));
+        assert!(
+            network.contains("could not be reached")
+                && network.contains("CORS")
+                && network.ends_with("(Failed to fetch)")
+        );
         assert_eq!(super::connection_failed("Error", "socket hang up"), "Connection failed: socket hang up");
         assert_eq!(super::connection_failed("", ""), "Connection failed");
     }

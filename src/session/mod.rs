@@ -31,7 +31,7 @@ use serde_json::{json, Value};
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, Segment, StreamEvent};
 use crate::request::Turn;
-use parts::{parts_of, parts_of_answer};
+use parts::parts_of_answer;
 
 /// The state machine. It knows nothing of HTTP: the caller begins a turn, feeds it the
 /// turn's events, and reports transport failures with [`Session::fail`].
@@ -363,7 +363,14 @@ impl Session {
             message.id = (self.ids)();
         }
         if message.parts.is_empty() {
-            message.parts = parts_of(&message);
+            // Saved before parts existed, or written by a backend: its thinking, then its text and
+            // tool cards in reading order.
+            message.parts = parts_of_answer(
+                message.thinking.as_deref(),
+                &message.segments,
+                &message.content,
+                &message.tool_history,
+            );
         }
         message
     }

@@ -5,7 +5,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::state::ChatMessage;
 use crate::clean::resolve_tool_markers;
 use crate::event::{Segment, ToolRecord};
 
@@ -76,12 +75,6 @@ impl ToolState {
             ToolState::OutputAvailable
         }
     }
-}
-
-/// The parts of a stored message that has none (saved before parts existed, or written by a
-/// backend): its thinking, then its text and tool cards in reading order.
-pub(crate) fn parts_of(message: &ChatMessage) -> Vec<MessagePart> {
-    parts_of_answer(message.thinking.as_deref(), &message.segments, &message.content, &message.tool_history)
 }
 
 /// An answer's parts from what is kept of it: the thinking, then the segments (or, when there
