@@ -22,8 +22,9 @@ let thinkingOpen = false;
 await init();
 const MODES = await loadModes();
 fillPicker();
-start(MODES[0]);
 wireControls();
+input.disabled = false;
+start(MODES[0]);
 
 function fillPicker() {
   const picker = $("provider");

@@ -55,6 +55,8 @@ async function openDemo(viewport = { width: 900, height: 800 }) {
   const errors = [];
   page.on("pageerror", (err) => errors.push(err.message));
   await page.goto(baseUrl);
+  // The composer is enabled once the module is loaded and the page wired up.
+  await page.waitForSelector("#input:not([disabled])");
   await page.waitForSelector("#empty:not([hidden])");
   return { page, errors };
 }
@@ -175,6 +177,8 @@ async function openDemoHeldAt(frames) {
     };
   }, frames);
   await page.goto(baseUrl);
+  // The composer is enabled once the module is loaded and the page wired up.
+  await page.waitForSelector("#input:not([disabled])");
   await page.waitForSelector("#empty:not([hidden])");
   return { page, errors };
 }
