@@ -395,7 +395,10 @@ export interface ChatSessionOptions extends CleanOptions, ChatCallbacks, Partial
   dialect?: Dialect | "auto";
   /** Request headers, e.g. authorization; a function is called for each request (a fresh token). */
   headers?: PerRequest<Record<string, string>>;
-  /** Extra fields merged into each request body; a function is called for each request. */
+  /**
+   * Extra fields merged into each request body, over the session's own (e.g.
+   * `{ interaction_type: "voice_input" }`); a function is called for each request.
+   */
   body?: PerRequest<Record<string, Json>>;
   /** Makes the ids of new messages. Default: a random prefix per session and a count. */
   generateId?: () => string;
@@ -404,8 +407,6 @@ export interface ChatSessionOptions extends CleanOptions, ChatCallbacks, Partial
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /** A step that produces nothing for this long ends with NETWORK_ERROR. Default 60000. */
   stepTimeoutMs?: number;
-  /** `interaction_type` in the request. Default "text_input". */
-  interactionType?: string;
   /** "frame": notify subscribers at most once per animation frame (the first at once). */
   coalesce?: "frame" | false;
 }

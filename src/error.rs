@@ -134,6 +134,27 @@ impl ErrorCode {
     }
 }
 
+/// The error for a response whose status is not 2xx: the contract's code, and the body's own
+/// message where the contract has no fixed one ("Invalid API key", "Rate limited, try again").
+///
+/// ```
+/// use chatstream::error::{http_error, ErrorCode};
+/// assert_eq!(http_error(404, r#"{"detail":"No such chat"}"#), (ErrorCode::NotFound, "No such chat".into()));
+/// assert_eq!(http_error(401, "wrong key sk-123"), (ErrorCode::Unauthorized, "Invalid API key".into()));
+/// ```
+pub fn http_error(status: u16, body: &str) -> (ErrorCode, String) {
+    let code = ErrorCode::from_http_status(status);
+    if matches!(code, ErrorCode::Unauthorized | ErrorCode::RateLimited) {
+        return (code, code.default_message().into());
+    }
+    (code, ErrorCode::message_from_body(status, body))
+}
+
+/// The message for a response silent for `ms` milliseconds.
+pub fn timed_out(ms: u64) -> String {
+    format!("Connection failed: no data for {ms} ms")
+}
+
 /// The message for a request that failed before any response, from what the browser tells of
 /// the failure: the error's `name` and `message`. An abort says so; a `TypeError` ("Failed to
 /// fetch", "Load failed", "NetworkError when attempting to fetch resource.") is all a browser

@@ -133,6 +133,12 @@ pub enum StreamEvent {
 }
 
 impl StreamEvent {
+    /// The error for a chunk of a body that is neither bytes nor text (a stream of other values).
+    pub fn skipped_chunk() -> StreamEvent {
+        let message = "Failed to parse response: a chunk of the body is neither bytes nor text; it was skipped";
+        StreamEvent::error(ErrorCode::ServiceUnavailable, message)
+    }
+
     /// An `error` event about nothing in particular (no `field`).
     pub fn error(code: ErrorCode, message: impl Into<String>) -> StreamEvent {
         StreamEvent::Error { code, message: message.into(), field: None }

@@ -64,12 +64,15 @@
 //! ([`error::ErrorCode`]); what arrived before it is kept. The full contract is `docs/events.md`.
 #![warn(missing_docs)]
 
+#[cfg(feature = "provider")]
 pub mod agent;
+pub mod chat;
 pub mod clean;
 pub mod dialect;
 pub mod error;
 pub mod event;
 pub mod framing;
+#[cfg(feature = "provider")]
 pub mod request;
 pub mod session;
 pub mod stream;

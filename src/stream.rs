@@ -70,6 +70,12 @@ pub struct ChatStream {
     provider_buf: Vec<ProviderEvent>,
 }
 
+impl std::fmt::Debug for ChatStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatStream").field("dialect", &self.dialect).field("ended", &self.ended).finish_non_exhaustive()
+    }
+}
+
 impl ChatStream {
     /// A stream with these options.
     pub fn new(options: StreamOptions) -> ChatStream {
@@ -87,6 +93,23 @@ impl ChatStream {
             ended: false,
             frame_buf: Vec::new(),
             provider_buf: Vec::new(),
+        }
+    }
+
+    /// The response's headers, once they are known and before any of its bytes: a dialect they
+    /// name is used (unless one was given or detected already).
+    pub fn use_response_headers<'a>(
+        &mut self,
+        content_type: Option<&str>,
+        headers: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) {
+        if self.dialect.is_some() || self.saw_input {
+            return;
+        }
+        if let Some(dialect) = detect::from_headers(content_type, headers) {
+            self.dialect = Some(dialect);
+            self.frames = Some(FrameDecoder::new(dialect.framing(), self.max_frame_bytes));
+            self.decoder = Some(Decoder::new(dialect));
         }
     }
 

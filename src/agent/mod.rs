@@ -48,8 +48,33 @@ pub fn tool_error(code: ErrorCode, message: impl Into<String>) -> Value {
     json!({"code": code.as_str(), "message": message.into()})
 }
 
+/// Why a tool call gave no result of its own.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolFailure {
+    /// The tool threw, with this message.
+    Threw(String),
+    /// The tool took longer than its time limit, in milliseconds.
+    TimedOut(u64),
+    /// The turn was cancelled while it ran.
+    Cancelled,
+    /// The user denied the call, for this reason.
+    Denied(String),
+}
+
+impl ToolFailure {
+    /// The error result the model gets for `tool`.
+    pub fn output(&self, tool: &str) -> Value {
+        match self {
+            ToolFailure::Threw(message) => tool_error(ErrorCode::ServiceUnavailable, format!("Error: {message}")),
+            ToolFailure::TimedOut(ms) => tool_error(ErrorCode::ServiceUnavailable, format!("Tool {tool} timed out after {ms} ms")),
+            ToolFailure::Cancelled => tool_error(ErrorCode::ServiceUnavailable, "Cancelled"),
+            ToolFailure::Denied(reason) => denied_output(reason),
+        }
+    }
+}
+
 /// The result a call the user denied gives the model.
-pub fn denied_output(reason: &str) -> Value {
+fn denied_output(reason: &str) -> Value {
     let message = if reason.trim().is_empty() {
         "The user denied this tool call.".to_owned()
     } else {
@@ -73,7 +98,7 @@ pub fn progress_event(tool_use_id: &str, tool: &str, update: &Value) -> StreamEv
 }
 
 /// A tool call to run, with its index in the whole turn.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PendingCall {
     /// The call's index in the whole turn (the N of `[[tool:N]]`).
     pub index: u32,

@@ -30,6 +30,7 @@ use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, Segment, StreamEvent};
+#[cfg(feature = "provider")]
 use crate::request::Turn;
 use parts::parts_of_answer;
 
@@ -330,6 +331,7 @@ impl Session {
         Ok(vec![Patch::Reset { value: to_value(&self.state) }])
     }
 
+    #[cfg(feature = "provider")]
     /// The conversation as a provider-neutral one, for a model talked to directly: user text,
     /// and assistant text with the `[[tool:N]]` markers taken out. (Saved messages do not keep
     /// the tool calls and results the model saw; the tool cards keep them for the UI.)

@@ -5,12 +5,9 @@
 //! made once per push of a long answer (text and thinking events, the session's text patch):
 //! those are built directly, which costs less than text to parse.
 
-pub mod agent;
 mod args;
-mod callbacks;
-pub mod events;
+pub mod errors;
 mod partial_input;
-mod request;
 pub mod resolve;
 pub mod session;
 pub mod stream;
@@ -74,6 +71,16 @@ extern "C" {
     fn set_type(this: &TextEventObject, kind: &JsValue);
     #[wasm_bindgen(method, setter)]
     fn set_text(this: &TextEventObject, text: &str);
+}
+
+/// A shallow copy of a plain options object without `key` (values JSON cannot carry).
+pub(crate) fn without_key(options: &JsValue, key: &str) -> JsValue {
+    if !options.is_object() {
+        return options.clone();
+    }
+    let copy = js_sys::Object::assign(&js_sys::Object::new(), options.unchecked_ref());
+    let _ = js_sys::Reflect::delete_property(&copy, &key.into());
+    copy.into()
 }
 
 /// Marks an object busy for the length of one call. A Rust panic traps out of the call with

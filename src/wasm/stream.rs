@@ -122,6 +122,31 @@ impl JsChatStream {
         Ok(self.run(|core, out| core.cancel(out)))
     }
 
+    /// The response's headers arrived, before its bytes: its `Content-Type`, and every header as
+    /// an object (the AI SDK's protocol headers name the dialect).
+    #[wasm_bindgen(js_name = useResponse)]
+    pub fn use_response(&self, content_type: Option<String>, headers: JsValue) -> Result<(), JsValue> {
+        let headers: BTreeMap<String, String> = args::options(&headers, "headers")?;
+        let pairs = headers.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+        self.stream.borrow_mut().use_response_headers(content_type.as_deref(), pairs);
+        Ok(())
+    }
+
+    /// The body broke off (the connection failed, or was silent too long): `complete` with what
+    /// arrived, then an error with `code` (`NETWORK_ERROR`, …) and `message`.
+    pub fn fail(&self, code: &str, message: &str) -> Result<JsValue, JsError> {
+        let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
+        let code = crate::error::ErrorCode::from_name(code).unwrap_or(crate::error::ErrorCode::NetworkError);
+        Ok(self.run(|stream, out| stream.fail(code, message, out)))
+    }
+
+    /// The error event for a chunk that is neither bytes nor text (for a reader of a stream of
+    /// other values, which skips it).
+    #[wasm_bindgen(js_name = skippedChunk)]
+    pub fn skipped_chunk(&self) -> JsValue {
+        events_to_js(&[StreamEvent::skipped_chunk()]).into()
+    }
+
     /// The dialect in use (`undefined` until auto-detection has decided).
     #[wasm_bindgen(getter)]
     pub fn dialect(&self) -> Option<String> {

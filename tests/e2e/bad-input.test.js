@@ -1,33 +1,15 @@
 // The bad-input catalogue and wrong argument types through the built package in headless
 // Chromium (the same checks as tests/node/bad-input.test.js, in a page): nothing traps the module,
 // every event serializes whole, and a normal stream works afterwards in the same instance.
-//
-// The page and the package are served from disk through playwright's request routing: no server.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
-import { extname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { launchChromium } from "./chromium.js";
+import { launchChromium, origin, serveRepository } from "./chromium.js";
 
-const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
-const origin = "http://chatstream.test";
-const types = { ".js": "text/javascript", ".json": "application/json", ".wasm": "application/wasm", ".html": "text/html" };
 let context, closeChromium;
 
 before(async () => {
   ({ context, close: closeChromium } = await launchChromium());
-  await context.route(`${origin}/**`, async (route) => {
-    const path = new URL(route.request().url()).pathname;
-    if (path === "/") return route.fulfill({ contentType: "text/html", body: "<!doctype html><title>bad input</title>" });
-    const file = join(root, path);
-    if (!file.startsWith(root + "/")) return route.fulfill({ status: 404 });
-    try {
-      return route.fulfill({ contentType: types[extname(file)] ?? "application/octet-stream", body: await readFile(file) });
-    } catch {
-      return route.fulfill({ status: 404 });
-    }
-  });
+  await serveRepository(context);
 });
 
 after(async () => {

@@ -1,9 +1,17 @@
 // Headless Chromium for the end-to-end tests: the system's Chromium through playwright-core,
 // with a fresh profile folder that `close()` removes.
 import { mkdtempSync, rmSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { extname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+
+const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+const types = { ".js": "text/javascript", ".json": "application/json", ".wasm": "application/wasm", ".html": "text/html" };
+
+/** The origin `serveRepository` answers for. */
+export const origin = "http://chatstream.test";
 
 /** Starts Chromium; resolves with `{ context, close }`. */
 export async function launchChromium() {
@@ -27,4 +35,22 @@ export async function launchChromium() {
     rmSync(profile, { recursive: true, force: true });
   };
   return { context, close };
+}
+
+/**
+ * Serves the repository's files (the built package in /pkg, the tests' modules) to the pages of
+ * `context` at `origin`, through playwright's request routing: no server. "/" is an empty page.
+ */
+export async function serveRepository(context) {
+  await context.route(`${origin}/**`, async (route) => {
+    const path = new URL(route.request().url()).pathname;
+    if (path === "/") return route.fulfill({ contentType: "text/html", body: "<!doctype html><title>chatstream</title>" });
+    const file = join(root, path);
+    if (!file.startsWith(root + "/")) return route.fulfill({ status: 404 });
+    try {
+      return route.fulfill({ contentType: types[extname(file)] ?? "application/octet-stream", body: await readFile(file) });
+    } catch {
+      return route.fulfill({ status: 404 });
+    }
+  });
 }

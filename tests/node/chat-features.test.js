@@ -9,7 +9,7 @@ import React from "react";
 import TestRenderer, { act } from "react-test-renderer";
 
 import { initSync, ChatSession, ChatStream, resolveToolMarkers } from "../../pkg/index.js";
-import { SessionDriver } from "../../pkg/chatstream.js";
+import { SessionCore } from "../../pkg/chatstream.js";
 import { useGeneralChat } from "../../pkg/react.js";
 
 initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
@@ -29,7 +29,9 @@ function scripted(bodies, requests = []) {
     requests.push({ url, init, body: JSON.parse(init.body), headers: { ...init.headers } });
     const body = bodies[Math.min(next++, bodies.length - 1)];
     if (body instanceof Error) throw body;
-    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    // An array is a body that arrives in those pieces, each read on its own.
+    const sent = Array.isArray(body) ? ReadableStream.from(body.map((piece) => new TextEncoder().encode(piece))) : body;
+    return new Response(sent, { headers: { "content-type": "text/event-stream" } });
   };
 }
 
@@ -184,17 +186,20 @@ test("headers and body may be functions, sync or async, called for each request"
   const chat = new ChatSession({
     fetch: scripted([answer("a"), answer("b")], requests),
     headers: async () => ({ authorization: `Bearer ${++token}` }),
-    body: () => ({ user_id: `u${token}` }),
+    body: () => ({ user_id: `u${token}`, interaction_type: "voice_input" }),
   });
   await drain(chat.send("one"));
   await drain(chat.send("two"));
   assert.deepEqual(requests.map((r) => r.headers.authorization), ["Bearer 1", "Bearer 2"]);
   assert.deepEqual(requests.map((r) => r.body.user_id), ["u1", "u2"]);
+  assert.deepEqual(requests.map((r) => r.body.interaction_type), ["voice_input", "voice_input"], "over the session's own");
+  assert.equal(requests[0].body.message, "one");
   assert.equal(requests[0].headers["content-type"], "application/json");
   chat.setOptions({ headers: { authorization: "Bearer fixed" }, body: null });
   await drain(chat.regenerate());
   assert.equal(requests[2].headers.authorization, "Bearer fixed");
   assert.equal(requests[2].body.user_id, undefined);
+  assert.equal(requests[2].body.interaction_type, "text_input");
   chat.dispose();
 });
 
@@ -209,14 +214,14 @@ test("a session pointed at a provider route without provider is refused with VAL
 });
 
 test("assistant messages carry ordered parts, the same while streaming and after", async () => {
-  const body = sse([
+  const body = [
     { type: "thinking_delta", text: "Need a tool." },
     { type: "text_delta", text: "Checking." },
     { type: "tool_start", tool: "search", input: { q: "x" }, tool_use_id: "t1" },
     { type: "tool_complete", tool: "search", index: 0, tool_use_id: "t1", output: "3 hits" },
     { type: "text_delta", text: "[[tool:0]]\n\nFound 3." },
     { type: "complete", payload: { message: "Checking.[[tool:0]]\n\nFound 3." } },
-  ]);
+  ].map((event) => sse([event]));
   const chat = new ChatSession({ fetch: scripted([body]) });
   let streamingParts = [];
   chat.subscribe(() => {
@@ -348,22 +353,22 @@ test("stored tool_history entries without ids are read everywhere", () => {
   chat.dispose();
 });
 
-/** Counts the drivers made and freed while `body` runs. */
+/** Counts the session cores made (each reads its first state once) and freed while `body` runs. */
 async function countingDrivers(body) {
   const counts = { made: 0, freed: 0 };
-  const { setListener, free } = SessionDriver.prototype;
-  SessionDriver.prototype.setListener = function (listener) {
-    if (listener) counts.made++;
-    return setListener.call(this, listener);
+  const { state, free } = SessionCore.prototype;
+  SessionCore.prototype.state = function () {
+    counts.made++;
+    return state.call(this);
   };
-  SessionDriver.prototype.free = function () {
+  SessionCore.prototype.free = function () {
     counts.freed++;
     return free.call(this);
   };
   try {
     await body(counts);
   } finally {
-    Object.assign(SessionDriver.prototype, { setListener, free });
+    Object.assign(SessionCore.prototype, { state, free });
   }
   return counts;
 }

@@ -1,0 +1,139 @@
+// The I/O around the WebAssembly module: reading bodies, waiting with a time limit, handing events
+// out through an async iterator. Promises, timers and abort signals are JavaScript's own; the
+// module parses and keeps the state, and never waits on anything.
+
+/**
+ * The events of one stream or turn, handed out by `for await`. The producer pushes and closes;
+ * `break` (the iterator's `return()`) calls `onLeave` and drops whatever comes after.
+ */
+export class EventQueue {
+  #items = [];
+  #waiting = null;
+  #closed = false;
+  #onLeave;
+
+  constructor(onLeave = () => {}) {
+    this.#onLeave = onLeave;
+  }
+
+  push(events) {
+    for (const value of events) {
+      if (this.#closed) return;
+      if (this.#waiting) {
+        this.#waiting({ value, done: false });
+        this.#waiting = null;
+      } else {
+        this.#items.push(value);
+      }
+    }
+  }
+
+  close() {
+    this.#closed = true;
+    this.#waiting?.({ value: undefined, done: true });
+    this.#waiting = null;
+  }
+
+  next() {
+    if (this.#items.length > 0) return Promise.resolve({ value: this.#items.shift(), done: false });
+    if (this.#closed) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => (this.#waiting = resolve));
+  }
+
+  return() {
+    const left = !this.#closed;
+    this.#items = [];
+    this.close();
+    if (left) this.#onLeave();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+}
+
+/**
+ * Waits for `promise` at most `ms` milliseconds (none when `ms` is not a positive number), and
+ * not past `signal`'s abort: `{ value }`, `{ failed }` (it rejected), `{ timedOut: true }` or
+ * `{ cancelled: true }`.
+ */
+export function settle(promise, ms, signal) {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve({ cancelled: true });
+    const done = (outcome) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve(outcome);
+    };
+    const onAbort = () => done({ cancelled: true });
+    const timer = ms > 0 ? setTimeout(() => done({ timedOut: true }), ms) : undefined;
+    signal?.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(promise).then(
+      (value) => done(signal?.aborted ? { cancelled: true } : { value }),
+      (failed) => done(signal?.aborted ? { cancelled: true } : { failed }),
+    );
+  });
+}
+
+/**
+ * Reads `body` (a ReadableStream) to its end, handing each chunk to `onChunk`: `{ ended: true }`,
+ * `{ cancelled: true }` (`signal` aborted), `{ timedOut: true }` (silent for `idleMs`) or
+ * `{ failed }` (the read threw). The reader is released however it ends, which also aborts the
+ * request behind a fetch body that is left unread.
+ */
+export async function readBody(body, onChunk, { idleMs, signal }) {
+  let reader;
+  try {
+    reader = body.getReader();
+  } catch (failed) {
+    return { failed };
+  }
+  let timedOut = false;
+  const stop = () => reader.cancel().catch(() => {});
+  // One timer for the whole body, re-armed only when it finds it fired early: a timer per chunk
+  // would cost more than the chunk's parsing.
+  let last = Date.now();
+  let timer;
+  const check = () => {
+    const left = last + idleMs - Date.now();
+    if (left > 0) timer = setTimeout(check, left);
+    else {
+      timedOut = true;
+      stop();
+    }
+  };
+  if (idleMs > 0) timer = setTimeout(check, idleMs);
+  signal?.addEventListener("abort", stop, { once: true });
+  try {
+    for (;;) {
+      if (signal?.aborted) return { cancelled: true };
+      const { value, done } = await reader.read();
+      last = Date.now();
+      if (signal?.aborted) return { cancelled: true };
+      if (timedOut) return { timedOut: true };
+      if (done) return { ended: true };
+      onChunk(value);
+    }
+  } catch (failed) {
+    if (signal?.aborted) return { cancelled: true };
+    return timedOut ? { timedOut: true } : { failed };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", stop);
+    stop();
+  }
+}
+
+/** What a failed request's error says: its `name` and `message`, as far as it has them. */
+export function errorParts(error) {
+  return [String(error?.name ?? ""), String(error?.message ?? error ?? "")];
+}
+
+/** An app callback's exception must not break the stream: it goes to the host untouched. */
+export function report(error) {
+  if (typeof reportError === "function") reportError(error);
+  else setTimeout(() => { throw error; });
+}
+
+export const isThenable = (value) => typeof value?.then === "function";

@@ -1,0 +1,445 @@
+// ChatSession: a chat's state for the UI, and its turns. The module's SessionCore keeps the state
+// and decides every step; this class does the I/O (the requests, the bodies, the timers, the tools
+// the model calls) and keeps immutable snapshots for `subscribe` / `getSnapshot` (React's
+// useSyncExternalStore contract), built from the patches each step returns, so one update costs
+// the same however long the message is.
+import { EventQueue, errorParts, readBody, report, settle } from "./io.js";
+
+// Options the session reads from the app on each use, not the core's.
+const CALLBACKS = ["onFinish", "onError", "onToolCall", "onData"];
+const REQUEST_OPTIONS = ["endpoint", "headers", "body", "credentials", "fetch"];
+// A step that produces nothing for this long ends with NETWORK_ERROR; a slower tool is aborted.
+const STEP_TIMEOUT_MS = 60_000;
+const TOOL_TIMEOUT_MS = 30_000;
+
+/** `ChatSession` over the module's bindings `wasm` (SessionCore, httpError, …); `loaded()` throws before init. */
+export function makeChatSession(wasm, loaded) {
+  return class ChatSession {
+    #core;
+    #disposed = false;
+    #snapshot;
+    #listeners = new Set();
+    #callbacks = {};
+    #request = {};
+    #stepTimeoutMs;
+    #toolTimeoutMs;
+    #tools = new Map(); // name → execute
+    #turn = null; // { controller, queue }
+    #approval = null; // { id, answer }
+    #coalesce;
+    #frame = null; // the animation frame of the current coalescing window
+    #dirty = false;
+
+    /**
+     * @param {import("./index.js").ChatSessionOptions} options
+     */
+    constructor(options) {
+      loaded();
+      // Anything but an object goes to the core as it is, which refuses it with a TypeError.
+      const isObject = typeof options === "object" && options !== null && !Array.isArray(options);
+      const { coalesce = false, stepTimeoutMs, toolTimeoutMs, tools, ...rest } = isObject ? options : {};
+      const core = { ...rest };
+      for (const name of [...CALLBACKS, ...REQUEST_OPTIONS]) delete core[name];
+      if (tools !== undefined && tools !== null) core.tools = this.#takeTools(tools);
+      this.#core = new wasm.SessionCore(isObject ? core : options);
+      const defaultEndpoint = rest.provider ? `/api/chat/${rest.provider}` : "/api/chat/stream";
+      this.#request = { endpoint: defaultEndpoint, headers: null, body: null, credentials: undefined, fetch: undefined };
+      this.setOptions(rest);
+      this.#stepTimeoutMs = number(stepTimeoutMs, "stepTimeoutMs") ?? STEP_TIMEOUT_MS;
+      this.#toolTimeoutMs = number(toolTimeoutMs, "toolTimeoutMs") ?? TOOL_TIMEOUT_MS;
+      this.#coalesce = coalesce === "frame" && typeof requestAnimationFrame === "function";
+      this.#snapshot = Object.freeze(this.#core.state());
+    }
+
+    /** Sends a message; returns the turn's events (iterating them is optional: the state moves anyway). */
+    send(message, context) {
+      return this.#start(this.#live().send(String(message ?? ""), context ?? null, this.#request.endpoint));
+    }
+
+    /**
+     * Asks again for the last user message: its answer (or the error of a failed turn) is replaced.
+     * With a turn in flight, the events are one CONFLICT error.
+     */
+    regenerate() {
+      return this.#start(this.#live().regenerate(this.#request.endpoint));
+    }
+
+    /** Stops the turn in flight. Returns a CONFLICT error event when nothing is in flight. */
+    cancel() {
+      if (this.#turn === null) return this.#live().cancel().events[0];
+      this.#turn.controller.abort();
+      return undefined;
+    }
+
+    /** The same as `cancel()`, under the name React chat hooks use. */
+    stop() {
+      return this.cancel();
+    }
+
+    /** Runs the tool call waiting for approval (`pendingApproval`). False when no such call waits. */
+    approve(toolUseId) {
+      return this.#answer(toolUseId, true);
+    }
+
+    /** Denies the tool call waiting for approval; the model gets the denial and `reason`. */
+    deny(toolUseId, reason = "") {
+      return this.#answer(toolUseId, String(reason ?? ""));
+    }
+
+    /** Clears the error shown. */
+    clearError() {
+      this.#apply(this.#live().clearError());
+    }
+
+    /** Replaces the conversation (not while a message is being answered); messages without ids get them. */
+    setMessages(messages) {
+      this.#apply(this.#live().setMessages(messages));
+    }
+
+    /**
+     * Changes options between requests: `endpoint`, `headers`, `body`, `credentials`, `fetch` and
+     * the callbacks. The others are fixed at construction.
+     */
+    setOptions(options) {
+      if (typeof options !== "object" || options === null) throw new TypeError("ChatSession.setOptions: options must be an object");
+      const given = (name) => name in options && options[name] !== undefined;
+      if (given("endpoint")) this.#request.endpoint = string(options.endpoint, "endpoint");
+      for (const name of ["headers", "body"]) {
+        if (!given(name)) continue;
+        const value = options[name];
+        const ok = value === null || typeof value === "function" || (typeof value === "object" && !Array.isArray(value));
+        if (!ok) throw new TypeError(`ChatSession options: ${name} must be an object or a function`);
+        this.#request[name] = value;
+      }
+      if (given("credentials")) this.#request.credentials = string(options.credentials, "credentials");
+      if (given("fetch")) this.#request.fetch = fn(options.fetch, "fetch");
+      for (const name of CALLBACKS) {
+        if (name in options) this.#callbacks[name] = options[name] == null ? undefined : fn(options[name], name);
+      }
+    }
+
+    /** Subscribes to state changes; returns the unsubscribe function. */
+    subscribe = (listener) => {
+      this.#listeners.add(listener);
+      return () => this.#listeners.delete(listener);
+    };
+
+    /** The current state: the same object until something changes, never mutated. */
+    getSnapshot = () => this.#snapshot;
+
+    /** The conversation as JSON text, to save. */
+    saveMessages() {
+      return this.#live().saveMessages();
+    }
+
+    /** Replaces the conversation with saved JSON text (not while a message is being answered). */
+    loadMessages(json) {
+      this.#apply(this.#live().loadMessages(typeof json === "string" ? json : JSON.stringify(json)));
+    }
+
+    /** Stops the turn in flight and frees the session's memory; the session is unusable after. */
+    dispose() {
+      if (this.#disposed) return;
+      this.#disposed = true;
+      this.#listeners.clear();
+      if (this.#frame !== null && typeof cancelAnimationFrame === "function") cancelAnimationFrame(this.#frame);
+      // A turn in flight ends on its abort and frees the core then; its last steps still need it.
+      if (this.#turn !== null) this.#turn.controller.abort();
+      else this.#free();
+    }
+
+    #live() {
+      if (this.#disposed) throw new Error("ChatSession: the session was disposed");
+      return this.#core;
+    }
+
+    #free() {
+      this.#core.free();
+      this.#core = null;
+    }
+
+    /** The core's view of the tools; their `execute` stay here. */
+    #takeTools(tools) {
+      if (!Array.isArray(tools)) throw new TypeError("ChatSession options: tools must be an array");
+      return tools.map((tool) => {
+        const name = String(tool?.name ?? "");
+        if (typeof tool?.execute !== "function") throw new TypeError(`ChatSession options: tool "${name}" has no execute function`);
+        this.#tools.set(name, tool.execute);
+        const { execute, ...described } = tool;
+        return described;
+      });
+    }
+
+    /** A turn the core started (or refused): its events, handed out as they come. */
+    #start(started) {
+      const queue = new EventQueue(() => this.#turn?.queue === queue && this.#turn.controller.abort());
+      this.#step(started, queue);
+      if (!started.request) {
+        queue.close();
+        return queue;
+      }
+      const controller = new AbortController();
+      const turn = { controller, queue };
+      this.#turn = turn;
+      this.#drive(started.request, controller.signal, queue)
+        .catch(report)
+        .finally(() => {
+          if (this.#turn === turn) this.#turn = null;
+          queue.close();
+          if (this.#disposed && this.#turn === null) this.#free();
+        });
+      return queue;
+    }
+
+    /** Requests, responses and tools until the core says the turn is over. */
+    async #drive(request, signal, queue) {
+      for (let body = request; ; ) {
+        const step = (result) => this.#step(result, queue);
+        const got = await this.#post(body, signal);
+        if (got.cancelled) return step(this.#core.cancel());
+        if (got.timedOut) return step(this.#core.refuse("NETWORK_ERROR", wasm.timedOut(this.#stepTimeoutMs)));
+        if (got.failed) return step(this.#core.refuse("NETWORK_ERROR", wasm.connectionFailed(...errorParts(got.failed))));
+        const response = got.value;
+        if (!response.ok) {
+          const { code, message } = wasm.httpError(response.status, await response.text().catch(() => ""));
+          return step(this.#core.refuse(code, message));
+        }
+        this.#core.useResponse(response.headers.get("content-type"), Object.fromEntries(response.headers));
+        const end = response.body
+          ? await readBody(response.body, (chunk) => step(this.#core.push(chunk)), { idleMs: this.#stepTimeoutMs, signal })
+          : { ended: true };
+        if (end.cancelled) return step(this.#core.cancel());
+        const after = end.ended
+          ? this.#core.finish()
+          : this.#core.fail(
+              "NETWORK_ERROR",
+              end.timedOut ? wasm.timedOut(this.#stepTimeoutMs) : wasm.connectionFailed(...errorParts(end.failed)),
+            );
+        step(after);
+        if (!after.tools) return;
+        for (const call of after.tools) {
+          if (signal.aborted) return step(this.#core.cancel());
+          const result = await this.#runTool(call, signal, step);
+          if (signal.aborted) return step(this.#core.cancel());
+          step(result);
+        }
+        const next = this.#core.nextRequest();
+        if (!next.request) return step(next);
+        body = next.request;
+      }
+    }
+
+    /** POSTs `body` as JSON with the headers and extra fields as they are now. */
+    async #post(body, signal) {
+      const { endpoint, credentials } = this.#request;
+      let init;
+      try {
+        const headers = await evaluate(this.#request.headers);
+        const extra = await evaluate(this.#request.body);
+        init = {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
+          body: JSON.stringify(extra ? { ...body, ...extra } : body),
+          signal,
+          ...(credentials ? { credentials } : {}),
+        };
+      } catch (failed) {
+        return { failed };
+      }
+      const fetch = this.#request.fetch ?? globalThis.fetch;
+      const sent = (async () => fetch.call(globalThis, endpoint, init))();
+      return settle(sent, this.#stepTimeoutMs, signal);
+    }
+
+    /** Runs one tool call the model made (after the user's approval, when it needs one). */
+    async #runTool(call, signal, step) {
+      const refusal = this.#core.checkCall(call);
+      if (refusal !== null) return this.#core.toolDone(call, refusal, true);
+      if (this.#core.needsApproval(call)) {
+        this.#apply(this.#core.askApproval(call));
+        const answer = await settle(new Promise((resolve) => (this.#approval = { id: call.id, answer: resolve })), 0, signal);
+        this.#approval = null;
+        if (answer.cancelled) return this.#core.toolFailed(call, "cancelled", null);
+        if (answer.value !== true) return this.#core.toolFailed(call, "denied", answer.value);
+      }
+      const execute = this.#tools.get(call.name);
+      const tool = new AbortController(); // aborted when the turn is, or the tool's time is up
+      const stopTool = () => tool.abort();
+      signal.addEventListener("abort", stopTool, { once: true });
+      const progress = (update) => {
+        if (!signal.aborted && !tool.signal.aborted) step(this.#core.toolProgress(call, update ?? null));
+      };
+      try {
+        const ran = await settle((async () => execute(call.input, { signal: tool.signal, progress }))(), this.#toolTimeoutMs, signal);
+        if (ran.cancelled) return this.#core.toolFailed(call, "cancelled", null);
+        if (ran.timedOut) {
+          tool.abort();
+          return this.#core.toolFailed(call, "timed_out", this.#toolTimeoutMs);
+        }
+        if ("failed" in ran) return this.#core.toolFailed(call, "threw", String(ran.failed?.message ?? ran.failed));
+        return this.#core.toolDone(call, ran.value === undefined ? null : ran.value, false);
+      } finally {
+        signal.removeEventListener("abort", stopTool);
+      }
+    }
+
+    #answer(id, answer) {
+      if (this.#approval?.id !== String(id)) return false;
+      this.#apply(this.#core.approvalAnswered(String(id), answer === true));
+      this.#approval.answer(answer);
+      return true;
+    }
+
+    /**
+     * A step of the turn: its patches to the snapshot, its events to the turn and the callbacks,
+     * which hear of data and tool calls before the answer they belong to is finished.
+     */
+    #step({ events, patches }, queue) {
+      const settled = this.#apply(patches, false);
+      queue.push(events);
+      for (const event of events) {
+        if (event.type === "tool_call") this.#call("onToolCall", event);
+        else if (event.type === "data") this.#call("onData", event.data);
+      }
+      settled();
+    }
+
+    /** Calls the app's callback; what it throws is reported to the host, never to the stream. */
+    #call(name, value) {
+      const callback = this.#callbacks[name];
+      if (callback === undefined) return;
+      try {
+        callback(value);
+      } catch (error) {
+        report(error);
+      }
+    }
+
+    /**
+     * Applies the core's patches to a new snapshot. The app hears of a finished answer or a new
+     * error once the state shows it: now, or when the returned function is called.
+     */
+    #apply(patches, tellNow = true) {
+      if (patches.length === 0) return () => {};
+      const before = this.#snapshot;
+      const next = { ...before };
+      const copied = new Set(); // arrays already copied for this batch
+      const own = (key) => {
+        if (!copied.has(key)) {
+          next[key] = [...next[key]];
+          copied.add(key);
+        }
+        return next[key];
+      };
+      const appendToLast = (key, text) => {
+        const list = own(key);
+        const last = list[list.length - 1];
+        list[list.length - 1] = { ...last, text: last.text + text };
+      };
+      const finished = [];
+      for (const p of patches) {
+        switch (p.op) {
+          case "set":
+            next[p.key] = p.value;
+            copied.delete(p.key);
+            break;
+          case "append":
+            next[p.key] += p.text;
+            break;
+          case "pushMessage":
+            own("messages").push(p.value);
+            if (p.value.role === "assistant") finished.push(p.value);
+            break;
+          case "setLastMessage": {
+            const messages = own("messages");
+            messages[messages.length - 1] = p.value;
+            break;
+          }
+          case "push":
+            own(p.key).push(p.value);
+            break;
+          case "setAt":
+            own(p.key)[p.at] = p.value;
+            break;
+          case "appendToLast":
+            appendToLast(p.key, p.text);
+            break;
+          case "appendText":
+            next.streamingText += p.text;
+            appendToLast("streamingSegments", p.text);
+            appendToLast("streamingParts", p.text);
+            break;
+          case "pushToolUpdate": {
+            const progress = next.activeToolProgress;
+            next.activeToolProgress = { ...progress, updates: [...progress.updates, p.value] };
+            break;
+          }
+          case "reset":
+            Object.assign(next, p.value);
+            copied.clear();
+            break;
+        }
+      }
+      this.#snapshot = Object.freeze(next);
+      this.#changed();
+      const tell = () => {
+        for (const message of finished) this.#call("onFinish", message);
+        if (next.error !== null && next.error !== before.error) this.#call("onError", next.error);
+      };
+      if (!tellNow) return tell;
+      tell();
+      return () => {};
+    }
+
+    #changed() {
+      if (!this.#coalesce) return this.#notify();
+      if (this.#frame !== null) {
+        this.#dirty = true;
+        return;
+      }
+      // The first update of a window goes out at once; the rest wait for the next frame.
+      this.#notify();
+      const tick = () => {
+        if (this.#dirty) {
+          this.#dirty = false;
+          this.#notify();
+          this.#frame = requestAnimationFrame(tick);
+        } else {
+          this.#frame = null;
+        }
+      };
+      this.#frame = requestAnimationFrame(tick);
+    }
+
+    #notify() {
+      for (const listener of [...this.#listeners]) {
+        try {
+          listener();
+        } catch (error) {
+          report(error);
+        }
+      }
+    }
+  };
+}
+
+/** An option that may be a function (sync or async), evaluated now. */
+async function evaluate(option) {
+  return typeof option === "function" ? await option() : option;
+}
+
+function string(value, name) {
+  if (typeof value !== "string") throw new TypeError(`ChatSession options: ${name} must be a string`);
+  return value;
+}
+
+function fn(value, name) {
+  if (typeof value !== "function") throw new TypeError(`ChatSession options: ${name} must be a function`);
+  return value;
+}
+
+function number(value, name) {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || Number.isNaN(value)) throw new TypeError(`ChatSession options: ${name} must be a number`);
+  return value;
+}
