@@ -58,22 +58,35 @@ ensure_chromium() {
 
 # --- build -------------------------------------------------------------------------------
 
-build_pkg() {
-  ensure_rust
-  ensure_node_modules
-  say "building the wasm module (release)"
-  cargo build --release --target wasm32-unknown-unknown --lib
-  local target=${CARGO_TARGET_DIR:-target} out
-  # Built beside pkg/ and swapped in at the end, so a test reading pkg/ meanwhile never sees half a package.
-  out=$(mktemp -d "$ROOT/.pkg-build.XXXXXX")
+# One build of the module: $1 names it, $2 is cargo's feature flag (or empty), $3 the output folder.
+# Each build has its own cargo target folder, so switching between them recompiles nothing.
+build_module() {
+  local name=$1 features=$2 out=$3 target=${CARGO_TARGET_DIR:-target}
+  [ "$name" = full ] || target="$target/$name"
+  # shellcheck disable=SC2086 # $features is empty or one flag
+  cargo build --release --target wasm32-unknown-unknown --lib --target-dir "$target" $features
   wasm-bindgen --target web --out-dir "$out" --out-name chatstream \
     "$target/wasm32-unknown-unknown/release/chatstream.wasm"
-  say "optimizing with wasm-opt $(node_modules/.bin/wasm-opt --version | awk '{print $3}')"
   # Not --all-features: the module then fails to load with current wasm-bindgen.
   node_modules/.bin/wasm-opt -Oz --enable-reference-types --enable-bulk-memory \
     --enable-nontrapping-float-to-int --enable-sign-ext --enable-multivalue \
     "$out/chatstream_bg.wasm" -o "$out/chatstream_bg.wasm"
+  local raw gz
+  raw=$(wc -c < "$out/chatstream_bg.wasm")
+  gz=$(gzip -9c "$out/chatstream_bg.wasm" | wc -c)
+  say "the $name module: $raw bytes raw, $gz bytes gzip"
+}
+
+build_pkg() {
+  ensure_rust
+  ensure_node_modules
+  local out
+  # Built beside pkg/ and swapped in at the end, so a test reading pkg/ meanwhile never sees half a package.
+  out=$(mktemp -d "$ROOT/.pkg-build.XXXXXX")
   cp -R pkg-template/. "$out/"
+  say "building the full module (release), then the streaming-only one; wasm-opt $(node_modules/.bin/wasm-opt --version | awk '{print $3}')"
+  build_module full "" "$out"
+  build_module streaming --no-default-features "$out/streaming"
   cp LICENSE-MIT LICENSE-APACHE "$out/"
   rm -f "$out/.gitignore"
   chmod 755 "$out"
@@ -81,10 +94,6 @@ build_pkg() {
   if [ -d pkg ]; then mv pkg pkg.old; fi
   mv "$out" pkg
   rm -rf pkg.old
-  local raw gz
-  raw=$(wc -c < pkg/chatstream_bg.wasm)
-  gz=$(gzip -9c pkg/chatstream_bg.wasm | wc -c)
-  say "pkg/chatstream_bg.wasm: $raw bytes raw, $gz bytes gzip"
   pack_pkg
 }
 

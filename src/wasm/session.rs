@@ -69,7 +69,7 @@ impl SessionCore {
         #[cfg(not(feature = "provider"))]
         if plain.is_object() && !Reflect::get(&plain, &"provider".into())?.is_undefined() {
             return Err(args::type_error(
-                "ChatSession options: provider mode is not in chatstream/lite: import ChatSession from \"chatstream\"",
+                "ChatSession options: provider mode is not in chatstream/streaming: import ChatSession from \"chatstream\"",
             ));
         }
         let parsed: JsSessionOptions = args::options(&plain, "ChatSession options")?;

@@ -108,3 +108,22 @@ test("in Chromium: a session turn moves the state and ends idle; cancel with not
   assert.deepEqual(result.sent, ["hello"]);
   assert.equal(result.conflict, "CONFLICT");
 });
+
+test("in Chromium: chatstream/streaming loads its own module and reads a stream; provider mode is refused", async () => {
+  const result = await page.evaluate(async ([hi, done]) => {
+    const streaming = await import("/pkg/streaming/index.js");
+    await streaming.default();
+    const events = await window.t.drain(streaming.streamEvents(window.t.chunked([hi, done])));
+    let refused = null;
+    try {
+      new streaming.ChatSession({ provider: "openai" });
+    } catch (error) {
+      refused = error.name;
+    }
+    const loaded = performance.getEntriesByType("resource").map((r) => new URL(r.name).pathname).filter((p) => p.endsWith(".wasm"));
+    return { types: events.map((e) => e.type), refused, loaded };
+  }, [HI, DONE]);
+  assert.deepEqual(result.types, ["text_delta", "complete"]);
+  assert.equal(result.refused, "TypeError");
+  assert.deepEqual(result.loaded.sort(), ["/pkg/chatstream_bg.wasm", "/pkg/streaming/chatstream_bg.wasm"]);
+});

@@ -135,6 +135,22 @@ test("installed from its tarball, Node imports it by name and reads a stream wit
       console.log(renderToString(createElement(Chat)));`,
     );
     assert.equal(execFileSync(process.execPath, ["render.js"], { cwd: app, encoding: "utf8" }).trim(), "<p>loading</p>");
+
+    // The streaming-only entry, by name: its own module, the same API, no provider mode.
+    writeFileSync(
+      join(app, "streaming.js"),
+      `import { ChatStream, ChatSession } from "chatstream/streaming";
+      import { useGeneralChat } from "chatstream/streaming/react";
+      const stream = new ChatStream();
+      const events = [...stream.push('data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\\n\\n'), ...stream.finish()];
+      let refused = null;
+      try { new ChatSession({ provider: "openai" }); } catch (error) { refused = error.message; }
+      console.log(JSON.stringify({ text: events.find((e) => e.type === "complete").payload.text, refused, hook: typeof useGeneralChat }));`,
+    );
+    const streaming = JSON.parse(execFileSync(process.execPath, ["streaming.js"], { cwd: app, encoding: "utf8" }));
+    assert.equal(streaming.text, "Hi");
+    assert.match(streaming.refused, /provider mode is not in chatstream\/streaming/);
+    assert.equal(streaming.hook, "function");
   } finally {
     rmSync(app, { recursive: true, force: true });
   }

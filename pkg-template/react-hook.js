@@ -1,0 +1,155 @@
+// useGeneralChat: chat state for React, with the stream handling done by chatstream, over one of
+// the package's entries (react.js: the full one; streaming/react.js: the streaming-only one).
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from "react";
+
+// Until the WebAssembly module is loaded the hook reports an empty chat in phase "loading", so the
+// first paint never waits for the .wasm download. Server rendering and hydration use it too: the
+// server's markup then matches the client's first render whether or not the client has loaded yet.
+const LOADING = Object.freeze({
+  messages: Object.freeze([]),
+  isLoading: false,
+  streamingText: "",
+  thinkingText: "",
+  statusText: null,
+  activeToolProgress: null,
+  error: null,
+  streamingSegments: Object.freeze([]),
+  streamingParts: Object.freeze([]),
+  pendingApproval: null,
+  phase: "loading",
+});
+const loadingSnapshot = () => LOADING;
+const noSubscription = () => () => {};
+
+// The options that may change from one render to the next; the others are read when the session
+// is made.
+const REQUEST_OPTIONS = ["endpoint", "headers", "body", "credentials", "fetch"];
+const CALLBACKS = ["onFinish", "onError", "onToolCall", "onData"];
+
+/** The hook over an entry's `init`, `ChatSession` and `isReady`. */
+export function makeUseGeneralChat({ init, ChatSession, isReady }) {
+  /**
+   * @param {import("./react.js").UseGeneralChatOptions} options
+   */
+  return function useGeneralChat(options = {}) {
+    const { session: given, ...sessionOptions } = options;
+    const latest = useRef(sessionOptions);
+    latest.current = sessionOptions;
+    const [own, setOwn] = useState(null);
+    const [loadError, setLoadError] = useState(null);
+    const opener = useRef(null); // makes the hook's session, once the module is loaded
+    const waiting = useRef([]); // sends made before there was a session
+
+    // Loads the module (shared by every caller), then makes the session; a failed load shows in
+    // `error`, and the next send tries again.
+    const load = useCallback(async () => {
+      try {
+        await init();
+      } catch (error) {
+        setLoadError(error);
+        for (const resume of waiting.current.splice(0)) resume(null);
+        return;
+      }
+      setLoadError(null);
+      opener.current?.();
+    }, []);
+
+    // The hook's own session is made after the module has loaded and freed when the component
+    // goes (StrictMode's second mount makes a second one; the first is freed). A layout effect:
+    // with the module already loaded, the loading state is never painted.
+    useLayoutEffect(() => {
+      if (given) return undefined;
+      let session = null;
+      opener.current = () => {
+        if (session !== null) return;
+        // The callbacks read the latest render's options: inline functions need no memoizing.
+        const callbacks = Object.fromEntries(CALLBACKS.map((name) => [name, (value) => latest.current[name]?.(value)]));
+        session = new ChatSession({ ...latest.current, ...callbacks });
+        setOwn(session);
+        for (const resume of waiting.current.splice(0)) resume(session);
+      };
+      if (isReady()) opener.current();
+      else load();
+      return () => {
+        opener.current = null;
+        session?.dispose(); // aborts a turn in flight
+        setOwn(null);
+      };
+    }, [given, load]);
+
+    const session = given ?? own;
+    const current = useRef(session);
+    current.current = session;
+
+    // Request options given anew (a fresh token in `headers`) apply from the next request.
+    const requestOptions = REQUEST_OPTIONS.map((name) => sessionOptions[name]);
+    useEffect(() => {
+      if (own === null) return;
+      own.setOptions(Object.fromEntries(REQUEST_OPTIONS.filter((name) => name in latest.current).map((name) => [name, latest.current[name]])));
+    }, [own, ...requestOptions]);
+
+    const state = useSyncExternalStore(
+      session ? session.subscribe : noSubscription,
+      session ? session.getSnapshot : loadingSnapshot,
+      loadingSnapshot,
+    );
+
+    // Sent while loading: waits for the session (null when the module failed to load).
+    const sessionNow = useCallback(() => {
+      if (current.current !== null) return Promise.resolve(current.current);
+      const made = new Promise((resume) => waiting.current.push(resume));
+      load();
+      return made;
+    }, [load]);
+    const drain = async (events) => {
+      // The session's state moves on its own; draining the events only tells the caller when done.
+      for await (const _event of events) {
+        // nothing to do: the snapshot already has it
+      }
+    };
+    const sendMessage = useCallback(async (message, context) => {
+      const chat = await sessionNow();
+      if (chat) await drain(chat.send(message, context));
+    }, [sessionNow]);
+    const regenerate = useCallback(async () => {
+      const chat = await sessionNow();
+      if (chat) await drain(chat.regenerate());
+    }, [sessionNow]);
+    const stop = useCallback(() => current.current?.stop(), []);
+    const clearError = useCallback(() => {
+      setLoadError(null);
+      current.current?.clearError();
+    }, []);
+    const setMessages = useCallback(async (messages) => (await sessionNow())?.setMessages(messages), [sessionNow]);
+    const approve = useCallback((id) => current.current?.approve(id) ?? false, []);
+    const deny = useCallback((id, reason) => current.current?.deny(id, reason) ?? false, []);
+
+    // While loading, the error is why the load failed: not a chat error, so it has no code.
+    const error = state === LOADING && loadError ? { message: String(loadError.message ?? loadError), code: null } : state.error;
+    return {
+      ready: state !== LOADING,
+      messages: state.messages,
+      isLoading: state.isLoading,
+      streamingText: state.streamingText,
+      statusText: state.statusText,
+      activeToolProgress: state.activeToolProgress,
+      // The error as a string (what chat UIs render); the code is beside it.
+      error: error ? error.message : null,
+      errorCode: error ? error.code : null,
+      thinkingText: state.thinkingText,
+      streamingSegments: state.streamingSegments,
+      streamingParts: state.streamingParts,
+      pendingApproval: state.pendingApproval,
+      phase: state.phase,
+      sendMessage,
+      regenerate,
+      stop,
+      cancel: stop,
+      clearError,
+      setMessages,
+      approve,
+      deny,
+      session,
+    };
+  };
+}
