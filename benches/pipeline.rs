@@ -49,7 +49,7 @@ fn dialects(c: &mut Criterion) {
                 for stream in &frames {
                     let mut decoder = Decoder::new(dialect);
                     for frame in stream {
-                        decoder.decode(frame, &mut events);
+                        decoder.decode(frame.as_ref(), &mut events);
                     }
                     decoder.finish(&mut events);
                 }

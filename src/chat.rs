@@ -141,8 +141,9 @@ impl Chat {
         let Some(route) = PROVIDER_ROUTES.iter().find(|name| path.ends_with(&format!("/api/chat/{name}"))) else {
             return Ok(());
         };
-        let message =
-            format!("{endpoint} is chatstream-proxy's {route} route: set provider: \"{route}\" (and a model) to talk to it");
+        let message = format!(
+            "{endpoint} is chatstream-proxy's {route} route: set provider: \"{route}\" (and a model) to talk to it"
+        );
         Err(self.refused(ErrorCode::ValidationError, &message))
     }
 
@@ -242,7 +243,11 @@ impl Chat {
         Ok(patches)
     }
 
-    fn start(&mut self, begun: Result<(ChatRequest, Vec<Patch>), ChatError>, again: bool) -> Result<(Value, Step), Step> {
+    fn start(
+        &mut self,
+        begun: Result<(ChatRequest, Vec<Patch>), ChatError>,
+        again: bool,
+    ) -> Result<(Value, Step), Step> {
         let (request, patches) = match begun {
             Ok(begun) => begun,
             Err(error) => return Err(self.refused(error.code, &error.message)),

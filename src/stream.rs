@@ -20,7 +20,7 @@ use crate::clean::{CleanOptions, Cleaner};
 use crate::dialect::{detect, Decoder, Dialect, ProviderEvent};
 use crate::error::ErrorCode;
 use crate::event::{merge_adjacent_deltas, StreamEvent};
-use crate::framing::{Frame, FrameDecoder, Framing, FramingError, DEFAULT_MAX_FRAME_BYTES};
+use crate::framing::{Decoded, Frame, FrameDecoder, FrameRef, Framing, FramingError, DEFAULT_MAX_FRAME_BYTES};
 
 /// How many frames auto-detection looks at before it gives up on a stream it cannot recognise.
 const DETECTION_FRAME_LIMIT: usize = 16;
@@ -65,8 +65,7 @@ pub struct ChatStream {
     cleaner: Cleaner,
     saw_input: bool,
     ended: bool,
-    // Reused between pushes so the hot path does not allocate per call.
-    frame_buf: Vec<Frame>,
+    /// The provider events of one push, reused between pushes so the hot path does not allocate per call.
     provider_buf: Vec<ProviderEvent>,
 }
 
@@ -91,7 +90,6 @@ impl ChatStream {
             cleaner: Cleaner::new(options.clean),
             saw_input: false,
             ended: false,
-            frame_buf: Vec::new(),
             provider_buf: Vec::new(),
         }
     }
@@ -131,15 +129,12 @@ impl ChatStream {
         }
         self.saw_input = true;
         let first = out.len();
-        let mut frames = std::mem::take(&mut self.frame_buf);
-        if let Some(decoder) = self.frames.as_mut() {
-            if let Err(err) = decoder.push(chunk, &mut frames) {
-                self.frames_then_error(&mut frames, err, out);
-            }
+        if self.frames.is_some() {
+            self.decode_chunk(chunk, out);
         } else {
             self.prefix.extend_from_slice(chunk);
             if let Some(framing) = detect::framing_from_prefix(&self.prefix) {
-                self.start_framing(framing, &mut frames, out);
+                self.start_framing(framing, out);
             } else {
                 // Only whitespace so far (or one byte): nothing in it can matter to either framing
                 // but a lone first byte, so keep at most that.
@@ -147,8 +142,6 @@ impl ChatStream {
                 self.prefix.truncate(keep);
             }
         }
-        self.decode_frames(&mut frames, out);
-        self.frame_buf = frames;
         merge_adjacent_deltas(out, first);
     }
 
@@ -159,15 +152,14 @@ impl ChatStream {
             return;
         }
         let first = out.len();
-        let mut frames = std::mem::take(&mut self.frame_buf);
         if self.frames.is_none() && !self.prefix.is_empty() {
-            self.start_framing(Framing::Sse, &mut frames, out);
+            self.start_framing(Framing::Sse, out);
         }
-        if let Some(decoder) = self.frames.as_mut() {
-            decoder.finish(&mut frames);
-        }
-        self.decode_frames(&mut frames, out);
         let mut events = std::mem::take(&mut self.provider_buf);
+        if let Some(mut frames) = self.frames.take() {
+            frames.finish_each(|frame| self.decode_frame(frame, &mut events, out));
+            self.frames = Some(frames);
+        }
         match self.decoder.as_mut() {
             Some(decoder) => decoder.finish(&mut events),
             None => {
@@ -183,9 +175,7 @@ impl ChatStream {
                 });
             }
         }
-        for event in events.drain(..) {
-            self.cleaner.push(event, out);
-        }
+        self.clean(&mut events, out);
         self.provider_buf = events;
         self.cleaner.finish(out);
         self.ended = true;
@@ -214,78 +204,80 @@ impl ChatStream {
         merge_adjacent_deltas(out, first);
     }
 
-    fn start_framing(&mut self, framing: Framing, frames: &mut Vec<Frame>, out: &mut Vec<StreamEvent>) {
-        let mut decoder = FrameDecoder::new(framing, self.max_frame_bytes);
+    fn start_framing(&mut self, framing: Framing, out: &mut Vec<StreamEvent>) {
+        self.frames = Some(FrameDecoder::new(framing, self.max_frame_bytes));
         let prefix = std::mem::take(&mut self.prefix);
-        if let Err(err) = decoder.push(&prefix, frames) {
-            self.frames_then_error(frames, err, out);
-        }
-        self.frames = Some(decoder);
+        self.decode_chunk(&prefix, out);
     }
 
-    /// A framing error is reported in its place: after the frames before the dropped one, before
-    /// those after it (which may end the stream).
-    fn frames_then_error(&mut self, frames: &mut Vec<Frame>, err: FramingError, out: &mut Vec<StreamEvent>) {
-        let FramingError::FrameTooLarge { at, .. } = err;
-        let mut after = frames.split_off(at.min(frames.len()));
-        self.decode_frames(frames, out);
-        let message = err.to_string();
-        self.cleaner.push(ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message, fatal: false }, out);
-        self.decode_frames(&mut after, out);
-    }
-
-    fn decode_frames(&mut self, frames: &mut Vec<Frame>, out: &mut Vec<StreamEvent>) {
-        if let Some(framing) = &self.frames {
-            self.cleaner.set_invalid_utf8(framing.invalid_utf8());
-        }
-        if frames.is_empty() {
-            return;
-        }
-        if self.decoder.is_none() {
-            self.detect_dialect(frames, out);
-            if self.decoder.is_none() {
-                return;
-            }
-        }
-        let decoder = self.decoder.as_mut().expect("decoder chosen above");
+    /// Frames, decodes and cleans one chunk. Frames are decoded as the framing completes them,
+    /// borrowed from its buffers; their events are cleaned at the end of the chunk.
+    fn decode_chunk(&mut self, chunk: &[u8], out: &mut Vec<StreamEvent>) {
+        let Some(mut frames) = self.frames.take() else { return };
         let mut events = std::mem::take(&mut self.provider_buf);
-        // Pieces that arrive in a row within this push (text, thinking, or the arguments of one
-        // tool call) go to the cleaner as one. The cleaner's output does not depend on how its
-        // input is cut (the fuzz targets check), and per piece it costs allocations, marker
-        // checks and, for arguments, a `partial_input` as large as the arguments so far.
+        let limit = self.max_frame_bytes;
+        frames.push_each(chunk, |decoded| match decoded {
+            Decoded::Frame(frame) => self.decode_frame(frame, &mut events, out),
+            Decoded::TooLarge => {
+                // In its place: after the events of the frames before it, before those after it.
+                self.clean(&mut events, out);
+                let message = FramingError::FrameTooLarge { limit, at: 0 }.to_string();
+                self.cleaner
+                    .push(ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message, fatal: false }, out);
+            }
+        });
+        self.cleaner.set_invalid_utf8(frames.invalid_utf8());
+        self.frames = Some(frames);
+        self.clean(&mut events, out);
+        self.provider_buf = events;
+    }
+
+    fn decode_frame(&mut self, frame: FrameRef<'_>, events: &mut Vec<ProviderEvent>, out: &mut Vec<StreamEvent>) {
+        match self.decoder.as_mut() {
+            Some(decoder) => decoder.decode(frame, events),
+            None => self.detect_dialect(frame, events, out),
+        }
+    }
+
+    /// Hands `events` to the cleaner. Pieces that arrive in a row (text, thinking, or the
+    /// arguments of one tool call) go as one: the cleaner's output does not depend on how its
+    /// input is cut (the fuzz targets check), and per piece it costs allocations, marker
+    /// checks and, for arguments, a `partial_input` as large as the arguments so far.
+    fn clean(&mut self, events: &mut Vec<ProviderEvent>, out: &mut Vec<StreamEvent>) {
         let mut run: Option<ProviderEvent> = None;
-        for frame in frames.drain(..) {
-            decoder.decode(&frame, &mut events);
-            for event in events.drain(..) {
-                if let Some(event) = extend_run(&mut run, event) {
-                    if let Some(done) = run.take() {
-                        self.cleaner.push(done, out);
+        for event in events.drain(..) {
+            if let Some(event) = extend_run(&mut run, event) {
+                if let Some(done) = run.take() {
+                    self.cleaner.push(done, out);
+                }
+                match event {
+                    ProviderEvent::Text(_) | ProviderEvent::Thinking(_) | ProviderEvent::ToolCallDelta { .. } => {
+                        run = Some(event)
                     }
-                    match event {
-                        ProviderEvent::Text(_) | ProviderEvent::Thinking(_) | ProviderEvent::ToolCallDelta { .. } => {
-                            run = Some(event)
-                        }
-                        other => self.cleaner.push(other, out),
-                    }
+                    other => self.cleaner.push(other, out),
                 }
             }
         }
         if let Some(done) = run {
             self.cleaner.push(done, out);
         }
-        self.provider_buf = events;
     }
 
-    /// Holds frames until one shows the dialect, then lets them all through in order.
-    fn detect_dialect(&mut self, frames: &mut Vec<Frame>, out: &mut Vec<StreamEvent>) {
-        self.undetected.append(frames);
-        // Only the first frames count, however many one push brought: the outcome must not
-        // depend on how the body was chunked.
-        let window = &self.undetected[..self.undetected.len().min(DETECTION_FRAME_LIMIT + 1)];
-        if let Some(dialect) = window.iter().find_map(detect::from_frame) {
+    /// Holds frames until one shows the dialect, then decodes them all in order. Only the first
+    /// frames count, however many one push brought: the outcome must not depend on how the body
+    /// was chunked.
+    fn detect_dialect(&mut self, frame: FrameRef<'_>, events: &mut Vec<ProviderEvent>, out: &mut Vec<StreamEvent>) {
+        if self.ended {
+            return;
+        }
+        self.undetected.push(frame.to_owned());
+        if let Some(dialect) = detect::from_frame(frame) {
             self.dialect = Some(dialect);
-            self.decoder = Some(Decoder::new(dialect));
-            std::mem::swap(frames, &mut self.undetected);
+            let mut decoder = Decoder::new(dialect);
+            for held in self.undetected.drain(..) {
+                decoder.decode(held.as_ref(), events);
+            }
+            self.decoder = Some(decoder);
         } else if self.undetected.len() > DETECTION_FRAME_LIMIT {
             self.undetected.clear();
             let message = "Failed to parse response: not a chat stream this package can read".into();

@@ -66,7 +66,9 @@ impl ToolFailure {
     pub fn output(&self, tool: &str) -> Value {
         match self {
             ToolFailure::Threw(message) => tool_error(ErrorCode::ServiceUnavailable, format!("Error: {message}")),
-            ToolFailure::TimedOut(ms) => tool_error(ErrorCode::ServiceUnavailable, format!("Tool {tool} timed out after {ms} ms")),
+            ToolFailure::TimedOut(ms) => {
+                tool_error(ErrorCode::ServiceUnavailable, format!("Tool {tool} timed out after {ms} ms"))
+            }
             ToolFailure::Cancelled => tool_error(ErrorCode::ServiceUnavailable, "Cancelled"),
             ToolFailure::Denied(reason) => denied_output(reason),
         }

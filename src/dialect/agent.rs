@@ -21,39 +21,37 @@
 //!
 //! ```
 //! use chatstream::dialect::{AgentDecoder, DialectDecoder, ProviderEvent};
-//! use chatstream::framing::Frame;
+//! use chatstream::framing::FrameRef;
 //! let mut decoder = AgentDecoder::default();
 //! let mut out = Vec::new();
-//! decoder.decode(&Frame::data(r#"{"type": "text_delta", "text": "Hello"}"#), &mut out);
+//! decoder.decode(FrameRef::data(r#"{"type": "text_delta", "text": "Hello"}"#), &mut out);
 //! assert_eq!(out, [ProviderEvent::Text("Hello".into())]);
 //! ```
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
-use super::scan::string_fields;
+use super::scan::{Reader, Shape, Taken};
 use super::{text, DialectDecoder, ProviderEvent, TextEvent};
 use crate::error::ErrorCode;
-use crate::framing::Frame;
+use crate::framing::FrameRef;
 
 /// Reads the agent backend protocol (`docs/agent-protocol.md`).
 #[derive(Debug, Default, PartialEq)]
-pub struct AgentDecoder {}
+pub struct AgentDecoder {
+    /// The shape of the last text delta.
+    text_deltas: Shape<TextEvent, 1>,
+}
 
 impl DialectDecoder for AgentDecoder {
-    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
         let data = frame.data.trim();
         // The protocol has no `[DONE]`, but a backend behind an OpenAI-style proxy may add one;
         // `complete` is what ends the message.
         if data.is_empty() || data == "[DONE]" {
             return;
         }
-        if let Some((kind, text)) = text_delta(data) {
-            if !text.is_empty() {
-                out.push(kind(text.into_owned()));
-            }
-            return;
+        if let Some((push, [Some(text)])) = self.text_deltas.read(data, text_delta) {
+            return push(out, &text);
         }
         self.decode_value(data, out);
     }
@@ -113,14 +111,14 @@ impl AgentDecoder {
 /// A `text_delta` or `thinking_delta` whose `text` is a string, read by the checking scanner
 /// without building a `Value` (nearly every event of a long answer; see [`super::scan`]). `None`
 /// for anything else, which the general path reads.
-fn text_delta(data: &str) -> Option<(TextEvent, Cow<'_, str>)> {
-    let [kind, text] = string_fields(data, [b"type", b"text"])?;
+fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(TextEvent, Taken<'a, 1>)> {
+    let (kind, [text]) = r.kind_and_strings(b"type", [b"text"])?;
     let event: TextEvent = match kind.as_deref()? {
-        "text_delta" => ProviderEvent::Text,
-        "thinking_delta" => ProviderEvent::Thinking,
+        "text_delta" => ProviderEvent::push_text,
+        "thinking_delta" => ProviderEvent::push_thinking,
         _ => return None,
     };
-    Some((event, text?))
+    Some((event, [Some(text?)]))
 }
 
 /// The error's code: the contract's own code when the backend sent one (`RATE_LIMITED`), an
@@ -142,7 +140,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::dialect::test_support::{edits_read, recorded_frames, same_as_general};
+    use crate::dialect::test_support::{distinct, edits_read, recorded_frames, same_as_general};
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
         crate::dialect::test_support::decode::<AgentDecoder>(frames)
@@ -150,8 +148,15 @@ mod tests {
 
     /// Where the fast path reads `data`, the general path gives the same events and state.
     fn agrees(data: &str) -> bool {
-        let fast_reads = text_delta(data.trim()).is_some();
+        let fast_reads = crate::dialect::scan::scan(data.trim(), text_delta).is_some();
         same_as_general(fast_reads, AgentDecoder::default, data, |d, out| d.decode_value(data.trim(), out))
+    }
+
+    #[test]
+    fn a_learned_shape_reads_frames_as_the_fast_path_does() {
+        let frames = recorded_frames("agent");
+        let read = crate::dialect::scan::shapes_agree(&distinct(&frames), text_delta);
+        assert!(read > 100, "the shape read only {read} frames");
     }
 
     #[test]

@@ -19,24 +19,23 @@
 //!
 //! ```
 //! use chatstream::dialect::{AnthropicDecoder, DialectDecoder, ProviderEvent};
-//! use chatstream::framing::Frame;
+//! use chatstream::framing::FrameRef;
 //! let mut decoder = AnthropicDecoder::default();
 //! let mut out = Vec::new();
 //! let delta = r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#;
-//! decoder.decode(&Frame::data(delta), &mut out);
+//! decoder.decode(FrameRef::data(delta), &mut out);
 //! assert_eq!(out, [ProviderEvent::Text("Hi".into())]);
 //! ```
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use super::scan::{Reader, Seen};
+use super::scan::{Reader, Seen, Shape, Taken};
 use super::{text, DialectDecoder, ProviderEvent};
 use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
-use crate::framing::Frame;
+use crate::framing::FrameRef;
 
 /// Reads the Anthropic Messages stream.
 #[derive(Debug, Default, PartialEq)]
@@ -47,6 +46,8 @@ pub struct AnthropicDecoder {
     blocks: HashMap<u64, Block>,
     /// Input tokens (cache reads and writes included) from `message_start`, for the total.
     input_tokens: Option<u64>,
+    /// The shape of the last text delta.
+    text_deltas: Shape<(u64, &'static str), 4>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -74,9 +75,11 @@ enum Block {
 }
 
 impl DialectDecoder for AnthropicDecoder {
-    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
-        if let Some(delta) = text_delta(&frame.data) {
-            return self.block_text(Some(delta.index), delta.kind, &delta.text, out);
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
+        if let Some(((index, kind), mut texts)) = self.text_deltas.read(frame.data, text_delta) {
+            let slot = TEXT_KINDS.iter().position(|k| *k == kind).unwrap_or_default();
+            let text = texts[slot].take().unwrap_or_default();
+            return self.block_text(Some(index), kind, &text, out);
         }
         self.decode_value(frame, out);
     }
@@ -84,12 +87,12 @@ impl DialectDecoder for AnthropicDecoder {
 
 impl AnthropicDecoder {
     /// Any frame, read as a `Value` (the general path).
-    fn decode_value(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
-        let value: Value = match serde_json::from_str(&frame.data) {
+    fn decode_value(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
+        let value: Value = match serde_json::from_str(frame.data) {
             Ok(value) => value,
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };
-        let kind = value.get("type").and_then(Value::as_str).or(frame.event.as_deref()).unwrap_or("");
+        let kind = value.get("type").and_then(Value::as_str).or(frame.event).unwrap_or("");
         let index = value.get("index").and_then(Value::as_u64);
         match kind {
             "message_start" => self.message_start(&value["message"], out),
@@ -196,12 +199,12 @@ impl AnthropicDecoder {
         let block = index.and_then(|i| self.blocks.get_mut(&i));
         match kind {
             // Text never needs its block's state, so text for a block that did not start is kept.
-            "text_delta" => push_text(out, ProviderEvent::Text, text),
+            "text_delta" => ProviderEvent::push_text(out, text),
             "thinking_delta" => {
                 if let Some(Block::Thinking { thinking, .. }) = block {
                     thinking.push_str(text);
                 }
-                push_text(out, ProviderEvent::Thinking, text);
+                ProviderEvent::push_thinking(out, text);
             }
             "signature_delta" => {
                 if let Some(Block::Thinking { signature, .. }) = block {
@@ -212,7 +215,7 @@ impl AnthropicDecoder {
                 Some(Block::ToolUse { id, streamed, .. }) => {
                     if !text.is_empty() {
                         *streamed = true;
-                        out.push(ProviderEvent::ToolCallDelta { id: id.clone(), delta: text.to_owned() });
+                        ProviderEvent::push_tool_call_delta(out, id, text);
                     }
                 }
                 Some(Block::ServerTool { json, .. }) => json.push_str(text),
@@ -271,12 +274,6 @@ impl AnthropicDecoder {
             usage.total_tokens = self.input_tokens.zip(usage.output_tokens).map(|(i, o)| i + o);
             out.push(ProviderEvent::Usage(usage));
         }
-    }
-}
-
-fn push_text(out: &mut Vec<ProviderEvent>, make: fn(String) -> ProviderEvent, text: &str) {
-    if !text.is_empty() {
-        out.push(make(text.to_owned()));
     }
 }
 
@@ -340,17 +337,11 @@ fn delta_text_key(kind: &str) -> Option<&'static str> {
 }
 
 /// A `content_block_delta` that carries text, read by the checking scanner without building a
-/// `Value` (nearly every frame of a long answer; see [`super::scan`]).
-struct TextDelta<'a> {
-    index: u64,
-    kind: &'static str,
-    text: Cow<'a, str>,
-}
-
-/// `Some` exactly when the general path would read `data` as a `content_block_delta` with an
-/// index and a delta of a text kind whose text is a string; `None` for anything else.
-fn text_delta(data: &str) -> Option<TextDelta<'_>> {
-    let mut r = Reader::new(data);
+/// `Value` (nearly every frame of a long answer; see [`super::scan`]): its index and delta kind,
+/// and the delta's text fields taken in [`TEXT_KINDS`]' order. `Some` exactly when the general
+/// path would read `data` as a `content_block_delta` with an index and a delta of a text kind
+/// whose text is a string; `None` for anything else.
+fn text_delta<'a>(r: &mut Reader<'a>) -> Option<((u64, &'static str), Taken<'a, 4>)> {
     let (mut seen, mut is_delta, mut index, mut delta) = (Seen::default(), false, None, None);
     r.object(|r, key| {
         match key {
@@ -364,20 +355,18 @@ fn text_delta(data: &str) -> Option<TextDelta<'_>> {
             }
             b"delta" => {
                 seen.once(2)?;
-                let [kind, text, thinking, signature, partial_json] =
-                    r.string_fields([b"type", b"text", b"thinking", b"signature", b"partial_json"])?;
-                // In TEXT_KINDS' order.
-                let mut texts = [text, thinking, signature, partial_json];
+                let (kind, texts) =
+                    r.kind_and_strings(b"type", [b"text", b"thinking", b"signature", b"partial_json"])?;
                 let slot = TEXT_KINDS.iter().position(|k| Some(*k) == kind.as_deref())?;
-                delta = Some((TEXT_KINDS[slot], texts[slot].take()?));
+                texts[slot].as_ref()?;
+                delta = Some((TEXT_KINDS[slot], texts));
             }
             _ => r.skip_value(0)?,
         }
         Some(())
     })?;
-    r.at_end()?;
-    let (kind, text) = delta.filter(|_| is_delta)?;
-    Some(TextDelta { index: index?, kind, text })
+    let (kind, texts) = delta.filter(|_| is_delta)?;
+    Some(((index?, kind), texts))
 }
 
 #[cfg(test)]
@@ -385,7 +374,7 @@ mod tests {
     use serde_json::Map;
 
     use super::*;
-    use crate::dialect::test_support::{edits_read, recorded_frames, same_as_general, text};
+    use crate::dialect::test_support::{distinct, edits_read, recorded_frames, same_as_general, text};
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
         crate::dialect::test_support::decode::<AnthropicDecoder>(frames)
@@ -401,15 +390,22 @@ mod tests {
             r#"{"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":""}}"#,
             r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}"#,
         ] {
-            decoder.decode(&Frame::data(frame), &mut out);
+            decoder.decode(FrameRef::data(frame), &mut out);
         }
         decoder
     }
 
     /// Where the fast path reads `data`, the general path gives the same events and state.
     fn agrees(data: &str) -> bool {
-        let fast_reads = text_delta(data).is_some();
-        same_as_general(fast_reads, decoder_with_open_blocks, data, |d, out| d.decode_value(&Frame::data(data), out))
+        let fast_reads = crate::dialect::scan::scan(data, text_delta).is_some();
+        same_as_general(fast_reads, decoder_with_open_blocks, data, |d, out| d.decode_value(FrameRef::data(data), out))
+    }
+
+    #[test]
+    fn a_learned_shape_reads_frames_as_the_fast_path_does() {
+        let frames = recorded_frames("anthropic");
+        let read = crate::dialect::scan::shapes_agree(&distinct(&frames), text_delta);
+        assert!(read > 100, "the shape read only {read} frames");
     }
 
     #[test]
@@ -465,9 +461,9 @@ mod tests {
     fn json_padded_with_spaces_and_the_event_field_as_fallback() {
         let mut decoder = AnthropicDecoder::default();
         let mut out = Vec::new();
-        let frame = Frame { event: Some("message_stop".into()), data: "   {  }  ".into(), id: None };
-        decoder.decode(&Frame::data(r#"  { "type" : "content_block_delta" , "index" : 0 , "delta" : { "type" : "text_delta" , "text" : "a" } }  "#), &mut out);
-        decoder.decode(&frame, &mut out);
+        let frame = FrameRef { event: Some("message_stop"), data: "   {  }  ", id: None };
+        decoder.decode(FrameRef::data(r#"  { "type" : "content_block_delta" , "index" : 0 , "delta" : { "type" : "text_delta" , "text" : "a" } }  "#), &mut out);
+        decoder.decode(frame, &mut out);
         assert_eq!(out, [text("a"), ProviderEvent::End]);
     }
 

@@ -24,10 +24,10 @@
 //!
 //! ```
 //! use chatstream::dialect::{DataStreamDecoder, DialectDecoder, ProviderEvent};
-//! use chatstream::framing::Frame;
+//! use chatstream::framing::FrameRef;
 //! let mut decoder = DataStreamDecoder::default();
 //! let mut out = Vec::new();
-//! decoder.decode(&Frame::data(r#"0:"Hello""#), &mut out);
+//! decoder.decode(FrameRef::data(r#"0:"Hello""#), &mut out);
 //! assert_eq!(out, [ProviderEvent::Text("Hello".into())]);
 //! ```
 
@@ -37,7 +37,7 @@ use serde_json::{json, Value};
 
 use super::{text, DialectDecoder, ProviderEvent};
 use crate::event::{FinishReason, Usage};
-use crate::framing::Frame;
+use crate::framing::FrameRef;
 
 /// Reads the AI SDK v4 data stream.
 #[derive(Debug, Default)]
@@ -49,7 +49,7 @@ pub struct DataStreamDecoder {
 }
 
 impl DialectDecoder for DataStreamDecoder {
-    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
         let line = frame.data.trim();
         if line.is_empty() {
             return;

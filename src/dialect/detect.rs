@@ -5,15 +5,15 @@
 //!
 //! ```
 //! use chatstream::dialect::{detect, Dialect};
-//! use chatstream::framing::Frame;
-//! let frame = Frame::data(r#"{"object":"chat.completion.chunk","choices":[]}"#);
-//! assert_eq!(detect::from_frame(&frame), Some(Dialect::OpenAi));
+//! use chatstream::framing::FrameRef;
+//! let frame = FrameRef::data(r#"{"object":"chat.completion.chunk","choices":[]}"#);
+//! assert_eq!(detect::from_frame(frame), Some(Dialect::OpenAi));
 //! ```
 
 use serde_json::Value;
 
 use super::Dialect;
-use crate::framing::{Frame, Framing};
+use crate::framing::{FrameRef, Framing};
 
 /// The response headers that name a dialect (the AI SDK's protocol headers), with the dialect
 /// each names. A reader of responses passes these on to [`from_headers`].
@@ -56,8 +56,8 @@ pub fn framing_from_prefix(bytes: &[u8]) -> Option<Framing> {
 
 /// The dialect one frame shows, or `None` when it could belong to several (`[DONE]`, a frame
 /// that is not JSON). Event names decide first; then the JSON's shape.
-pub fn from_frame(frame: &Frame) -> Option<Dialect> {
-    if let Some(event) = frame.event.as_deref() {
+pub fn from_frame(frame: FrameRef<'_>) -> Option<Dialect> {
+    if let Some(event) = frame.event {
         if event.starts_with("response.") {
             return Some(Dialect::OpenAiResponses);
         }
@@ -190,8 +190,8 @@ mod tests {
             (None, "<html>", None),
         ];
         for (event, data, want) in cases {
-            let frame = Frame { event: event.map(str::to_owned), data: (*data).to_owned(), id: None };
-            assert_eq!(from_frame(&frame), *want, "{data}");
+            let frame = FrameRef { event: *event, data, id: None };
+            assert_eq!(from_frame(frame), *want, "{data}");
         }
     }
 }

@@ -21,11 +21,11 @@
 //!
 //! ```
 //! use chatstream::dialect::{DialectDecoder, GeminiDecoder, ProviderEvent};
-//! use chatstream::framing::Frame;
+//! use chatstream::framing::FrameRef;
 //! let mut decoder = GeminiDecoder::default();
 //! let mut out = Vec::new();
 //! let chunk = r#"{"candidates":[{"content":{"parts":[{"text":"Hi"}]},"finishReason":"STOP"}]}"#;
-//! decoder.decode(&Frame::data(chunk), &mut out);
+//! decoder.decode(FrameRef::data(chunk), &mut out);
 //! decoder.finish(&mut out);
 //! assert_eq!(out, [
 //!     ProviderEvent::Text("Hi".into()),
@@ -39,7 +39,7 @@ use serde_json::{json, Map, Number, Value};
 use super::{DialectDecoder, ProviderEvent};
 use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
-use crate::framing::Frame;
+use crate::framing::FrameRef;
 
 /// Reads Gemini's `streamGenerateContent` stream.
 #[derive(Debug, Default)]
@@ -63,8 +63,8 @@ struct StreamingCall {
 }
 
 impl DialectDecoder for GeminiDecoder {
-    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
-        match serde_json::from_str::<Value>(&frame.data) {
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
+        match serde_json::from_str::<Value>(frame.data) {
             // The non-SSE form of the endpoint sends an array of responses; read one the same way.
             Ok(Value::Array(responses)) => responses.iter().for_each(|r| self.response(r, out)),
             Ok(response) => self.response(&response, out),

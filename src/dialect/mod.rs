@@ -1,6 +1,6 @@
 //! Stage 2: frames → [`ProviderEvent`]s, one decoder per wire dialect.
 //!
-//! A decoder reads one [`Frame`] at a time and appends what it means, in provider-neutral
+//! A decoder reads one frame ([`FrameRef`]) at a time and appends what it means, in provider-neutral
 //! terms, to an output vector. It does no cleaning (markers, thinking tags, control characters
 //! are the next stage's work) and never sees bytes. Auto-detection lives in [`detect`].
 
@@ -31,10 +31,10 @@ use serde_json::{Map, Value};
 
 use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
-use crate::framing::{Frame, Framing};
+use crate::framing::{FrameRef, Framing};
 
-/// `ProviderEvent::Text` or `ProviderEvent::Thinking`: what a decoder's fast path read.
-type TextEvent = fn(String) -> ProviderEvent;
+/// [`ProviderEvent::push_text`] or [`ProviderEvent::push_thinking`]: what a decoder's fast path read.
+type TextEvent = fn(&mut Vec<ProviderEvent>, &str);
 
 /// What a provider said, in provider-neutral terms. Text is raw: the cleaning stage strips it.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,6 +147,36 @@ pub enum ProviderEvent {
 }
 
 impl ProviderEvent {
+    /// Appends text to `out`, onto its last event when that is text too: a run of text deltas
+    /// costs one allocation, not one per delta (the next stage takes a run as one piece anyway).
+    /// Empty text adds nothing.
+    pub fn push_text(out: &mut Vec<ProviderEvent>, text: &str) {
+        match out.last_mut() {
+            _ if text.is_empty() => {}
+            Some(ProviderEvent::Text(last)) => last.push_str(text),
+            _ => out.push(ProviderEvent::Text(text.to_owned())),
+        }
+    }
+
+    /// [`ProviderEvent::push_text`] for thinking.
+    pub fn push_thinking(out: &mut Vec<ProviderEvent>, text: &str) {
+        match out.last_mut() {
+            _ if text.is_empty() => {}
+            Some(ProviderEvent::Thinking(last)) => last.push_str(text),
+            _ => out.push(ProviderEvent::Thinking(text.to_owned())),
+        }
+    }
+
+    /// Appends arguments of tool call `id` to `out`, onto its last event when that is more of
+    /// the same call's. Empty arguments add nothing.
+    pub fn push_tool_call_delta(out: &mut Vec<ProviderEvent>, id: &str, delta: &str) {
+        match out.last_mut() {
+            _ if delta.is_empty() => {}
+            Some(ProviderEvent::ToolCallDelta { id: last_id, delta: last }) if last_id == id => last.push_str(delta),
+            _ => out.push(ProviderEvent::ToolCallDelta { id: id.to_owned(), delta: delta.to_owned() }),
+        }
+    }
+
     /// The error for a frame that is not what its dialect allows.
     pub fn unreadable(detail: impl std::fmt::Display) -> ProviderEvent {
         ProviderEvent::Error {
@@ -198,7 +228,7 @@ pub(crate) fn text(value: &Value, key: &str) -> Option<String> {
 /// dialects share, that nothing is read after the message is over.
 pub trait DialectDecoder {
     /// Decodes one frame, appending its events to `out`.
-    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>);
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>);
     /// The input ended. Dialects whose end of body is their terminal event (Gemini) emit
     /// `End` here when the stream finished properly; the others add nothing.
     fn finish(&mut self, _out: &mut Vec<ProviderEvent>) {}
@@ -302,7 +332,7 @@ impl Decoder {
     }
 
     /// Decodes one frame, unless the message is over.
-    pub fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
+    pub fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
         if self.ended {
             return;
         }

@@ -10,45 +10,41 @@
 //!
 //! ```
 //! use chatstream::dialect::{DialectDecoder, OllamaDecoder, ProviderEvent};
-//! use chatstream::framing::Frame;
+//! use chatstream::framing::FrameRef;
 //! let mut decoder = OllamaDecoder::default();
 //! let mut out = Vec::new();
-//! decoder.decode(&Frame::data(r#"{"message":{"role":"assistant","content":"Hi"},"done":false}"#), &mut out);
+//! decoder.decode(FrameRef::data(r#"{"message":{"role":"assistant","content":"Hi"},"done":false}"#), &mut out);
 //! assert_eq!(out, [ProviderEvent::Text("Hi".into())]);
 //! ```
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
-use super::scan::{Reader, Seen};
+use super::scan::{Reader, Seen, Shape, Taken};
 use super::{text, DialectDecoder, ProviderEvent};
 use crate::event::{FinishReason, Usage};
-use crate::framing::Frame;
+use crate::framing::FrameRef;
 
 /// Reads Ollama's `/api/chat` NDJSON stream.
 #[derive(Debug, Default, PartialEq)]
 pub struct OllamaDecoder {
     /// Tool calls so far: numbers the synthesized ids, and makes `stop` a tool-call stop.
     calls: u32,
+    /// The shape of the last text line.
+    text_lines: Shape<(), 2>,
 }
 
 impl DialectDecoder for OllamaDecoder {
-    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
         // A blank line between records carries nothing.
         if frame.data.trim().is_empty() {
             return;
         }
-        if let Some(line) = text_line(&frame.data) {
-            if !line.thinking.is_empty() {
-                out.push(ProviderEvent::Thinking(line.thinking.into_owned()));
-            }
-            if !line.content.is_empty() {
-                out.push(ProviderEvent::Text(line.content.into_owned()));
-            }
+        if let Some(((), [content, thinking])) = self.text_lines.read(frame.data, text_line) {
+            ProviderEvent::push_thinking(out, thinking.as_deref().unwrap_or_default());
+            ProviderEvent::push_text(out, content.as_deref().unwrap_or_default());
             return;
         }
-        self.decode_value(&frame.data, out);
+        self.decode_value(frame.data, out);
     }
 }
 
@@ -119,17 +115,12 @@ impl OllamaDecoder {
     }
 }
 
-/// A line that is not the last, whose message carries only text: `content` and maybe `thinking`.
-struct TextLine<'a> {
-    content: Cow<'a, str>,
-    thinking: Cow<'a, str>,
-}
-
-/// `Some` exactly when the general path would read `data` as text and thinking only (no error,
-/// not done, no tool calls), read by the checking scanner without building a `Value` (nearly
-/// every line of a long answer; see [`super::scan`]); `None` for anything else.
-fn text_line(data: &str) -> Option<TextLine<'_>> {
-    let mut r = Reader::new(data);
+/// A line that is not the last, whose message carries only text: `content` (taken in slot 0)
+/// and maybe `thinking` (slot 1). `Some` exactly when the general path would read `data` as
+/// text and thinking only (no error, not done, no tool calls), read by the checking scanner
+/// without building a `Value` (nearly every line of a long answer; see [`super::scan`]); `None`
+/// for anything else.
+fn text_line<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a, 2>)> {
     let (mut seen, mut content, mut thinking) = (Seen::default(), None, None);
     r.object(|r, key| {
         match key {
@@ -144,11 +135,11 @@ fn text_line(data: &str) -> Option<TextLine<'_>> {
                         }
                         b"content" => {
                             seen.once(1)?;
-                            content = Some(r.string()?);
+                            content = Some(r.take(0)?);
                         }
                         b"thinking" => {
                             seen.once(2)?;
-                            thinking = Some(r.string()?);
+                            thinking = Some(r.take(1)?);
                         }
                         _ => return None,
                     }
@@ -167,8 +158,7 @@ fn text_line(data: &str) -> Option<TextLine<'_>> {
         }
         Some(())
     })?;
-    r.at_end()?;
-    Some(TextLine { content: content?, thinking: thinking.unwrap_or_default() })
+    Some(((), [Some(content?), thinking]))
 }
 
 #[cfg(test)]
@@ -176,7 +166,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::dialect::test_support::same_as_general;
+    use crate::dialect::test_support::{distinct, same_as_general};
     use crate::error::ErrorCode;
 
     fn decode(lines: &[&str]) -> Vec<ProviderEvent> {
@@ -185,7 +175,25 @@ mod tests {
 
     /// Where the fast path reads `data`, the general path gives the same events and state.
     fn agrees(data: &str) -> bool {
-        same_as_general(text_line(data).is_some(), OllamaDecoder::default, data, |d, out| d.decode_value(data, out))
+        same_as_general(
+            crate::dialect::scan::scan(data, text_line).is_some(),
+            OllamaDecoder::default,
+            data,
+            |d, out| d.decode_value(data, out),
+        )
+    }
+
+    #[test]
+    fn a_learned_shape_reads_lines_as_the_fast_path_does() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut lines = Vec::new();
+        for dir in [root.join("tests/fixtures/ollama"), root.join("tests/fixtures/recorded/ollama")] {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                lines.extend(std::fs::read_to_string(entry.path()).unwrap_or_default().lines().map(str::to_owned));
+            }
+        }
+        let read = crate::dialect::scan::shapes_agree(&distinct(&lines), text_line);
+        assert!(read > 100, "the shape read only {read} lines");
     }
 
     #[test]

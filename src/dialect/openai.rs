@@ -22,11 +22,11 @@
 //!
 //! ```
 //! use chatstream::dialect::{DialectDecoder, OpenAiDecoder, ProviderEvent};
-//! use chatstream::framing::Frame;
+//! use chatstream::framing::FrameRef;
 //! let mut decoder = OpenAiDecoder::default();
 //! let mut out = Vec::new();
-//! decoder.decode(&Frame::data(r#"{"choices":[{"index":0,"delta":{"content":"Hi"}}]}"#), &mut out);
-//! decoder.decode(&Frame::data("[DONE]"), &mut out);
+//! decoder.decode(FrameRef::data(r#"{"choices":[{"index":0,"delta":{"content":"Hi"}}]}"#), &mut out);
+//! decoder.decode(FrameRef::data("[DONE]"), &mut out);
 //! assert_eq!(out, [ProviderEvent::Text("Hi".into()), ProviderEvent::End]);
 //! ```
 
@@ -34,11 +34,11 @@ mod plain;
 
 use serde_json::Value;
 
+use super::scan::Shape;
 use super::{DialectDecoder, ProviderEvent};
 use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
-use crate::framing::Frame;
-use plain::plain_text_chunk;
+use crate::framing::FrameRef;
 
 /// Reads Chat Completions streams (OpenAI and compatible servers).
 #[derive(Debug, Default)]
@@ -49,6 +49,8 @@ pub struct OpenAiDecoder {
     refused: bool,
     /// A `finish_reason` was reported; providers repeat it on the usage chunk.
     finished: bool,
+    /// The shape of the last plain text chunk.
+    plain: Shape<(), 1>,
 }
 
 #[derive(Debug)]
@@ -60,7 +62,7 @@ struct ToolCall {
 }
 
 impl DialectDecoder for OpenAiDecoder {
-    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
         let data = frame.data.trim();
         if data.is_empty() {
             return;
@@ -69,10 +71,8 @@ impl DialectDecoder for OpenAiDecoder {
             self.close_calls(out);
             return out.push(ProviderEvent::End);
         }
-        if let Some(text) = plain_text_chunk(data) {
-            if !text.is_empty() {
-                out.push(ProviderEvent::Text(text.into_owned()));
-            }
+        if let Some(((), [Some(text)])) = self.plain.read(data, plain::plain) {
+            ProviderEvent::push_text(out, &text);
             return;
         }
         self.decode_chunk(data, out);

@@ -20,22 +20,20 @@
 //!
 //! ```
 //! use chatstream::dialect::{DialectDecoder, OpenAiResponsesDecoder, ProviderEvent};
-//! use chatstream::framing::Frame;
+//! use chatstream::framing::FrameRef;
 //! let mut decoder = OpenAiResponsesDecoder::default();
 //! let mut out = Vec::new();
-//! decoder.decode(&Frame::data(r#"{"type":"response.output_text.delta","item_id":"msg_1","delta":"Hi"}"#), &mut out);
+//! decoder.decode(FrameRef::data(r#"{"type":"response.output_text.delta","item_id":"msg_1","delta":"Hi"}"#), &mut out);
 //! assert_eq!(out, [ProviderEvent::Text("Hi".into())]);
 //! ```
-
-use std::borrow::Cow;
 
 use serde_json::Value;
 
 use super::openai::error_event;
-use super::scan::string_fields;
+use super::scan::{Reader, Shape, Taken};
 use super::{text, DialectDecoder, ProviderEvent, TextEvent};
 use crate::event::{FinishReason, Usage};
-use crate::framing::Frame;
+use crate::framing::FrameRef;
 
 /// Reads the OpenAI Responses API stream.
 #[derive(Debug, Default, PartialEq)]
@@ -44,6 +42,8 @@ pub struct OpenAiResponsesDecoder {
     calls: Vec<FunctionCall>,
     /// A refusal was streamed: the finish reason is `refusal`.
     refused: bool,
+    /// The shape of the last text delta.
+    text_deltas: Shape<TextEvent, 1>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -58,17 +58,14 @@ struct FunctionCall {
 }
 
 impl DialectDecoder for OpenAiResponsesDecoder {
-    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
         let data = frame.data.trim();
         // Some compatible servers add `[DONE]` after the terminal event anyway.
         if data.is_empty() || data == "[DONE]" {
             return;
         }
-        if let Some((event, text)) = text_delta(data) {
-            if !text.is_empty() {
-                out.push(event(text.into_owned()));
-            }
-            return;
+        if let Some((push, [Some(text)])) = self.text_deltas.read(data, text_delta) {
+            return push(out, &text);
         }
         self.decode_value(frame, data, out);
     }
@@ -76,13 +73,13 @@ impl DialectDecoder for OpenAiResponsesDecoder {
 
 impl OpenAiResponsesDecoder {
     /// Any event, read as a `Value` (the general path).
-    fn decode_value(&mut self, frame: &Frame, data: &str, out: &mut Vec<ProviderEvent>) {
+    fn decode_value(&mut self, frame: FrameRef<'_>, data: &str, out: &mut Vec<ProviderEvent>) {
         let event: Value = match serde_json::from_str(data) {
             Ok(event @ Value::Object(_)) => event,
             Ok(_) => return out.push(ProviderEvent::unreadable("expected a JSON object")),
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };
-        let kind = event.get("type").and_then(Value::as_str).or(frame.event.as_deref()).unwrap_or_default();
+        let kind = event.get("type").and_then(Value::as_str).or(frame.event).unwrap_or_default();
         let text = |key: &str| text(&event, key).filter(|t| !t.is_empty());
         match kind {
             "response.output_text.delta" => out.extend(text("delta").map(ProviderEvent::Text)),
@@ -195,20 +192,20 @@ fn read_usage(usage: &Value) -> Usage {
 /// A text or reasoning delta whose `delta` is a string, read by the checking scanner without
 /// building a `Value` (nearly every event of a long answer; see [`super::scan`]). `None` for
 /// anything else, which the general path reads.
-fn text_delta(data: &str) -> Option<(TextEvent, Cow<'_, str>)> {
-    let [kind, delta] = string_fields(data, [b"type", b"delta"])?;
+fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(TextEvent, Taken<'a, 1>)> {
+    let (kind, [delta]) = r.kind_and_strings(b"type", [b"delta"])?;
     let event: TextEvent = match kind.as_deref()? {
-        "response.output_text.delta" => ProviderEvent::Text,
-        "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => ProviderEvent::Thinking,
+        "response.output_text.delta" => ProviderEvent::push_text,
+        "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => ProviderEvent::push_thinking,
         _ => return None,
     };
-    Some((event, delta?))
+    Some((event, [Some(delta?)]))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::test_support::{edits_read, recorded_frames, same_as_general};
+    use crate::dialect::test_support::{distinct, edits_read, recorded_frames, same_as_general};
     use crate::error::ErrorCode;
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
@@ -217,10 +214,17 @@ mod tests {
 
     /// Where the fast path reads `data`, the general path gives the same events and state.
     fn agrees(data: &str) -> bool {
-        let fast_reads = text_delta(data.trim()).is_some();
+        let fast_reads = crate::dialect::scan::scan(data.trim(), text_delta).is_some();
         same_as_general(fast_reads, OpenAiResponsesDecoder::default, data, |d, out| {
-            d.decode_value(&Frame::data(data), data.trim(), out)
+            d.decode_value(FrameRef::data(data), data.trim(), out)
         })
+    }
+
+    #[test]
+    fn a_learned_shape_reads_frames_as_the_fast_path_does() {
+        let frames = recorded_frames("openai-responses");
+        let read = crate::dialect::scan::shapes_agree(&distinct(&frames), text_delta);
+        assert!(read > 100, "the shape read only {read} frames");
     }
 
     #[test]

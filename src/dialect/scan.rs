@@ -28,24 +28,132 @@ impl Seen {
     }
 }
 
-/// The string values of `keys` in `data`, a flat JSON object whose other fields are skipped.
-/// `None` when a wanted field is not a string or comes twice, or `data` is not such an object.
-pub(super) fn string_fields<'a, const N: usize>(data: &'a str, keys: [&[u8]; N]) -> Option<[Option<Cow<'a, str>>; N]> {
+/// Strings a fast path hands over, each in its slot.
+pub(super) type Taken<'a, const N: usize> = [Option<Cow<'a, str>>; N];
+
+/// A fast path: what it makes of a frame (`kind`, from values it compared) and the strings it
+/// took, or `None` for a frame it leaves to the general path.
+pub(super) type Scan<'a, T, const N: usize> = fn(&mut Reader<'a>) -> Option<(T, Taken<'a, N>)>;
+
+/// Runs `scan` over `data`, which must hold nothing after the value it reads.
+#[cfg(test)]
+pub(super) fn scan<'a, T, const N: usize>(data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
     let mut r = Reader::new(data);
-    let found = r.string_fields(keys)?;
+    let found = scan(&mut r)?;
     r.at_end()?;
     Some(found)
+}
+
+/// The shape of the last frame a fast path read: its bytes, and the places in them where it only
+/// skipped a string or a number, or took a string. In a long answer nearly every frame has the
+/// shape of the one before (the same keys in the same order, the same fixed values, other
+/// text), and checking that costs a fraction of scanning the frame.
+///
+/// A frame that has the same bytes outside those places, and there a valid string or number
+/// (as the reader accepts them), is read by the fast path exactly as the learned frame was: the
+/// same keys with the same values decide, and only what it skipped or took differs. So
+/// [`Shape::read`] gives what `scan` would, and falls back to `scan` (learning again) when
+/// the frame has another shape. The dialects' tests check this on every recorded frame and on
+/// every one-byte edit of them.
+pub(super) struct Shape<T, const N: usize> {
+    layout: Vec<u8>,
+    holes: Vec<Hole>,
+    /// What the fast path made of the learned frame; `None` before one is learned.
+    kind: Option<T>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Hole {
+    start: usize,
+    end: usize,
+    what: HoleKind,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum HoleKind {
+    SkippedString,
+    SkippedNumber,
+    Taken(usize),
+}
+
+impl<T, const N: usize> Default for Shape<T, N> {
+    fn default() -> Self {
+        Shape { layout: Vec::new(), holes: Vec::new(), kind: None }
+    }
+}
+
+impl<T, const N: usize> std::fmt::Debug for Shape<T, N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shape").field("layout", &String::from_utf8_lossy(&self.layout)).finish_non_exhaustive()
+    }
+}
+
+/// A cache: decoders compare equal whatever shapes they learned.
+impl<T, const N: usize> PartialEq for Shape<T, N> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl<T: Copy, const N: usize> Shape<T, N> {
+    /// What `scan` makes of `data`, by the learned shape when `data` has it.
+    pub(super) fn read<'a>(&mut self, data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
+        if let Some(found) = self.replay(data) {
+            return Some(found);
+        }
+        self.holes.clear();
+        let mut r = Reader { data, bytes: data.as_bytes(), at: 0, holes: Some(std::mem::take(&mut self.holes)) };
+        let found = scan(&mut r).filter(|_| r.at_end().is_some());
+        self.holes = r.holes.take().unwrap_or_default();
+        self.layout.clear();
+        match &found {
+            Some((kind, _)) => {
+                self.layout.extend_from_slice(data.as_bytes());
+                self.kind = Some(*kind);
+            }
+            None => {
+                self.holes.clear();
+                self.kind = None;
+            }
+        }
+        found
+    }
+
+    fn replay<'a>(&self, data: &'a str) -> Option<(T, Taken<'a, N>)> {
+        let kind = self.kind?;
+        let mut r = Reader::new(data);
+        let mut taken = [const { None }; N];
+        let mut from = 0;
+        for hole in &self.holes {
+            r.literal(self.layout.get(from..hole.start)?)?;
+            match hole.what {
+                HoleKind::SkippedString => r.skip_string().map(drop)?,
+                HoleKind::SkippedNumber => r.number()?,
+                HoleKind::Taken(slot) => taken[slot] = Some(r.string()?),
+            }
+            from = hole.end;
+        }
+        (r.bytes.get(r.at..)? == self.layout.get(from..)?).then_some((kind, taken))
+    }
 }
 
 pub(super) struct Reader<'a> {
     data: &'a str,
     bytes: &'a [u8],
     at: usize,
+    /// While a shape is learned: the holes so far.
+    holes: Option<Vec<Hole>>,
 }
 
 impl<'a> Reader<'a> {
     pub(super) fn new(data: &'a str) -> Reader<'a> {
-        Reader { data, bytes: data.as_bytes(), at: 0 }
+        Reader { data, bytes: data.as_bytes(), at: 0, holes: None }
+    }
+
+    fn hole(&mut self, start: usize, what: HoleKind) {
+        if let Some(holes) = self.holes.as_mut() {
+            holes.push(Hole { start, end: self.at, what });
+        }
     }
 
     /// Only whitespace is left.
@@ -54,19 +162,32 @@ impl<'a> Reader<'a> {
         (self.at == self.bytes.len()).then_some(())
     }
 
-    /// An object's string values of `keys`; its other fields are skipped. `None` when a wanted
-    /// field is not a string or comes twice.
-    pub(super) fn string_fields<const N: usize>(&mut self, keys: [&[u8]; N]) -> Option<[Option<Cow<'a, str>>; N]> {
-        let mut found = [const { None }; N];
-        self.object(|r, key| match keys.iter().position(|k| *k == key) {
-            Some(at) if found[at].is_none() => {
-                found[at] = Some(r.string()?);
-                Some(())
+    /// An object's string value of `kind` (compared by the caller: part of a shape) and those of
+    /// `keys` (taken, in their slots); its other fields are skipped. `None` when a wanted field
+    /// is not a string or comes twice.
+    pub(super) fn kind_and_strings<const N: usize>(
+        &mut self,
+        kind: &[u8],
+        keys: [&[u8]; N],
+    ) -> Option<(Option<Cow<'a, str>>, Taken<'a, N>)> {
+        let mut found = None;
+        let mut taken = [const { None }; N];
+        self.object(|r, key| {
+            if key == kind {
+                found.is_none().then_some(())?;
+                found = Some(r.string()?);
+                return Some(());
             }
-            Some(_) => None,
-            None => r.skip_value(1),
+            match keys.iter().position(|k| *k == key) {
+                Some(slot) if taken[slot].is_none() => {
+                    taken[slot] = Some(r.take(slot)?);
+                    Some(())
+                }
+                Some(_) => None,
+                None => r.skip_value(1),
+            }
         })?;
-        Some(found)
+        Some((found, taken))
     }
 
     /// A non-negative integer that fits a `u64`, written plainly (no fraction, no exponent).
@@ -138,6 +259,15 @@ impl<'a> Reader<'a> {
         self.bytes[self.at..].starts_with(b"null").then(|| self.at += 4)
     }
 
+    /// A string value the caller hands over, in `slot` of what it takes (see [`Shape`]).
+    pub(super) fn take(&mut self, slot: usize) -> Option<Cow<'a, str>> {
+        self.peek()?;
+        let start = self.at;
+        let text = self.string()?;
+        self.hole(start, HoleKind::Taken(slot));
+        Some(text)
+    }
+
     /// A string value: borrowed when it has no escapes, else decoded by serde_json.
     pub(super) fn string(&mut self) -> Option<Cow<'a, str>> {
         let data = self.data;
@@ -196,8 +326,14 @@ impl<'a> Reader<'a> {
         if depth > MAX_DEPTH {
             return None;
         }
-        match self.peek()? {
-            b'"' => self.skip_string().map(drop),
+        let next = self.peek()?;
+        let start = self.at;
+        match next {
+            b'"' => {
+                self.skip_string()?;
+                self.hole(start, HoleKind::SkippedString);
+                Some(())
+            }
             b'{' => self.object(|r, _| r.skip_value(depth + 1)),
             b'[' => {
                 self.at += 1;
@@ -220,7 +356,11 @@ impl<'a> Reader<'a> {
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
             b'n' => self.literal(b"null"),
-            _ => self.number(),
+            _ => {
+                self.number()?;
+                self.hole(start, HoleKind::SkippedNumber);
+                Some(())
+            }
         }
     }
 
@@ -285,6 +425,31 @@ fn string_stop(bytes: &[u8]) -> Option<usize> {
     }
     let tail = words.remainder().iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
     Some(at + tail)
+}
+
+/// Checks [`Shape`] against `scan` on `frames`: learned from each frame, the shape reads every
+/// frame and every one-byte edit of the frame as `scan` does, or leaves it to `scan`. Returns
+/// how many of them the shape read (enough shows it does its job).
+#[cfg(test)]
+pub(super) fn shapes_agree<T: Copy + PartialEq + std::fmt::Debug, const N: usize>(
+    frames: &[&str],
+    scan: for<'a> fn(&mut Reader<'a>) -> Option<(T, Taken<'a, N>)>,
+) -> usize {
+    let mut replayed = 0;
+    for learned in frames {
+        let mut shape = Shape::default();
+        if shape.read(learned, scan).is_none() {
+            continue;
+        }
+        let edits = super::test_support::one_byte_edits(learned);
+        for other in frames.iter().map(|f| f.to_string()).chain(edits) {
+            if let Some(found) = shape.replay(&other) {
+                assert_eq!(Some(found), self::scan(&other, scan), "learned {learned:?}, read {other:?}");
+                replayed += 1;
+            }
+        }
+    }
+    replayed
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::{Decoder, DialectDecoder, ProviderEvent};
 use crate::event::FinishReason;
-use crate::framing::{Frame, FrameDecoder, Framing};
+use crate::framing::{Frame, FrameDecoder, FrameRef, Framing};
 
 /// The events of `frames` (each one frame's data) through a fresh decoder of type `D`, then its
 /// finish, under the rule every dialect shares (nothing is read after the message is over).
@@ -19,7 +19,10 @@ pub(crate) fn decode_frames<D: DialectDecoder + Default + 'static>(frames: &[Fra
     let mut decoder = Decoder::of(Box::<D>::default());
     let mut out = Vec::new();
     for frame in frames {
-        decoder.decode(frame, &mut out);
+        // Each frame's events apart: decoders merge text into a text event already in `out`.
+        let mut events = Vec::new();
+        decoder.decode(frame.as_ref(), &mut events);
+        out.append(&mut events);
     }
     decoder.finish(&mut out);
     out
@@ -57,7 +60,7 @@ pub(crate) fn payload(key: &str, value: Value) -> ProviderEvent {
 
 /// Every deletion and substitution of one character in `frame`, with characters that
 /// matter to JSON.
-fn one_byte_edits(frame: &str) -> impl Iterator<Item = String> + '_ {
+pub(crate) fn one_byte_edits(frame: &str) -> impl Iterator<Item = String> + '_ {
     const WITH: [&str; 19] =
         ["", "\"", "\\", "{", "}", "[", "]", ",", ":", "0", "1", "-", "e", ".", "n", " ", "\u{1}", "é", "\\ud800"];
     frame.char_indices().flat_map(move |(at, c)| {
@@ -79,7 +82,7 @@ pub(crate) fn same_as_general<D: DialectDecoder + PartialEq + std::fmt::Debug>(
     }
     let (mut fast, mut slow) = (make(), make());
     let (mut fast_out, mut slow_out) = (Vec::new(), Vec::new());
-    fast.decode(&Frame::data(data), &mut fast_out);
+    fast.decode(FrameRef::data(data), &mut fast_out);
     general(&mut slow, &mut slow_out);
     assert_eq!(fast_out, slow_out, "{data:?}");
     assert_eq!(fast, slow, "{data:?}");
@@ -97,6 +100,14 @@ pub(crate) fn edits_read(frames: &[&str], agrees: impl Fn(&str) -> bool) -> usiz
         read += one_byte_edits(frame).filter(|edited| agrees(edited)).count();
     }
     read
+}
+
+/// `frames` trimmed, each once.
+pub(crate) fn distinct(frames: &[String]) -> Vec<&str> {
+    let mut distinct: Vec<&str> = frames.iter().map(|f| f.trim()).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    distinct
 }
 
 /// The data of every SSE frame of `dialect`'s fixtures, our own and the recorded streams.

@@ -25,24 +25,23 @@
 //!
 //! ```
 //! use chatstream::dialect::{DialectDecoder, ProviderEvent, UiMessageStreamDecoder};
-//! use chatstream::framing::Frame;
+//! use chatstream::framing::FrameRef;
 //! let mut decoder = UiMessageStreamDecoder::default();
 //! let mut out = Vec::new();
-//! decoder.decode(&Frame::data(r#"{"type":"text-start","id":"t1"}"#), &mut out);
-//! decoder.decode(&Frame::data(r#"{"type":"text-delta","id":"t1","delta":"Hi"}"#), &mut out);
+//! decoder.decode(FrameRef::data(r#"{"type":"text-start","id":"t1"}"#), &mut out);
+//! decoder.decode(FrameRef::data(r#"{"type":"text-delta","id":"t1","delta":"Hi"}"#), &mut out);
 //! assert_eq!(out, [ProviderEvent::Text("Hi".into())]);
 //! ```
 
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
-use super::scan::string_fields;
+use super::scan::{Reader, Shape, Taken};
 use super::{text, DialectDecoder, ProviderEvent, TextEvent};
 use crate::error::ErrorCode;
 use crate::event::FinishReason;
-use crate::framing::Frame;
+use crate::framing::FrameRef;
 
 /// Reads the AI SDK UI message stream.
 #[derive(Debug, Default, PartialEq)]
@@ -55,10 +54,12 @@ pub struct UiMessageStreamDecoder {
     tool_names: HashMap<String, String>,
     /// `messageMetadata` merged over `start`, `message-metadata` and `finish`.
     metadata: Map<String, Value>,
+    /// The shape of the last text delta.
+    text_deltas: Shape<&'static str, 3>,
 }
 
 impl DialectDecoder for UiMessageStreamDecoder {
-    fn decode(&mut self, frame: &Frame, out: &mut Vec<ProviderEvent>) {
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
         let data = frame.data.trim();
         if data.is_empty() {
             return;
@@ -66,16 +67,13 @@ impl DialectDecoder for UiMessageStreamDecoder {
         if data == "[DONE]" {
             return out.push(ProviderEvent::End);
         }
-        if let Some(delta) = text_delta(data) {
-            let (open, event): (_, TextEvent) = match delta.kind {
-                "text-delta" => (&mut self.open_text, ProviderEvent::Text),
-                _ => (&mut self.open_reasoning, ProviderEvent::Thinking),
+        if let Some((kind, [Some(id), Some(delta), _])) = self.text_deltas.read(data, text_delta) {
+            let (open, push): (_, TextEvent) = match kind {
+                "text-delta" => (&mut self.open_text, ProviderEvent::push_text),
+                _ => (&mut self.open_reasoning, ProviderEvent::push_thinking),
             };
-            opened(open, &delta.id, delta.kind, out);
-            if !delta.delta.is_empty() {
-                out.push(event(delta.delta.into_owned()));
-            }
-            return;
+            opened(open, &id, kind, out);
+            return push(out, &delta);
         }
         self.decode_value(data, out);
     }
@@ -222,21 +220,15 @@ fn opened(open: &mut HashSet<String>, id: &str, kind: &str, out: &mut Vec<Provid
     }
 }
 
-/// A `text-delta` or `reasoning-delta` with a string `id` and `delta`, read by the checking
-/// scanner without building a `Value` (nearly every chunk of a long answer; see [`super::scan`]).
-struct TextDelta<'a> {
-    kind: &'static str,
-    id: Cow<'a, str>,
-    delta: Cow<'a, str>,
-}
-
-/// `Some` exactly when the general path would read `data` as such a delta; `None` for anything
-/// else (the older `textId` spelling included).
-fn text_delta(data: &str) -> Option<TextDelta<'_>> {
-    let [kind, id, delta, text_id] = string_fields(data, [b"type", b"id", b"delta", b"textId"])?;
+/// A `text-delta` or `reasoning-delta` with a string `id` and `delta` (taken in slots 0 and 1),
+/// read by the checking scanner without building a `Value` (nearly every chunk of a long answer;
+/// see [`super::scan`]). `Some` exactly when the general path would read `data` as such a
+/// delta; `None` for anything else (the older `textId` spelling included).
+fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(&'static str, Taken<'a, 3>)> {
+    let (kind, [id, delta, text_id]) = r.kind_and_strings(b"type", [b"id", b"delta", b"textId"])?;
     let kind = ["text-delta", "reasoning-delta"].into_iter().find(|k| Some(*k) == kind.as_deref())?;
-    text_id.is_none().then_some(())?;
-    Some(TextDelta { kind, id: id?, delta: delta? })
+    (text_id.is_none() && id.is_some() && delta.is_some()).then_some(())?;
+    Some((kind, [id, delta, None]))
 }
 
 fn not_started(kind: &str, id: &str) -> ProviderEvent {
@@ -258,7 +250,7 @@ fn without_type(chunk: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::test_support::{edits_read, payload, recorded_frames, same_as_general};
+    use crate::dialect::test_support::{distinct, edits_read, payload, recorded_frames, same_as_general};
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
         crate::dialect::test_support::decode::<UiMessageStreamDecoder>(frames)
@@ -269,15 +261,22 @@ mod tests {
         let mut decoder = UiMessageStreamDecoder::default();
         let mut out = Vec::new();
         for frame in [r#"{"type":"text-start","id":"t"}"#, r#"{"type":"reasoning-start","id":"r"}"#] {
-            decoder.decode(&Frame::data(frame), &mut out);
+            decoder.decode(FrameRef::data(frame), &mut out);
         }
         decoder
     }
 
     /// Where the fast path reads `data`, the general path gives the same events and state.
     fn agrees(data: &str) -> bool {
-        let fast_reads = text_delta(data.trim()).is_some();
+        let fast_reads = crate::dialect::scan::scan(data.trim(), text_delta).is_some();
         same_as_general(fast_reads, decoder_with_open_parts, data, |d, out| d.decode_value(data.trim(), out))
+    }
+
+    #[test]
+    fn a_learned_shape_reads_frames_as_the_fast_path_does() {
+        let frames = recorded_frames("ui-message-stream");
+        let read = crate::dialect::scan::shapes_agree(&distinct(&frames), text_delta);
+        assert!(read > 100, "the shape read only {read} frames");
     }
 
     #[test]

@@ -17,7 +17,7 @@
 
 use memchr::memchr2;
 
-use super::{Ending, Frame, FramingError, DEFAULT_MAX_FRAME_BYTES};
+use super::{collect_frames, Decoded, Ending, Frame, FrameRef, FramingError, DEFAULT_MAX_FRAME_BYTES};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -188,36 +188,41 @@ impl LineDecoder {
     /// error is returned once, at the push that found it.
     pub fn push(&mut self, chunk: &[u8], out: &mut Vec<Frame>) -> Result<(), FramingError> {
         let limit = self.limit;
-        let mut too_large = None;
+        collect_frames(limit, out, |each| self.push_each(chunk, each))
+    }
+
+    /// Decodes `chunk`, handing each line it completes, and each line it drops as too long, to
+    /// `each`. The frames borrow the input where they can.
+    pub fn push_each(&mut self, chunk: &[u8], mut each: impl FnMut(Decoded<'_>)) {
+        let limit = self.limit;
         let replaced = &mut self.invalid_utf8;
         self.lines.push(chunk, |line| {
             match line {
-                Line::Complete(bytes) => push_line(bytes, replaced, out),
-                Line::TooLong => {
-                    too_large.get_or_insert(out.len());
-                }
+                Line::Complete(bytes) => dispatch(bytes, replaced, &mut |frame| each(Decoded::Frame(frame))),
+                Line::TooLong => each(Decoded::TooLarge),
             }
             limit
         });
-        match too_large {
-            Some(at) => Err(FramingError::FrameTooLarge { limit, at }),
-            None => Ok(()),
-        }
     }
 
     /// Ends the input. Servers often omit the final newline (Ollama's last object, hand-written
     /// AI SDK routes), so an unterminated last line is a complete record: it is dispatched, and
     /// the ending is always [`Ending::Clean`].
     pub fn finish(&mut self, out: &mut Vec<Frame>) -> Ending {
+        self.finish_each(|frame| out.push(frame.to_owned()))
+    }
+
+    /// [`LineDecoder::finish`], handing the last line (if any) to `each`.
+    pub fn finish_each(&mut self, mut each: impl FnMut(FrameRef<'_>)) -> Ending {
         if let Some(line) = self.lines.take_partial_line() {
-            push_line(&line, &mut self.invalid_utf8, out);
+            dispatch(&line, &mut self.invalid_utf8, &mut each);
         }
         Ending::Clean
     }
 }
 
-fn push_line(bytes: &[u8], replaced: &mut usize, out: &mut Vec<Frame>) {
+fn dispatch(bytes: &[u8], replaced: &mut usize, each: &mut impl FnMut(FrameRef<'_>)) {
     if !bytes.is_empty() {
-        out.push(Frame::data(super::utf8_lossy(bytes, replaced)));
+        each(FrameRef::data(&super::utf8_lossy(bytes, replaced)));
     }
 }

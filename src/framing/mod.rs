@@ -32,6 +32,65 @@ impl Frame {
     pub fn data(data: impl Into<String>) -> Frame {
         Frame { event: None, data: data.into(), id: None }
     }
+
+    /// The frame, borrowed.
+    pub fn as_ref(&self) -> FrameRef<'_> {
+        FrameRef { event: self.event.as_deref(), data: &self.data, id: self.id.as_deref() }
+    }
+}
+
+/// A [`Frame`] borrowed from the decoder for the length of one call: what the `*_each` methods
+/// hand over, so that the hot path allocates nothing per frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameRef<'a> {
+    /// See [`Frame::event`].
+    pub event: Option<&'a str>,
+    /// See [`Frame::data`].
+    pub data: &'a str,
+    /// See [`Frame::id`].
+    pub id: Option<&'a str>,
+}
+
+impl<'a> FrameRef<'a> {
+    /// A frame with only data.
+    pub fn data(data: &'a str) -> FrameRef<'a> {
+        FrameRef { event: None, data, id: None }
+    }
+
+    /// The frame, owned.
+    pub fn to_owned(self) -> Frame {
+        Frame { event: self.event.map(str::to_owned), data: self.data.to_owned(), id: self.id.map(str::to_owned) }
+    }
+}
+
+/// What the `*_each` methods hand over, in input order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decoded<'a> {
+    /// A complete frame.
+    Frame(FrameRef<'a>),
+    /// A frame grew past the limit and was dropped; decoding resumes after its end. Said once
+    /// per dropped frame, where the frame would have been.
+    TooLarge,
+}
+
+/// The `Vec` form of a `*_each` method: the frames into `out`, and the first frame dropped in
+/// this call as an error (the frames before and after it are in `out` all the same).
+fn collect_frames(
+    limit: usize,
+    out: &mut Vec<Frame>,
+    push_each: impl FnOnce(&mut dyn FnMut(Decoded<'_>)),
+) -> Result<(), FramingError> {
+    let mut too_large = None;
+    push_each(&mut |decoded| match decoded {
+        Decoded::Frame(frame) => out.push(frame.to_owned()),
+        Decoded::TooLarge => {
+            too_large.get_or_insert(out.len());
+        }
+    });
+    match too_large {
+        Some(at) => Err(FramingError::FrameTooLarge { limit, at }),
+        None => Ok(()),
+    }
 }
 
 /// What framing refuses.
@@ -107,6 +166,14 @@ impl FrameDecoder {
         }
     }
 
+    /// Decodes `chunk`, handing each frame it completes (and each frame it drops) to `each`.
+    pub fn push_each(&mut self, chunk: &[u8], each: impl FnMut(Decoded<'_>)) {
+        match self {
+            FrameDecoder::Sse(d) => d.push_each(chunk, each),
+            FrameDecoder::Lines(d) => d.push_each(chunk, each),
+        }
+    }
+
     /// How many invalid UTF-8 sequences were replaced by U+FFFD so far.
     pub fn invalid_utf8(&self) -> usize {
         match self {
@@ -117,9 +184,14 @@ impl FrameDecoder {
 
     /// Ends the input: dispatches what the framing's rules allow and says how it ended.
     pub fn finish(&mut self, out: &mut Vec<Frame>) -> Ending {
+        self.finish_each(|frame| out.push(frame.to_owned()))
+    }
+
+    /// [`FrameDecoder::finish`], handing the frame it dispatches (if any) to `each`.
+    pub fn finish_each(&mut self, each: impl FnMut(FrameRef<'_>)) -> Ending {
         match self {
-            FrameDecoder::Sse(d) => d.finish(out),
-            FrameDecoder::Lines(d) => d.finish(out),
+            FrameDecoder::Sse(d) => d.finish(&mut Vec::new()),
+            FrameDecoder::Lines(d) => d.finish_each(each),
         }
     }
 }

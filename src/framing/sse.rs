@@ -15,7 +15,10 @@
 //! ```
 
 use super::lines::{Line, LineSplitter};
-use super::{utf8_lossy, Ending, Frame, FramingError, DEFAULT_MAX_FRAME_BYTES};
+use super::{collect_frames, utf8_lossy, Decoded, Ending, Frame, FrameRef, FramingError, DEFAULT_MAX_FRAME_BYTES};
+
+/// The most capacity the data buffer keeps between events.
+const KEPT_BUFFER_BYTES: usize = 64 * 1024;
 
 /// Decodes a `text/event-stream` body into [`Frame`]s, one per dispatched event.
 ///
@@ -98,28 +101,30 @@ impl SseDecoder {
     /// the whole chunk is still decoded (the events after it are in `out` too) and the error is
     /// returned once, at the push that found it.
     pub fn push(&mut self, chunk: &[u8], out: &mut Vec<Frame>) -> Result<(), FramingError> {
+        let limit = self.limit;
+        collect_frames(limit, out, |each| self.push_each(chunk, each))
+    }
+
+    /// Decodes `chunk`, handing each event it completes, and each event it drops as too large,
+    /// to `each`. The frames borrow the decoder's buffers: nothing is allocated per event.
+    pub fn push_each(&mut self, chunk: &[u8], mut each: impl FnMut(Decoded<'_>)) {
         // The splitter is moved out for the duration so that its callback may borrow `self`.
         let mut lines = std::mem::replace(&mut self.lines, LineSplitter::new(0));
-        let mut too_large = None;
         lines.push(chunk, |line| {
             let dropped = match line {
                 Line::Complete(bytes) => {
-                    self.process_line(bytes, out);
+                    self.process_line(bytes, &mut each);
                     false
                 }
                 Line::TooLong => self.drop_event(),
             };
             // The data can outgrow its bytes only when U+FFFD replacements made it longer.
             if dropped || (self.data.len() > self.limit && self.drop_event()) {
-                too_large.get_or_insert(out.len());
+                each(Decoded::TooLarge);
             }
             self.line_budget()
         });
         self.lines = lines;
-        match too_large {
-            Some(at) => Err(FramingError::FrameTooLarge { limit: self.limit, at }),
-            None => Ok(()),
-        }
     }
 
     /// Ends the input without dispatching: "If the file ends in the middle of an event, before
@@ -166,10 +171,10 @@ impl SseDecoder {
     ///
     /// The split is made on bytes before decoding: a colon byte is never part of a multi-byte
     /// character, and invalid bytes never absorb it, so this equals decoding first.
-    fn process_line(&mut self, line: &[u8], out: &mut Vec<Frame>) {
+    fn process_line(&mut self, line: &[u8], each: &mut impl FnMut(Decoded<'_>)) {
         if line.is_empty() {
             if !std::mem::take(&mut self.skipping) {
-                self.dispatch(out);
+                self.dispatch(each);
             }
             return;
         }
@@ -200,9 +205,12 @@ impl SseDecoder {
     /// - "Otherwise: The field is ignored."
     fn process_field(&mut self, name: &[u8], value: &[u8]) {
         match name {
-            b"event" => self.event_type = utf8_lossy(value, &mut self.invalid_utf8).into_owned(),
+            b"event" => {
+                self.event_type.clear();
+                self.event_type.push_str(&utf8_lossy(value, &mut self.invalid_utf8));
+            }
             b"data" => {
-                // One allocation for the usual one-line event, not a growth per doubling.
+                // The buffer keeps its capacity from event to event: no allocation per event.
                 self.data.reserve(value.len() + 1);
                 self.data.push_str(&utf8_lossy(value, &mut self.invalid_utf8));
                 self.data.push('\n');
@@ -226,18 +234,21 @@ impl SseDecoder {
     /// the empty string and return." Otherwise "If the data buffer's last character is a U+000A
     /// LINE FEED (LF) character, then remove the last character from the data buffer", and the
     /// event goes out with type "message" unless the event type buffer is not empty.
-    fn dispatch(&mut self, out: &mut Vec<Frame>) {
-        if !self.data.is_empty() {
-            let mut data = std::mem::take(&mut self.data);
-            data.pop();
-            let event = Some(std::mem::take(&mut self.event_type)).filter(|t| !t.is_empty());
-            out.push(Frame { event, data, id: self.event_id.take() });
+    fn dispatch(&mut self, each: &mut impl FnMut(Decoded<'_>)) {
+        if let Some(data) = self.data.strip_suffix('\n') {
+            let event = Some(self.event_type.as_str()).filter(|t| !t.is_empty());
+            each(Decoded::Frame(FrameRef { event, data, id: self.event_id.as_deref() }));
         }
         self.reset_event();
     }
 
     fn reset_event(&mut self) {
         self.data.clear();
+        // The buffer is kept for the next event, but not a large event's: the memory of one long
+        // tool input is not held for the rest of the stream.
+        if self.data.capacity() > KEPT_BUFFER_BYTES {
+            self.data = String::new();
+        }
         self.event_type.clear();
         self.event_id = None;
         self.event_started = false;

@@ -120,9 +120,8 @@ impl SessionCore {
     /// The response's headers arrived: its `Content-Type`, and every header as an object.
     #[wasm_bindgen(js_name = useResponse)]
     pub fn use_response(&self, content_type: Option<String>, headers: JsValue) -> Result<(), JsValue> {
-        let headers: Vec<(String, String)> = args::options::<std::collections::BTreeMap<String, String>>(&headers, "headers")?
-            .into_iter()
-            .collect();
+        let headers: Vec<(String, String)> =
+            args::options::<std::collections::BTreeMap<String, String>>(&headers, "headers")?.into_iter().collect();
         let pairs = headers.iter().map(|(k, v)| (k.as_str(), v.as_str()));
         self.chat.borrow_mut().use_response_headers(content_type.as_deref(), pairs);
         Ok(())
@@ -256,7 +255,9 @@ fn message_ids(options: &JsValue) -> Result<Box<dyn FnMut() -> String>, JsValue>
     let generate: Function =
         generate.dyn_into().map_err(|_| args::type_error("ChatSession options: generateId must be a function"))?;
     let mut fallback = counting_ids("m");
-    Ok(Box::new(move || generate.call0(&JsValue::UNDEFINED).ok().and_then(|id| id.as_string()).unwrap_or_else(&mut fallback)))
+    Ok(Box::new(move || {
+        generate.call0(&JsValue::UNDEFINED).ok().and_then(|id| id.as_string()).unwrap_or_else(&mut fallback)
+    }))
 }
 
 /// The patches as JS objects. `appendText`, the one patch of nearly every push, is built
@@ -309,7 +310,10 @@ mod provider {
         let Some(name) = &options.provider else { return Ok(None) };
         let provider = Provider::from_name(name).ok_or_else(|| {
             let known: Vec<&str> = Provider::ALL.iter().map(|p| p.name()).collect();
-            args::type_error(&format!("ChatSession options: unknown provider {name:?}: use one of {}", known.join(", ")))
+            args::type_error(&format!(
+                "ChatSession options: unknown provider {name:?}: use one of {}",
+                known.join(", ")
+            ))
         })?;
         Ok(Some(AgentConfig {
             provider,
@@ -375,8 +379,9 @@ mod provider {
         #[wasm_bindgen(js_name = toolDone)]
         pub fn tool_done(&self, call: JsValue, output: JsValue, is_error: bool) -> Result<JsValue, JsValue> {
             // What JSON cannot hold (a BigInt, a cycle) goes to the model as its text.
-            let output: Value = args::json(&output, "tool output")
-                .unwrap_or_else(|_| Value::String(js_sys::JsString::from(output.clone()).as_string().unwrap_or_default()));
+            let output: Value = args::json(&output, "tool output").unwrap_or_else(|_| {
+                Value::String(js_sys::JsString::from(output.clone()).as_string().unwrap_or_default())
+            });
             let step = self.chat.borrow_mut().tool_done(&self::call(&call)?, output, is_error);
             Ok(self.step_to_js(step, None))
         }

@@ -6,11 +6,16 @@
 
 use std::borrow::Cow;
 
-use crate::dialect::scan::{Reader, Seen};
+use crate::dialect::scan::{Reader, Seen, Taken};
 
 /// The text of `data` if it is a plain text chunk; `None` for any other chunk.
+#[cfg(test)]
 pub(super) fn plain_text_chunk(data: &str) -> Option<Cow<'_, str>> {
-    let mut r = Reader::new(data);
+    crate::dialect::scan::scan(data, plain).and_then(|((), [text])| text)
+}
+
+/// A plain text chunk, its text taken; `None` for any other chunk.
+pub(super) fn plain<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a, 1>)> {
     let mut text = None;
     let mut seen = Seen::default();
     r.object(|r, key| {
@@ -33,8 +38,7 @@ pub(super) fn plain_text_chunk(data: &str) -> Option<Cow<'_, str>> {
         }
         Some(())
     })?;
-    r.at_end()?;
-    text
+    Some(((), [Some(text?)]))
 }
 
 /// `choices`: one choice, index 0, a delta with `content` (and maybe `role`), no finish.
@@ -59,7 +63,7 @@ fn choices<'a>(r: &mut Reader<'a>) -> Option<Cow<'a, str>> {
                 r.object(|r, key| match key {
                     b"content" => {
                         delta.once(0)?;
-                        content = Some(r.string()?);
+                        content = Some(r.take(0)?);
                         Some(())
                     }
                     b"role" => {
@@ -80,8 +84,15 @@ fn choices<'a>(r: &mut Reader<'a>) -> Option<Cow<'a, str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::test_support::{edits_read, recorded_frames};
+    use crate::dialect::test_support::{distinct, edits_read, recorded_frames};
     use crate::dialect::{OpenAiDecoder, ProviderEvent};
+
+    #[test]
+    fn a_learned_shape_reads_chunks_as_the_fast_path_does() {
+        let frames = recorded_frames("openai");
+        let read = crate::dialect::scan::shapes_agree(&distinct(&frames), plain);
+        assert!(read > 100, "the shape read only {read} chunks");
+    }
 
     #[test]
     fn only_plain_text_chunks_are_read() {
