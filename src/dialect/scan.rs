@@ -44,8 +44,8 @@ pub(super) fn scan<'a, T, const N: usize>(data: &'a str, scan: Scan<'a, T, N>) -
     Some(found)
 }
 
-/// The shape of the last frame a fast path read: its bytes, and the places in them where it only
-/// skipped a string or a number, or took a string. In a long answer nearly every frame has the
+/// The shape of the last frame a fast path read: its bytes but for the places where the fast
+/// path only skipped a string or a number, or took a string. In a long answer nearly every frame has the
 /// shape of the one before (the same keys in the same order, the same fixed values, other
 /// text), and checking that costs a fraction of scanning the frame.
 ///
@@ -56,7 +56,10 @@ pub(super) fn scan<'a, T, const N: usize>(data: &'a str, scan: Scan<'a, T, N>) -
 /// the frame has another shape. The dialects' tests check this on every recorded frame and on
 /// every one-byte edit of them.
 pub(super) struct Shape<T, const N: usize> {
+    /// The learned frame's bytes outside its holes.
     layout: Vec<u8>,
+    /// In order; their `start` and `end` are positions in the frame while it is read, and both
+    /// the hole's place in `layout` once it is learned.
     holes: Vec<Hole>,
     /// What the fast path made of the learned frame; `None` before one is learned.
     kind: Option<T>,
@@ -105,18 +108,25 @@ impl<T: Copy, const N: usize> Shape<T, N> {
         let mut r = Reader { data, bytes: data.as_bytes(), at: 0, holes: Some(std::mem::take(&mut self.holes)) };
         let found = scan(&mut r).filter(|_| r.at_end().is_some());
         self.holes = r.holes.take().unwrap_or_default();
-        self.layout.clear();
-        match &found {
-            Some((kind, _)) => {
-                self.layout.extend_from_slice(data.as_bytes());
-                self.kind = Some(*kind);
-            }
-            None => {
-                self.holes.clear();
-                self.kind = None;
-            }
-        }
+        self.kind = found.as_ref().and_then(|(kind, _)| self.learn(data.as_bytes()).then_some(*kind));
         found
+    }
+
+    /// Keeps the bytes of `data` outside the holes just recorded (in `data`'s positions), and
+    /// moves the holes to their places in those bytes: a frame with a long text leaves a layout
+    /// as short as its fixed parts. False if the holes do not fit `data`.
+    fn learn(&mut self, data: &[u8]) -> bool {
+        self.layout.clear();
+        let mut from = 0;
+        for hole in &mut self.holes {
+            let Some(literal) = data.get(from..hole.start) else { return false };
+            self.layout.extend_from_slice(literal);
+            from = hole.end;
+            (hole.start, hole.end) = (self.layout.len(), self.layout.len());
+        }
+        let Some(rest) = data.get(from..) else { return false };
+        self.layout.extend_from_slice(rest);
+        true
     }
 
     fn replay<'a>(&self, data: &'a str) -> Option<(T, Taken<'a, N>)> {
