@@ -483,14 +483,14 @@ impl Session {
     /// payload's `tool_history`. A backend that sent its own `message` decides the text: then
     /// the parts are its thinking, its segments and the data that streamed.
     fn final_parts(&self, payload: &CompletePayload) -> Vec<MessagePart> {
-        let streamed_text: String = self
+        let streamed = self
             .state
             .streaming_parts
             .iter()
             .filter_map(|p| if let MessagePart::Text { text } = p { Some(text.as_str()) } else { None })
-            .collect();
-        let visible = |text: &str| text.chars().filter(|c| !c.is_whitespace()).collect::<String>();
-        if visible(&streamed_text) != visible(&payload.text) {
+            .flat_map(str::chars);
+        let visible = |c: &char| !c.is_whitespace();
+        if !streamed.filter(visible).eq(payload.text.chars().filter(visible)) {
             let mut parts = parts_of_answer(
                 payload.thinking.as_deref(),
                 &payload.segments,
