@@ -198,6 +198,10 @@ run_bench() {
   ensure_chromium
   say "browser benchmarks: chatstream against eventsource-parser and the AI SDK (node bench/run.js)"
   node bench/run.js
+  say "memory: a 20 MB tool argument in 1 KB deltas (node bench/memory.js)"
+  node bench/memory.js
+  say "loading: time to first event from a cold load, against the AI SDK (node bench/loading.js)"
+  node bench/loading.js
   say "native benchmarks (cargo bench --bench framing --bench pipeline --bench adversarial)"
   cargo bench --bench framing --bench pipeline --bench adversarial -- --warm-up-time 1 --measurement-time 3 \
     | tee target/bench/native.txt
@@ -224,6 +228,8 @@ run_fuzz() {
 test_bench_smoke() {
   say "benchmark harness smoke (tiny streams, no numbers kept)"
   node bench/run.js --smoke
+  node bench/memory.js --smoke
+  node bench/loading.js --smoke
 }
 
 # --- demo --------------------------------------------------------------------------------
