@@ -1,0 +1,294 @@
+//! The Anthropic decoder's tests: every event and error shape, and the fast path and its shapes against the general path.
+
+use serde_json::Map;
+
+use super::*;
+use crate::dialect::test_support::{distinct, edits_read, recorded_frames, same_as_general, text};
+
+fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
+    crate::dialect::test_support::decode::<AnthropicDecoder>(frames)
+}
+
+/// A decoder with a text block (0), a thinking block (1) and a tool call (2) open.
+fn decoder_with_open_blocks() -> AnthropicDecoder {
+    let mut decoder = AnthropicDecoder::default();
+    let mut out = Vec::new();
+    for frame in [
+        START,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":""}}"#,
+        r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}"#,
+    ] {
+        decoder.decode(FrameRef::data(frame), &mut out);
+    }
+    decoder
+}
+
+/// Where the fast path reads `data`, the general path gives the same events and state.
+fn agrees(data: &str) -> bool {
+    let fast_reads = crate::dialect::scan::scan(data, text_delta).is_some();
+    same_as_general(fast_reads, decoder_with_open_blocks, data, |d, out| d.decode_value(FrameRef::data(data), out))
+}
+
+#[test]
+fn a_learned_shape_reads_frames_as_the_fast_path_does() {
+    let frames = recorded_frames("anthropic");
+    let read = crate::dialect::scan::shapes_agree(&distinct(&frames), text_delta);
+    assert!(read > 100, "the shape read only {read} frames");
+}
+
+#[test]
+fn the_text_delta_fast_path_agrees_with_the_general_path_on_every_recorded_frame() {
+    let frames = recorded_frames("anthropic");
+    let read = frames.iter().filter(|frame| agrees(frame)).count();
+    assert!(read > 50, "only {read} of {} frames took the fast path", frames.len());
+}
+
+#[test]
+fn the_text_delta_fast_path_agrees_with_the_general_path_on_every_one_byte_edit() {
+    let frames = [
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\"b\u00e9"}}"#,
+        r#" {"index": 1, "delta": {"thinking": "hm", "type": "thinking_delta", "extra": [1.5, {"x": null}]}, "type": "content_block_delta"} "#,
+        r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"q\": 1"}}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"signature_delta","signature":"c2ln"}}"#,
+    ];
+    let read = edits_read(&frames, agrees);
+    assert!(read > 200, "only {read} edits took the fast path");
+}
+
+const START: &str = r#"{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":10,"cache_read_input_tokens":5,"cache_creation_input_tokens":2,"output_tokens":1}}}"#;
+const STOP: &str = r#"{"type":"message_stop"}"#;
+
+#[test]
+fn text_blocks_usage_and_stop() {
+    let events = decode(&[
+        START,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type": "ping"}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lo"}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":7}}"#,
+        STOP,
+    ]);
+    let input = Usage { input_tokens: Some(17), cached_input_tokens: Some(5), ..Usage::default() };
+    let output = Usage { output_tokens: Some(7), total_tokens: Some(24), ..Usage::default() };
+    assert_eq!(
+        events,
+        [
+            ProviderEvent::Usage(input),
+            text("Hel"),
+            text("lo"),
+            ProviderEvent::Finish { reason: "stop".into() },
+            ProviderEvent::Usage(output),
+            ProviderEvent::End,
+        ]
+    );
+}
+
+#[test]
+fn json_padded_with_spaces_and_the_event_field_as_fallback() {
+    let mut decoder = AnthropicDecoder::default();
+    let mut out = Vec::new();
+    let frame = FrameRef { event: Some("message_stop"), data: "   {  }  ", id: None };
+    decoder.decode(FrameRef::data(r#"  { "type" : "content_block_delta" , "index" : 0 , "delta" : { "type" : "text_delta" , "text" : "a" } }  "#), &mut out);
+    decoder.decode(frame, &mut out);
+    assert_eq!(out, [text("a"), ProviderEvent::End]);
+}
+
+#[test]
+fn a_duplicate_message_start_is_ignored_and_a_different_one_is_an_error() {
+    let events = decode(&[START, START, STOP]);
+    assert_eq!(events.iter().filter(|e| matches!(e, ProviderEvent::Usage(_))).count(), 1);
+    assert_eq!(events.last(), Some(&ProviderEvent::End));
+
+    let other = r#"{"type":"message_start","message":{"id":"msg_2","usage":{"input_tokens":3}}}"#;
+    let after = r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}"#;
+    let events = decode(&[START, other, after, STOP]);
+    match &events[1..] {
+        [ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message, fatal: true }] => {
+            assert!(message.contains("msg_2") && message.contains("msg_1"), "{message}");
+        }
+        rest => panic!("{rest:?}"),
+    }
+}
+
+#[test]
+fn tool_use_streams_its_input() {
+    let events = decode(&[
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"city\":"}}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":" \"Paris\"}"}}"#,
+        r#"{"type":"content_block_stop","index":1}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}"#,
+    ]);
+    let id = || "toolu_1".to_owned();
+    assert_eq!(
+        events[..4],
+        [
+            ProviderEvent::ToolCallStart { id: id(), name: "get_weather".into() },
+            ProviderEvent::ToolCallDelta { id: id(), delta: "{\"city\":".into() },
+            ProviderEvent::ToolCallDelta { id: id(), delta: " \"Paris\"}".into() },
+            ProviderEvent::ToolCallEnd { id: id(), name: Some("get_weather".into()), input: None },
+        ]
+    );
+    assert_eq!(events[4], ProviderEvent::Finish { reason: "tool_calls".into() });
+}
+
+#[test]
+fn tool_use_whose_start_carries_the_input() {
+    let events = decode(&[
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"add","input":{"a":1,"b":2}}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":""}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"u","name":"now"}}"#,
+        r#"{"type":"content_block_stop","index":1}"#,
+    ]);
+    assert_eq!(
+        events,
+        [
+            ProviderEvent::ToolCallStart { id: "t".into(), name: "add".into() },
+            ProviderEvent::ToolCallEnd { id: "t".into(), name: Some("add".into()), input: Some(json!({"a":1,"b":2})) },
+            ProviderEvent::ToolCallStart { id: "u".into(), name: "now".into() },
+            ProviderEvent::ToolCallEnd { id: "u".into(), name: Some("now".into()), input: Some(json!({})) },
+        ]
+    );
+}
+
+#[test]
+fn thinking_with_its_signature_and_redacted_thinking() {
+    let events = decode(&[
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me "}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"see."}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCgIYAhIM"}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"EmwKAhgBEgy3"}}"#,
+        r#"{"type":"content_block_stop","index":1}"#,
+    ]);
+    assert_eq!(
+        events,
+        [
+            ProviderEvent::Thinking("Let me ".into()),
+            ProviderEvent::Thinking("see.".into()),
+            ProviderEvent::attach(
+                "thinking_blocks",
+                json!({"type":"thinking","thinking":"Let me see.","signature":"EqQBCgIYAhIM"})
+            ),
+            ProviderEvent::attach("thinking_blocks", json!({"type":"redacted_thinking","data":"EmwKAhgBEgy3"})),
+        ]
+    );
+}
+
+#[test]
+fn citations_from_deltas_and_from_a_block_start() {
+    let citation = json!({"type":"web_search_result_location","cited_text":"c","url":"https://e.x/","title":"E"});
+    let delta = json!({"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":citation}});
+    let start = json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Quoted","citations":[citation]}});
+    let events = decode(&[&start.to_string(), &delta.to_string()]);
+    assert_eq!(
+        events,
+        [
+            text("Quoted"),
+            ProviderEvent::attach("citations", citation.clone()),
+            ProviderEvent::attach("citations", citation)
+        ]
+    );
+}
+
+#[test]
+fn server_tools_run_on_the_provider_and_their_results_match_by_id() {
+    let events = decode(&[
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srv_1","name":"web_search","input":{}}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"query\": \"ru"}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"st\"}"}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"web_search_tool_result","tool_use_id":"srv_1","content":[{"type":"web_search_result","url":"https://r.s/"}]}}"#,
+        r#"{"type":"content_block_stop","index":1}"#,
+        r#"{"type":"content_block_start","index":2,"content_block":{"type":"web_search_tool_result","tool_use_id":"srv_2","content":{"type":"web_search_tool_result_error","error_code":"max_uses_exceeded"}}}"#,
+    ]);
+    assert_eq!(
+        events,
+        [
+            ProviderEvent::ToolRun {
+                id: Some("srv_1".into()),
+                name: "web_search".into(),
+                input: json!({"query":"rust"})
+            },
+            ProviderEvent::ToolResult {
+                id: Some("srv_1".into()),
+                name: None,
+                index: None,
+                output: json!([{"type":"web_search_result","url":"https://r.s/"}]),
+                is_error: false,
+            },
+            ProviderEvent::ToolResult {
+                id: Some("srv_2".into()),
+                name: None,
+                index: None,
+                output: json!({"type":"web_search_tool_result_error","error_code":"max_uses_exceeded"}),
+                is_error: true,
+            },
+        ]
+    );
+}
+
+#[test]
+fn stop_reasons() {
+    for (wire, reason) in [
+        ("end_turn", "stop"),
+        ("stop_sequence", "stop"),
+        ("max_tokens", "length"),
+        ("tool_use", "tool_calls"),
+        ("refusal", "refusal"),
+        ("pause_turn", "other"),
+        ("something_new", "other"),
+    ] {
+        let frame = format!(r#"{{"type":"message_delta","delta":{{"stop_reason":"{wire}"}}}}"#);
+        assert_eq!(decode(&[&frame]), [ProviderEvent::Finish { reason: reason.into() }], "{wire}");
+    }
+}
+
+#[test]
+fn a_refusal_with_no_content_keeps_its_details() {
+    let events = decode(&[
+        START,
+        r#"{"type":"message_delta","delta":{"stop_reason":"refusal","stop_details":{"type":"refusal","category":"cyber"}},"usage":{"output_tokens":5}}"#,
+        STOP,
+    ]);
+    assert_eq!(events[1], ProviderEvent::Finish { reason: "refusal".into() });
+    let details = json!({"type":"refusal","category":"cyber"});
+    assert_eq!(events[2], ProviderEvent::Payload(Map::from_iter([("stop_details".to_owned(), details)])));
+    assert_eq!(events.last(), Some(&ProviderEvent::End));
+}
+
+#[test]
+fn a_mid_stream_error_is_fatal_and_mapped() {
+    for (kind, code, message) in [
+        ("overloaded_error", ErrorCode::ServiceUnavailable, "Overloaded"),
+        ("api_error", ErrorCode::ServiceUnavailable, "Overloaded"),
+        // The contract's fixed messages for these two codes.
+        ("rate_limit_error", ErrorCode::RateLimited, "Rate limited, try again"),
+        ("authentication_error", ErrorCode::Unauthorized, "Invalid API key"),
+    ] {
+        let error = format!(r#"{{"type":"error","error":{{"type":"{kind}","message":"Overloaded"}}}}"#);
+        let events = decode(&[START, &error, STOP]);
+        assert_eq!(events[1..], [ProviderEvent::Error { code, message: message.into(), fatal: true }], "{kind}");
+    }
+}
+
+#[test]
+fn unreadable_frames_are_reported_and_the_stream_goes_on() {
+    let events = decode(&[
+        "{not json",
+        r#"{"type":"content_block_delta","index":4,"delta":{"type":"input_json_delta","partial_json":"{}"}}"#,
+        r#"{"type":"brand_new_event","x":1}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"still here"}}"#,
+    ]);
+    assert!(
+        matches!(&events[0], ProviderEvent::Error { fatal: false, message, .. } if message.starts_with("Failed to parse response"))
+    );
+    assert!(matches!(&events[1], ProviderEvent::Error { fatal: false, message, .. } if message.contains("block 4")));
+    assert_eq!(events[2..], [text("still here")]);
+}

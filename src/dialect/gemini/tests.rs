@@ -1,0 +1,270 @@
+//! The Gemini decoder's tests: every event and error shape.
+
+use super::*;
+
+fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
+    crate::dialect::test_support::decode::<GeminiDecoder>(frames)
+}
+
+fn parts(parts: Value) -> String {
+    json!({ "candidates": [{ "content": { "role": "model", "parts": parts } }], "responseId": "r1" }).to_string()
+}
+
+fn finish(reason: &str) -> String {
+    json!({ "candidates": [{ "content": { "parts": [{ "text": "" }] }, "finishReason": reason }] }).to_string()
+}
+
+fn end_call(id: &str, name: &str, input: Value) -> ProviderEvent {
+    ProviderEvent::ToolCallEnd { id: id.into(), name: Some(name.into()), input: Some(input) }
+}
+
+fn finish_event(reason: &str) -> ProviderEvent {
+    ProviderEvent::Finish { reason: reason.into() }
+}
+
+#[test]
+fn text_and_thought_parts() {
+    let events = decode(&[
+        &parts(json!([{ "text": "Considering.", "thought": true }])),
+        &parts(json!([{ "text": "Blue", "thought": false }, { "text": "" }])),
+        &parts(json!([{ "text": " sky." }])),
+        &finish("STOP"),
+    ]);
+    assert_eq!(
+        events,
+        [
+            ProviderEvent::Thinking("Considering.".into()),
+            ProviderEvent::Text("Blue".into()),
+            ProviderEvent::Text(" sky.".into()),
+            finish_event("stop"),
+            ProviderEvent::End,
+        ]
+    );
+}
+
+#[test]
+fn a_body_that_ends_without_a_finish_reason_adds_no_end() {
+    assert_eq!(decode(&[&parts(json!([{ "text": "Half" }]))]), [ProviderEvent::Text("Half".into())]);
+}
+
+#[test]
+fn whole_function_calls_get_stable_ids_and_stop_means_tool_calls() {
+    let events = decode(&[
+        &parts(json!([
+            { "functionCall": { "name": "weather", "args": { "city": "Paris" } }, "thoughtSignature": "sig" },
+            { "functionCall": { "name": "time" } },
+            { "functionCall": { "id": "given", "name": "date", "args": {} } },
+        ])),
+        &finish("STOP"),
+    ]);
+    assert_eq!(
+        events,
+        [
+            end_call("r1-0", "weather", json!({ "city": "Paris" })),
+            ProviderEvent::Attach {
+                key: "thought_signatures".into(),
+                value: json!({ "signature": "sig", "tool_use_id": "r1-0" }),
+            },
+            end_call("r1-1", "time", json!({})),
+            end_call("given", "date", json!({})),
+            finish_event("tool_calls"),
+            ProviderEvent::End,
+        ]
+    );
+}
+
+#[test]
+fn without_a_response_id_calls_are_numbered() {
+    let chunk = json!({ "candidates": [{ "content": { "parts": [{ "functionCall": { "name": "now" } }] } }] });
+    assert_eq!(decode(&[&chunk.to_string()]), [end_call("call_0", "now", json!({}))]);
+}
+
+#[test]
+fn vertex_partial_args_build_the_input() {
+    let events = decode(&[
+        &parts(json!([{ "functionCall": { "name": "cook", "willContinue": true } }])),
+        &parts(json!([{ "functionCall": { "partialArgs": [
+            { "jsonPath": "$.recipe.items[0].name", "stringValue": "Lasa", "willContinue": true }
+        ], "willContinue": true } }])),
+        &parts(json!([{ "functionCall": { "partialArgs": [
+            { "jsonPath": "$.recipe.items[0].name", "stringValue": "gna", "willContinue": true }
+        ], "willContinue": true } }])),
+        &parts(json!([{ "functionCall": { "partialArgs": [
+            { "jsonPath": "$.recipe.items[0].name", "stringValue": "" }
+        ], "willContinue": true } }])),
+        &parts(json!([{ "functionCall": { "willContinue": true } }])),
+        &parts(json!([{ "functionCall": { "partialArgs": [
+            { "jsonPath": "$.recipe.items[1]['unit price']", "numberValue": 2.5 },
+            { "jsonPath": "$.recipe.items[1].count", "numberValue": 3 },
+            { "jsonPath": "$.recipe.vegan", "boolValue": false },
+            { "jsonPath": "$.recipe.note", "nullValue": "NULL_VALUE" }
+        ], "willContinue": true } }])),
+        &parts(json!([{ "functionCall": {} }])),
+        &finish("STOP"),
+    ]);
+    let input = json!({ "recipe": {
+        "items": [{ "name": "Lasagna" }, { "unit price": 2.5, "count": 3 }],
+        "vegan": false,
+        "note": null
+    } });
+    assert_eq!(
+        events,
+        [
+            ProviderEvent::ToolCallStart { id: "r1-0".into(), name: "cook".into() },
+            end_call("r1-0", "cook", input),
+            finish_event("tool_calls"),
+            ProviderEvent::End,
+        ]
+    );
+}
+
+#[test]
+fn a_streaming_call_ends_with_its_last_piece_a_new_call_or_the_finish() {
+    let events = decode(&[
+        // The last piece of arguments carries no willContinue: the call is complete.
+        &parts(json!([{ "functionCall": { "name": "a", "willContinue": true } }])),
+        &parts(json!([{ "functionCall": { "partialArgs": [{ "jsonPath": "$.n", "numberValue": 1 }] } }])),
+        // A named part while a call streams closes that call first.
+        &parts(json!([{ "functionCall": { "name": "b", "willContinue": true } }])),
+        &parts(json!([{ "functionCall": { "name": "c", "willContinue": true } }])),
+        &finish("STOP"),
+    ]);
+    assert_eq!(
+        events,
+        [
+            ProviderEvent::ToolCallStart { id: "r1-0".into(), name: "a".into() },
+            end_call("r1-0", "a", json!({ "n": 1 })),
+            ProviderEvent::ToolCallStart { id: "r1-1".into(), name: "b".into() },
+            end_call("r1-1", "b", json!({})),
+            ProviderEvent::ToolCallStart { id: "r1-2".into(), name: "c".into() },
+            end_call("r1-2", "c", json!({})),
+            finish_event("tool_calls"),
+            ProviderEvent::End,
+        ]
+    );
+}
+
+#[test]
+fn an_unreadable_json_path_is_reported_and_the_call_goes_on() {
+    let events = decode(&[
+        &parts(json!([{ "functionCall": { "name": "a", "willContinue": true } }])),
+        &parts(json!([{ "functionCall": { "partialArgs": [
+            { "jsonPath": "items[0", "stringValue": "x" },
+            { "jsonPath": "$.list[4000000000]", "stringValue": "far" },
+            { "jsonPath": "$.ok", "stringValue": "y" }
+        ] } }])),
+    ]);
+    assert!(matches!(&events[1], ProviderEvent::Error { fatal: false, message, .. } if message.contains("items[0")));
+    assert!(matches!(&events[2], ProviderEvent::Error { fatal: false, message, .. } if message.contains("4000000000")));
+    // The path was read up to the index that skips ahead; what it made before stays, empty.
+    assert_eq!(events[3], end_call("r1-0", "a", json!({ "list": [], "ok": "y" })));
+}
+
+#[test]
+fn a_path_deeper_than_the_cap_is_refused() {
+    let deep = format!("${}", ".a".repeat(MAX_PATH_DEPTH + 1));
+    let events = decode(&[
+        &parts(json!([{ "functionCall": { "name": "a", "willContinue": true } }])),
+        &parts(json!([{ "functionCall": { "partialArgs": [{ "jsonPath": deep, "boolValue": true }] } }])),
+    ]);
+    assert!(matches!(&events[1], ProviderEvent::Error { fatal: false, message, .. } if message.contains("deeper")));
+    let ProviderEvent::ToolCallEnd { input: Some(input), .. } = &events[2] else { panic!("{events:?}") };
+    assert!(serde_json::to_string(input).is_ok_and(|s| serde_json::from_str::<Value>(&s).is_ok()));
+}
+
+#[test]
+fn finish_reasons() {
+    for (wire, reason) in [
+        ("STOP", "stop"),
+        ("MAX_TOKENS", "length"),
+        ("SAFETY", "content_filter"),
+        ("RECITATION", "content_filter"),
+        ("BLOCKLIST", "content_filter"),
+        ("PROHIBITED_CONTENT", "content_filter"),
+        ("MALFORMED_FUNCTION_CALL", "error"),
+        ("LANGUAGE", "other"),
+    ] {
+        assert_eq!(decode(&[&finish(wire)]), [finish_event(reason), ProviderEvent::End], "{wire}");
+    }
+}
+
+#[test]
+fn a_finish_message_is_kept_in_the_payload() {
+    let chunk = r#"{"candidates":[{"content":{"parts":[]},"finishReason":"MALFORMED_FUNCTION_CALL","finishMessage":"Malformed function call: print(x"}]}"#;
+    let message = json!("Malformed function call: print(x");
+    assert_eq!(
+        decode(&[chunk]),
+        [
+            finish_event("error"),
+            ProviderEvent::Payload(Map::from_iter([("finish_message".to_owned(), message)])),
+            ProviderEvent::End,
+        ]
+    );
+}
+
+#[test]
+fn a_blocked_prompt_is_a_content_filter_stop_and_an_error() {
+    let events = decode(&[
+        r#"{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"},"usageMetadata":{"promptTokenCount":9,"totalTokenCount":9}}"#,
+    ]);
+    assert_eq!(
+        events,
+        [
+            finish_event("content_filter"),
+            ProviderEvent::Error {
+                code: ErrorCode::ValidationError,
+                message: "The prompt was blocked by the provider (PROHIBITED_CONTENT)".into(),
+                fatal: true,
+            },
+        ]
+    );
+}
+
+#[test]
+fn error_envelopes_before_and_during_the_stream() {
+    let quota = r#"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}"#;
+    let error = |code, message: &str| ProviderEvent::Error { code, message: message.into(), fatal: true };
+    assert_eq!(decode(&[quota]), [error(ErrorCode::RateLimited, "Rate limited, try again")]);
+
+    let overloaded = r#"{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}"#;
+    let events = decode(&[&parts(json!([{ "text": "Hi" }])), overloaded, &finish("STOP")]);
+    assert_eq!(
+        events,
+        [ProviderEvent::Text("Hi".into()), error(ErrorCode::ServiceUnavailable, "The model is overloaded.")]
+    );
+
+    let bad_key = r#"[{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID"}]}}]"#;
+    assert_eq!(decode(&[bad_key]), [error(ErrorCode::Unauthorized, "Invalid API key")]);
+}
+
+#[test]
+fn usage_counts_thinking_as_output() {
+    let chunk = r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":29,"totalTokenCount":294,"thoughtsTokenCount":256,"cachedContentTokenCount":4}}"#;
+    let vertex_placeholder =
+        r#"{"candidates":[{"content":{"parts":[{"text":"y"}]}}],"usageMetadata":{"trafficType":"ON_DEMAND"}}"#;
+    let events = decode(&[vertex_placeholder, chunk]);
+    let usage = Usage {
+        input_tokens: Some(9),
+        output_tokens: Some(285),
+        reasoning_tokens: Some(256),
+        cached_input_tokens: Some(4),
+        total_tokens: Some(294),
+    };
+    assert_eq!(
+        events,
+        [
+            ProviderEvent::Text("y".into()),
+            ProviderEvent::Text("x".into()),
+            finish_event("stop"),
+            ProviderEvent::Usage(usage),
+            ProviderEvent::End,
+        ]
+    );
+}
+
+#[test]
+fn an_unreadable_frame_is_not_fatal() {
+    let events = decode(&["{\"candidates\": [", &finish("STOP")]);
+    assert!(matches!(&events[0], ProviderEvent::Error { fatal: false, .. }));
+    assert_eq!(events[1..], [finish_event("stop"), ProviderEvent::End]);
+}
