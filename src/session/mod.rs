@@ -483,14 +483,23 @@ impl Session {
     /// payload's `tool_history`. A backend that sent its own `message` decides the text: then
     /// the parts are its thinking, its segments and the data that streamed.
     fn final_parts(&self, payload: &CompletePayload) -> Vec<MessagePart> {
-        let streamed = self
-            .state
-            .streaming_parts
-            .iter()
-            .filter_map(|p| if let MessagePart::Text { text } = p { Some(text.as_str()) } else { None })
-            .flat_map(str::chars);
+        let texts = || {
+            self.state.streaming_parts.iter().filter_map(|p| {
+                if let MessagePart::Text { text } = p {
+                    Some(text.as_str())
+                } else {
+                    None
+                }
+            })
+        };
+        // The same visible text. Usually one part that is the whole text, compared at once; else
+        // character by character, whitespace left out.
         let visible = |c: &char| !c.is_whitespace();
-        if !streamed.filter(visible).eq(payload.text.chars().filter(visible)) {
+        let same_text = match texts().collect::<Vec<_>>()[..] {
+            [one] if one.trim() == payload.text.trim() => true,
+            _ => texts().flat_map(str::chars).filter(visible).eq(payload.text.chars().filter(visible)),
+        };
+        if !same_text {
             let mut parts = parts_of_answer(
                 payload.thinking.as_deref(),
                 &payload.segments,
