@@ -19,7 +19,8 @@ struct Tool {
     name: String,
     /// The model asked for it (its arguments stream); otherwise a backend ran it.
     requested: bool,
-    arguments: String,
+    /// Until the call: released once they are parsed.
+    arguments: Arguments,
     partial: PartialJson,
     input: Value,
     /// `tool_call` was emitted.
@@ -55,7 +56,7 @@ impl Tools {
             id,
             name,
             requested,
-            arguments: String::new(),
+            arguments: Arguments::default(),
             partial: PartialJson::default(),
             input,
             called: false,
@@ -86,7 +87,7 @@ impl Tools {
         if tool.called {
             return;
         }
-        tool.arguments.push_str(delta);
+        tool.arguments.push(delta);
         let partial_input = if partial_input {
             tool.partial.push(delta);
             tool.partial.value().unwrap_or_else(|| json!({}))
@@ -103,10 +104,11 @@ impl Tools {
         if tool.called || tool.held {
             return;
         }
+        let arguments = tool.arguments.text();
         let input = match input {
             Some(input) => input,
-            None if tool.arguments.trim().is_empty() => json!({}),
-            None => match serde_json::from_str(&tool.arguments) {
+            None if arguments.trim().is_empty() => json!({}),
+            None => match serde_json::from_str(&arguments) {
                 Ok(input) => input,
                 Err(_) => {
                     tool.held = true;
@@ -114,6 +116,8 @@ impl Tools {
                 }
             },
         };
+        drop(arguments);
+        tool.arguments = Arguments::default();
         self.emit_call(at, input, None, out);
     }
 
@@ -138,7 +142,7 @@ impl Tools {
             if !std::mem::take(&mut tool.held) {
                 continue;
             }
-            let arguments = tool.arguments.clone();
+            let arguments = std::mem::take(&mut tool.arguments).text().into_owned();
             if cut_by_length {
                 self.emit_call(at, partial_input(&arguments), Some(arguments), out);
                 continue;
@@ -222,7 +226,7 @@ impl Tool {
     /// The input as called, or the arguments so far for a call that never completed.
     fn input_so_far(&self) -> Value {
         if self.requested && !self.called {
-            partial_input(&self.arguments)
+            partial_input(&self.arguments.text())
         } else {
             self.input.clone()
         }
@@ -234,4 +238,40 @@ pub fn partial_input(arguments: &str) -> Value {
     let mut partial = PartialJson::default();
     partial.push(arguments);
     partial.value().unwrap_or_else(|| json!({}))
+}
+
+/// A tool call's argument text as it streams: in blocks that are never moved once full, so a
+/// long input grows without the copies (and, in WebAssembly, the memory that is never given
+/// back) of a string doubling its capacity. Joined once, when the arguments are complete.
+#[derive(Debug, Default)]
+struct Arguments {
+    blocks: Vec<String>,
+}
+
+impl Arguments {
+    /// A block's size: small inputs stay in one block, grown as a string grows.
+    const BLOCK: usize = 64 * 1024;
+
+    fn push(&mut self, text: &str) {
+        match self.blocks.last_mut() {
+            Some(last) if last.len() + text.len() <= Self::BLOCK.max(last.capacity()) => last.push_str(text),
+            _ => {
+                let mut block = String::with_capacity(if self.blocks.is_empty() {
+                    text.len()
+                } else {
+                    Self::BLOCK.max(text.len())
+                });
+                block.push_str(text);
+                self.blocks.push(block);
+            }
+        }
+    }
+
+    fn text(&self) -> std::borrow::Cow<'_, str> {
+        match &self.blocks[..] {
+            [] => "".into(),
+            [one] => one.as_str().into(),
+            blocks => blocks.concat().into(),
+        }
+    }
 }
