@@ -198,7 +198,8 @@ pub struct ToolDef {
     pub needs_approval: bool,
 }
 
-fn empty_object_schema() -> Value {
+/// `{"type": "object", "properties": {}}`: the schema of a tool that takes no input.
+pub(crate) fn empty_object_schema() -> Value {
     json!({"type": "object", "properties": {}})
 }
 

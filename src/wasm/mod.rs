@@ -73,16 +73,6 @@ extern "C" {
     fn set_text(this: &TextEventObject, text: &str);
 }
 
-/// A shallow copy of a plain options object without `key` (values JSON cannot carry).
-pub(crate) fn without_key(options: &JsValue, key: &str) -> JsValue {
-    if !options.is_object() {
-        return options.clone();
-    }
-    let copy = js_sys::Object::assign(&js_sys::Object::new(), options.unchecked_ref());
-    let _ = js_sys::Reflect::delete_property(&copy, &key.into());
-    copy.into()
-}
-
 /// Marks an object busy for the length of one call. A Rust panic traps out of the call with
 /// the mark still set, so the next call finds it and reports the object as poisoned instead of
 /// running on half-updated state.
