@@ -72,6 +72,7 @@ pub mod dialect;
 pub mod error;
 pub mod event;
 pub mod framing;
+pub mod json;
 #[cfg(feature = "provider")]
 pub mod request;
 pub mod session;

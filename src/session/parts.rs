@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::clean::resolve_tool_markers;
 use crate::event::{Segment, ToolRecord};
+use crate::json::{Object, ToJson};
 
 /// One part of a message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,5 +112,39 @@ pub(crate) fn part_of_segment(segment: Segment) -> MessagePart {
             output,
             is_error,
         },
+    }
+}
+
+impl ToJson for MessagePart {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let part = |out, kind| Object::tagged(out, "type", kind);
+        match self {
+            MessagePart::Text { text } => part(out, "text").field("text", text).end(),
+            MessagePart::Reasoning { text } => part(out, "reasoning").field("text", text).end(),
+            MessagePart::Tool { tool_use_id, tool, index, state, input, output, is_error } => part(out, "tool")
+                .field("tool_use_id", tool_use_id)
+                .field("tool", tool)
+                .field("index", index)
+                .field("state", state)
+                .field("input", input)
+                .field("output", output)
+                .field("is_error", is_error)
+                .end(),
+            MessagePart::Data { data } => part(out, "data").field("data", data).end(),
+        }
+    }
+}
+
+impl ToJson for ToolState {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let name = match self {
+            ToolState::InputStreaming => "input-streaming",
+            ToolState::InputAvailable => "input-available",
+            ToolState::ApprovalRequested => "approval-requested",
+            ToolState::OutputAvailable => "output-available",
+            ToolState::OutputError => "output-error",
+            ToolState::OutputDenied => "output-denied",
+        };
+        name.write_json(out);
     }
 }

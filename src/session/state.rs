@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::parts::MessagePart;
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, Segment, ToolRecord, Usage};
+use crate::json::{Object, ToJson};
 
 /// One message of the conversation. Serializes to the JSON that `messages` are saved and
 /// loaded as; everything but `role` and `content` may be absent there.
@@ -301,4 +302,117 @@ pub struct HistoryEntry {
     pub role: String,
     /// Its stored text.
     pub content: String,
+}
+
+impl ToJson for ChatMessage {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out)
+            .field("id", &self.id)
+            .field("role", &self.role)
+            .field("content", &self.content)
+            .field("parts", &self.parts)
+            .field_if(self.thinking.is_some(), "thinking", &self.thinking)
+            .field_if(!self.segments.is_empty(), "segments", &self.segments)
+            .field_if(!self.tool_history.is_empty(), "tool_history", &self.tool_history)
+            .field_if(self.suggested_values.is_some(), "suggested_values", &self.suggested_values)
+            .field_if(self.suggested_actions.is_some(), "suggested_actions", &self.suggested_actions)
+            .field_if(self.custom_payload.is_some(), "custom_payload", &self.custom_payload)
+            .field_if(self.finish_reason.is_some(), "finish_reason", &self.finish_reason)
+            .field_if(self.usage.is_some(), "usage", &self.usage)
+            .field_if(self.cancelled, "cancelled", &self.cancelled)
+            .end();
+    }
+}
+
+impl ToJson for ToolProgressState {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out).field("toolName", &self.tool_name).field("updates", &self.updates).end();
+    }
+}
+
+impl ToJson for ChatError {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out).field("code", &self.code).field("message", &self.message).end();
+    }
+}
+
+impl ToJson for PendingApproval {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out)
+            .field("tool_use_id", &self.tool_use_id)
+            .field("tool", &self.tool)
+            .field("index", &self.index)
+            .field("input", &self.input)
+            .end();
+    }
+}
+
+impl ToJson for Phase {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let name = match self {
+            Phase::Idle => "idle",
+            Phase::Waiting => "waiting",
+            Phase::Streaming => "streaming",
+            Phase::Tool => "tool",
+            Phase::Approval => "approval",
+        };
+        name.write_json(out);
+    }
+}
+
+impl ToJson for ChatState {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out)
+            .field("messages", &self.messages)
+            .field("isLoading", &self.is_loading)
+            .field("streamingText", &self.streaming_text)
+            .field("thinkingText", &self.thinking_text)
+            .field("statusText", &self.status_text)
+            .field("activeToolProgress", &self.active_tool_progress)
+            .field("error", &self.error)
+            .field("streamingSegments", &self.streaming_segments)
+            .field("streamingParts", &self.streaming_parts)
+            .field("pendingApproval", &self.pending_approval)
+            .field("phase", &self.phase)
+            .field("conversationId", &self.conversation_id)
+            .end();
+    }
+}
+
+impl ToJson for Patch {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let patch = |out, op| Object::tagged(out, "op", op);
+        match self {
+            Patch::Set { key, value } => patch(out, "set").field("key", key).field("value", value).end(),
+            Patch::Append { key, text } => patch(out, "append").field("key", key).field("text", text).end(),
+            Patch::PushMessage { value } => patch(out, "pushMessage").field("value", value).end(),
+            Patch::SetLastMessage { value } => patch(out, "setLastMessage").field("value", value).end(),
+            Patch::Push { key, value } => patch(out, "push").field("key", key).field("value", value).end(),
+            Patch::SetAt { key, at, value } => {
+                patch(out, "setAt").field("key", key).field("at", at).field("value", value).end()
+            }
+            Patch::AppendToLast { key, text } => patch(out, "appendToLast").field("key", key).field("text", text).end(),
+            Patch::AppendText { text } => patch(out, "appendText").field("text", text).end(),
+            Patch::PushToolUpdate { value } => patch(out, "pushToolUpdate").field("value", value).end(),
+            Patch::Reset { value } => patch(out, "reset").field("value", value).end(),
+        }
+    }
+}
+
+impl ToJson for ChatRequest {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out)
+            .field("message", &self.message)
+            .field("context", &self.context)
+            .field("interaction_type", &self.interaction_type)
+            .field("conversation_id", &self.conversation_id)
+            .field("conversation_history", &self.conversation_history)
+            .end();
+    }
+}
+
+impl ToJson for HistoryEntry {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out).field("role", &self.role).field("content", &self.content).end();
+    }
 }

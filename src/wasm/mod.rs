@@ -14,11 +14,11 @@ pub mod stream;
 
 use std::cell::{Cell, RefCell};
 
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::event::StreamEvent;
+use crate::json::{to_json, ToJson};
 
 thread_local! {
     /// The message of the last Rust panic, for the "poisoned" error that follows it.
@@ -33,9 +33,8 @@ fn start() {
 }
 
 /// Converts a Rust value to a plain JS value through JSON.
-pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    let text = serde_json::to_string(value).map_err(|e| JsError::new(&e.to_string()))?;
-    js_sys::JSON::parse(&text).map_err(|_| JsError::new("internal error: could not hand a value to JS"))
+pub(crate) fn to_js<T: ToJson + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+    js_sys::JSON::parse(&to_json(value)).map_err(|_| JsError::new("internal error: could not hand a value to JS"))
 }
 
 /// One clean event as a JS object. Text and thinking deltas, nearly every event of a long
