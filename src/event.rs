@@ -9,13 +9,13 @@
 //! assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"type":"text_delta","text":"Hi"}"#);
 //! ```
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::ErrorCode;
 
 /// One clean event: what the UI receives (`docs/events.md`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum StreamEvent {
@@ -71,10 +71,10 @@ pub enum StreamEvent {
         /// The parsed arguments (their raw text when they are not JSON, with an `error` before).
         input: Value,
         /// The token limit cut the arguments.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
         incomplete: bool,
         /// The raw arguments of an incomplete call.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         arguments: Option<String>,
     },
     /// Progress of a long-running tool.
@@ -125,7 +125,7 @@ pub enum StreamEvent {
         /// What to show.
         message: String,
         /// The payload field the error is about (a payload marker whose JSON did not parse).
-        #[serde(skip_serializing_if = "Option::is_none", default)]
+        #[serde(skip_serializing_if = "Option::is_none")]
         field: Option<String>,
     },
     /// After the `complete` that carries the partial content.
@@ -193,7 +193,7 @@ pub fn merge_adjacent_deltas(events: &mut Vec<StreamEvent>, from: usize) {
 }
 
 /// `complete.payload`: the whole message, ready to persist and render.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CompletePayload {
     /// Clean text with `[[tool:N]]` kept where tools ran (as an agent backend stores it).
     pub message: String,
@@ -217,7 +217,7 @@ pub struct CompletePayload {
     pub usage: Option<Usage>,
     /// How many invalid UTF-8 sequences in the stream were replaced by U+FFFD (as a browser's
     /// text decoder does); left out when there were none.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub invalid_utf8: u64,
     /// Whatever else the backend sent (`conversation_id`, `diagnostics`, …), passed through.
     #[serde(flatten)]
@@ -292,17 +292,8 @@ impl From<&str> for FinishReason {
     }
 }
 
-/// Any word reads (a backend may send its own, a saved message may be older): unknown ones are
-/// `Other`.
-impl<'de> Deserialize<'de> for FinishReason {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let name = std::borrow::Cow::<str>::deserialize(deserializer)?;
-        Ok(FinishReason::from_name(&name))
-    }
-}
-
 /// One piece of a message in reading order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Segment {
     /// Text.
@@ -330,26 +321,22 @@ pub enum Segment {
 
 /// One entry of `tool_history`, by index. Stored entries may carry only `tool_name`, `input`
 /// and `output` (as agent backends write them): the others read as empty when absent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolRecord {
     /// The tool's name.
     pub tool_name: String,
     /// The call's id (empty when the stored entry had none).
-    #[serde(default)]
     pub tool_use_id: String,
     /// The input it ran with.
-    #[serde(default)]
     pub input: Value,
     /// What it gave.
-    #[serde(default)]
     pub output: Value,
     /// The output is an error.
-    #[serde(default)]
     pub is_error: bool,
 }
 
 /// Token counts normalized across providers; `None` where the provider did not say.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Usage {
     /// Every input token (cached ones included).
     pub input_tokens: Option<u64>,
@@ -508,6 +495,69 @@ mod to_json {
                 .field("cached_input_tokens", &self.cached_input_tokens)
                 .field("total_tokens", &self.total_tokens)
                 .end();
+        }
+    }
+}
+
+mod from_json {
+    //! Stored messages' segments, tool history and usage read back from JSON.
+    use serde_json::Value;
+
+    use super::{FinishReason, Segment, ToolRecord, Usage};
+    use crate::json::Fields;
+
+    impl Segment {
+        /// A segment as [`crate::json`] writes it.
+        pub fn from_value(value: &Value) -> Result<Segment, String> {
+            let fields = Fields::of(value)?;
+            match fields.string("type")?.as_str() {
+                "text" => Ok(Segment::Text { text: fields.string("text")? }),
+                "tool" => Ok(Segment::Tool {
+                    index: fields.index("index")?,
+                    tool_use_id: fields.opt_string("tool_use_id")?,
+                    tool: fields.opt_string("tool")?,
+                    input: fields.value("input"),
+                    output: fields.value("output"),
+                    is_error: fields.bool("is_error")?,
+                }),
+                other => Err(format!("unknown segment type {other:?}, expected \"text\" or \"tool\"")),
+            }
+        }
+    }
+
+    impl ToolRecord {
+        /// A `tool_history` entry: only `tool_name` is required.
+        pub fn from_value(value: &Value) -> Result<ToolRecord, String> {
+            let fields = Fields::of(value)?;
+            Ok(ToolRecord {
+                tool_name: fields.string("tool_name")?,
+                tool_use_id: fields.opt_string("tool_use_id")?.unwrap_or_default(),
+                input: fields.value("input"),
+                output: fields.value("output"),
+                is_error: fields.bool("is_error")?,
+            })
+        }
+    }
+
+    impl Usage {
+        /// Token counts; each may be missing.
+        pub fn from_value(value: &Value) -> Result<Usage, String> {
+            let fields = Fields::of(value)?;
+            Ok(Usage {
+                input_tokens: fields.count("input_tokens")?,
+                output_tokens: fields.count("output_tokens")?,
+                reasoning_tokens: fields.count("reasoning_tokens")?,
+                cached_input_tokens: fields.count("cached_input_tokens")?,
+                total_tokens: fields.count("total_tokens")?,
+            })
+        }
+    }
+
+    impl FinishReason {
+        /// Any word reads (a backend may send its own, a saved message may be older): unknown
+        /// ones are `Other`.
+        pub fn from_value(value: &Value) -> Result<FinishReason, String> {
+            value.as_str().map(FinishReason::from_name).ok_or_else(|| "expected a string".to_owned())
         }
     }
 }

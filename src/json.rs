@@ -181,3 +181,97 @@ impl<T: ToJson + ?Sized> ToJson for &T {
         (**self).write_json(out);
     }
 }
+
+/// A JSON object of one of the crate's types being read back (saved messages, tool history,
+/// usage), in place of `derive(Deserialize)`, whose code per type weighed more in the wasm module
+/// than these readers. A missing or `null` field is its default (or missing, when required);
+/// unknown fields are ignored.
+pub(crate) struct Fields<'a> {
+    map: &'a Map<String, Value>,
+}
+
+impl<'a> Fields<'a> {
+    pub(crate) fn of(value: &'a Value) -> Result<Fields<'a>, String> {
+        value.as_object().map(|map| Fields { map }).ok_or_else(|| format!("expected an object, got {}", kind(value)))
+    }
+
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        self.map.get(key).filter(|value| !value.is_null())
+    }
+
+    pub(crate) fn opt_string(&self, key: &str) -> Result<Option<String>, String> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            Some(other) => Err(wrong(key, "a string", other)),
+        }
+    }
+
+    pub(crate) fn string(&self, key: &str) -> Result<String, String> {
+        self.opt_string(key)?.ok_or_else(|| missing(key))
+    }
+
+    /// `false` when missing.
+    pub(crate) fn bool(&self, key: &str) -> Result<bool, String> {
+        match self.get(key) {
+            None => Ok(false),
+            Some(value) => value.as_bool().ok_or_else(|| wrong(key, "a boolean", value)),
+        }
+    }
+
+    /// A whole number from 0 to `u32::MAX`.
+    pub(crate) fn index(&self, key: &str) -> Result<u32, String> {
+        let value = self.get(key).ok_or_else(|| missing(key))?;
+        value.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or_else(|| wrong(key, "a whole number", value))
+    }
+
+    pub(crate) fn count(&self, key: &str) -> Result<Option<u64>, String> {
+        self.get(key).map(|value| value.as_u64().ok_or_else(|| wrong(key, "a whole number", value))).transpose()
+    }
+
+    /// `null` when missing.
+    pub(crate) fn value(&self, key: &str) -> Value {
+        self.get(key).cloned().unwrap_or(Value::Null)
+    }
+
+    pub(crate) fn opt_value(&self, key: &str) -> Option<Value> {
+        self.get(key).cloned()
+    }
+
+    /// The value of `key` read by `read`, when present.
+    pub(crate) fn opt<T>(&self, key: &str, read: fn(&Value) -> Result<T, String>) -> Result<Option<T>, String> {
+        self.get(key).map(|value| read(value).map_err(|e| format!("{key}: {e}"))).transpose()
+    }
+
+    /// The items of the array `key`, each read by `item`; none when missing.
+    pub(crate) fn list<T>(&self, key: &str, item: fn(&Value) -> Result<T, String>) -> Result<Vec<T>, String> {
+        self.get(key).map_or(Ok(Vec::new()), |value| list(value, item).map_err(|e| format!("{key}{e}")))
+    }
+}
+
+/// The items of an array, each read by `item`. An error reads after the list's name:
+/// `[2]: missing field …`, or `: expected an array, …`.
+pub(crate) fn list<T>(value: &Value, item: fn(&Value) -> Result<T, String>) -> Result<Vec<T>, String> {
+    let items = value.as_array().ok_or_else(|| format!(": expected an array, got {}", kind(value)))?;
+    items.iter().enumerate().map(|(i, value)| item(value).map_err(|e| format!("[{i}]: {e}"))).collect()
+}
+
+fn missing(key: &str) -> String {
+    format!("missing field `{key}`")
+}
+
+fn wrong(key: &str, expected: &str, value: &Value) -> String {
+    format!("`{key}` must be {expected}, got {}", kind(value))
+}
+
+/// What a value is, in a message.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

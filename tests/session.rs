@@ -2,9 +2,9 @@
 //! describe each change (applied to a JSON copy of the state, they must reproduce it).
 
 use chatstream::error::ErrorCode;
-use chatstream::event::{CompletePayload, Segment, StreamEvent};
+use chatstream::event::{CompletePayload, Segment, StreamEvent, ToolRecord};
 use chatstream::json::to_json;
-use chatstream::session::{Patch, Phase, Session, ToolState};
+use chatstream::session::{ChatMessage, Patch, Phase, Session, ToolState};
 use serde_json::{json, Value};
 
 /// Applies patches to a JSON snapshot the way the JS wrapper does.
@@ -277,7 +277,8 @@ fn messages_given_without_ids_or_parts_get_them() {
          "tool_history": [{"tool_name": "search", "input": {"q": "CRISPR"}, "output": "5 hits"}]},
         {"role": "assistant", "content": null}
     ]);
-    let patches = m.session.set_messages(serde_json::from_value(stored).unwrap()).unwrap();
+    let stored = stored.as_array().unwrap().iter().map(|m| ChatMessage::from_value(m).unwrap()).collect();
+    let patches = m.session.set_messages(stored).unwrap();
     m.check(&patches);
     let messages = &m.state().messages;
     assert!(!messages[0].id.is_empty());
@@ -394,7 +395,7 @@ fn parts_stream_in_reading_order_and_the_message_keeps_them() {
             message: "Checking.[[tool:0]]It is 3°C.".into(),
             text: "Checking.\n\nIt is 3°C.".into(),
             thinking: Some("Need the tool.".into()),
-            tool_history: vec![serde_json::from_value(record).unwrap()],
+            tool_history: vec![ToolRecord::from_value(&record).unwrap()],
             ..Default::default()
         },
     });

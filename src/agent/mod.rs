@@ -99,7 +99,7 @@ pub fn progress_event(tool_use_id: &str, tool: &str, update: &Value) -> StreamEv
 }
 
 /// A tool call to run, with its index in the whole turn.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct PendingCall {
     /// The call's index in the whole turn (the N of `[[tool:N]]`).
     pub index: u32,

@@ -322,10 +322,13 @@ impl Session {
     /// Replaces the whole state with saved `messages` (JSON; not while a turn is in flight).
     pub fn load_messages(&mut self, json: &str) -> Result<Vec<Patch>, ChatError> {
         self.not_in_flight("Cannot load messages while answering")?;
-        let messages: Vec<ChatMessage> = serde_json::from_str(json).map_err(|e| ChatError {
-            code: ErrorCode::ValidationError,
-            message: format!("Invalid saved messages: {e}"),
-        })?;
+        let messages = serde_json::from_str::<Value>(json)
+            .map_err(|e| format!(": {e}"))
+            .and_then(|value| crate::json::list(&value, ChatMessage::from_value))
+            .map_err(|e| ChatError {
+                code: ErrorCode::ValidationError,
+                message: format!("Invalid saved messages{e}"),
+            })?;
         let messages = messages.into_iter().map(|m| self.complete_stored(m)).collect();
         self.state = ChatState { messages, ..ChatState::default() };
         Ok(vec![Patch::Reset { value: to_value(&self.state) }])
@@ -603,4 +606,3 @@ enum Field {
     PendingApproval(Option<PendingApproval>),
     Phase(Phase),
 }
-

@@ -1,61 +1,54 @@
 //! What a chat UI renders ([`ChatState`]), the messages it keeps ([`ChatMessage`]), and the
 //! [`Patch`]es that describe each change to it.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::parts::MessagePart;
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, Segment, ToolRecord, Usage};
-use crate::json::{Object, ToJson};
+use crate::json::{Fields, Object, ToJson};
 
 /// One message of the conversation. Serializes to the JSON that `messages` are saved and
-/// loaded as; everything but `role` and `content` may be absent there.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// loaded as ([`ChatMessage::from_value`]); everything but `role` may be absent there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChatMessage {
     /// Stable and unique in the conversation, for keying lists: the caller's, or generated.
-    #[serde(default)]
     pub id: String,
     /// `user` or `assistant`.
     pub role: String,
     /// The text as it is stored: `[[tool:N]]` kept where tools ran. `null` reads as empty (a
     /// stored turn that only called tools).
-    #[serde(default, deserialize_with = "text_or_null")]
     pub content: String,
     /// The message in reading order: text, reasoning, tools with their state, data.
-    #[serde(default)]
     pub parts: Vec<MessagePart>,
     /// The thinking text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub thinking: Option<String>,
     /// The message in reading order: text and tool cards.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub segments: Vec<Segment>,
     /// The message's tools by index.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_history: Vec<ToolRecord>,
     /// Quick replies to offer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub suggested_values: Option<Value>,
     /// Action buttons to offer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub suggested_actions: Option<Value>,
     /// A registered payload (`{type, data}`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub custom_payload: Option<Value>,
     /// Why the model stopped; `length` means the answer was cut by the token limit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<FinishReason>,
     /// Token counts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     /// True when the user stopped this answer: the content is what arrived before.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cancelled: bool,
-}
-
-fn text_or_null<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    Ok(Option::<String>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 impl ChatMessage {
@@ -302,6 +295,28 @@ pub struct HistoryEntry {
     pub role: String,
     /// Its stored text.
     pub content: String,
+}
+
+impl ChatMessage {
+    /// A stored message read back (as `messages_json` writes it, or written by a backend).
+    pub fn from_value(value: &Value) -> Result<ChatMessage, String> {
+        let fields = Fields::of(value)?;
+        Ok(ChatMessage {
+            id: fields.opt_string("id")?.unwrap_or_default(),
+            role: fields.string("role")?,
+            content: fields.opt_string("content")?.unwrap_or_default(),
+            parts: fields.list("parts", MessagePart::from_value)?,
+            thinking: fields.opt_string("thinking")?,
+            segments: fields.list("segments", Segment::from_value)?,
+            tool_history: fields.list("tool_history", ToolRecord::from_value)?,
+            suggested_values: fields.opt_value("suggested_values"),
+            suggested_actions: fields.opt_value("suggested_actions"),
+            custom_payload: fields.opt_value("custom_payload"),
+            finish_reason: fields.opt("finish_reason", FinishReason::from_value)?,
+            usage: fields.opt("usage", Usage::from_value)?,
+            cancelled: fields.bool("cancelled")?,
+        })
+    }
 }
 
 impl ToJson for ChatMessage {

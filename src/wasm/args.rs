@@ -4,8 +4,6 @@
 //! leaves it unusable for every chat on the page.
 
 use js_sys::{ArrayBuffer, Uint8Array};
-use serde::de::DeserializeOwned;
-#[cfg(feature = "provider")]
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -165,20 +163,21 @@ pub(crate) fn string_map(value: &JsValue, what: &str) -> Result<Vec<(String, Str
     Ok(pairs)
 }
 
-/// An array argument read through JSON; `null` and `undefined` are the empty array.
-pub(crate) fn list<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<Vec<T>, JsValue> {
+/// An array argument read through JSON, each item by `item`; `null` and `undefined` are the
+/// empty array.
+pub(crate) fn list<T>(value: &JsValue, what: &str, item: fn(&Value) -> Result<T, String>) -> Result<Vec<T>, JsValue> {
     if value.is_null() || value.is_undefined() {
         return Ok(Vec::new());
     }
     if !js_sys::Array::is_array(value) {
         return Err(type_error(&format!("{what} must be an array, got {}", kind(value))));
     }
-    json(value, what)
+    crate::json::list(&json(value, what)?, item).map_err(|e| type_error(&format!("{what}{e}")))
 }
 
-/// Any plain JS value read through JSON (`JSON.stringify`, then serde); `undefined` is `null`.
-/// A value JSON cannot carry (a cycle, a BigInt) throws the engine's own `TypeError`.
-pub(crate) fn json<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, JsValue> {
+/// Any plain JS value read through JSON (`JSON.stringify`, then serde_json); `undefined` is
+/// `null`. A value JSON cannot carry (a cycle, a BigInt) throws the engine's own `TypeError`.
+pub(crate) fn json(value: &JsValue, what: &str) -> Result<Value, JsValue> {
     let text = if value.is_undefined() { "null".into() } else { String::from(js_sys::JSON::stringify(value)?) };
     serde_json::from_str(&text).map_err(|e| type_error(&format!("{what}: {e}")))
 }

@@ -13,7 +13,7 @@ use crate::event::ToolRecord;
 #[wasm_bindgen(js_name = resolveToolMarkers)]
 pub fn resolve_tool_markers(message: JsValue, tool_history: JsValue) -> Result<JsValue, JsValue> {
     let message = args::text(&message, "resolveToolMarkers: message")?;
-    let history: Vec<ToolRecord> = args::list(&tool_history, "resolveToolMarkers: toolHistory")?;
+    let history = args::list(&tool_history, "resolveToolMarkers: toolHistory", ToolRecord::from_value)?;
     Ok(to_js(&clean::resolve_tool_markers(&message, &history))?)
 }
 

@@ -15,7 +15,7 @@ use super::stream::JsStreamOptions;
 use super::{event_to_js, to_js, PoisonGuard};
 use crate::chat::{After, Chat, Step};
 use crate::error::ErrorCode;
-use crate::session::{counting_ids, Patch, Session};
+use crate::session::{counting_ids, ChatMessage, Patch, Session};
 
 /// The options the core reads (the JS side keeps the request's, the timers' and the callbacks').
 const SESSION_OPTIONS: &[&str] = &[
@@ -169,7 +169,7 @@ impl SessionCore {
     /// Replaces the conversation (an array of messages); the patches.
     #[wasm_bindgen(js_name = setMessages)]
     pub fn set_messages(&self, messages: JsValue) -> Result<JsValue, JsValue> {
-        let messages = args::list(&messages, "ChatSession.setMessages: messages")?;
+        let messages = args::list(&messages, "ChatSession.setMessages: messages", ChatMessage::from_value)?;
         let patches = self.chat.borrow_mut().set_messages(messages).map_err(chat_error)?;
         Ok(patches_to_js(&patches))
     }
@@ -291,12 +291,12 @@ extern "C" {
 mod provider {
     //! Provider mode: the options, and the steps of running the tools the JS side executes.
 
-    use serde_json::Value;
+    use serde_json::{json, Value};
     use wasm_bindgen::prelude::*;
 
     use super::{args, patches_to_js, Options, SessionCore};
     use crate::agent::{AgentConfig, PendingCall, ToolFailure, DEFAULT_MAX_ITERATIONS};
-    use crate::request::{empty_object_schema, Profile, Provider, ToolDef};
+    use crate::request::{Profile, Provider, ToolDef};
 
     /// The loop's configuration, when `provider` is set.
     pub(super) fn config(options: &Options) -> Result<Option<AgentConfig>, JsValue> {
@@ -335,7 +335,8 @@ mod provider {
             tools.push(ToolDef {
                 name: tool.string("name")?.ok_or_else(|| tool.required("name"))?,
                 description: tool.string("description")?.unwrap_or_default(),
-                input_schema: tool.json("input_schema")?.unwrap_or_else(empty_object_schema),
+                // A tool that takes no input may leave its schema out.
+                input_schema: tool.json("input_schema")?.unwrap_or_else(|| json!({"type": "object", "properties": {}})),
                 needs_approval: tool.bool("needsApproval")?.unwrap_or(false),
             });
         }
