@@ -271,7 +271,7 @@ impl Chat {
         #[cfg(not(feature = "provider"))]
         let _ = again;
         self.begin_response();
-        Ok((serde_json::to_value(&request).expect("the request serializes"), step))
+        Ok((crate::json::to_value(&request), step))
     }
 
     /// A refusal before any request: the error event; a VALIDATION_ERROR is shown too.

@@ -6,10 +6,12 @@
 //! assert_eq!(ErrorCode::RateLimited.as_str(), "RATE_LIMITED");
 //! ```
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::json::ToJson;
 
 /// The error codes of the event contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[non_exhaustive]
 pub enum ErrorCode {
@@ -173,6 +175,12 @@ pub fn connection_failed(name: &str, message: &str) -> String {
         ),
         _ if message.is_empty() => "Connection failed".into(),
         _ => format!("Connection failed: {message}"),
+    }
+}
+
+impl ToJson for ErrorCode {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        self.as_str().write_json(out);
     }
 }
 

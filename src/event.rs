@@ -9,13 +9,13 @@
 //! assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"type":"text_delta","text":"Hi"}"#);
 //! ```
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::ErrorCode;
 
 /// One clean event: what the UI receives (`docs/events.md`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum StreamEvent {
@@ -71,10 +71,10 @@ pub enum StreamEvent {
         /// The parsed arguments (their raw text when they are not JSON, with an `error` before).
         input: Value,
         /// The token limit cut the arguments.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
         incomplete: bool,
         /// The raw arguments of an incomplete call.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         arguments: Option<String>,
     },
     /// Progress of a long-running tool.
@@ -125,7 +125,7 @@ pub enum StreamEvent {
         /// What to show.
         message: String,
         /// The payload field the error is about (a payload marker whose JSON did not parse).
-        #[serde(skip_serializing_if = "Option::is_none", default)]
+        #[serde(skip_serializing_if = "Option::is_none")]
         field: Option<String>,
     },
     /// After the `complete` that carries the partial content.
@@ -193,7 +193,7 @@ pub fn merge_adjacent_deltas(events: &mut Vec<StreamEvent>, from: usize) {
 }
 
 /// `complete.payload`: the whole message, ready to persist and render.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CompletePayload {
     /// Clean text with `[[tool:N]]` kept where tools ran (as an agent backend stores it).
     pub message: String,
@@ -217,7 +217,7 @@ pub struct CompletePayload {
     pub usage: Option<Usage>,
     /// How many invalid UTF-8 sequences in the stream were replaced by U+FFFD (as a browser's
     /// text decoder does); left out when there were none.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub invalid_utf8: u64,
     /// Whatever else the backend sent (`conversation_id`, `diagnostics`, …), passed through.
     #[serde(flatten)]
@@ -292,17 +292,8 @@ impl From<&str> for FinishReason {
     }
 }
 
-/// Any word reads (a backend may send its own, a saved message may be older): unknown ones are
-/// `Other`.
-impl<'de> Deserialize<'de> for FinishReason {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let name = std::borrow::Cow::<str>::deserialize(deserializer)?;
-        Ok(FinishReason::from_name(&name))
-    }
-}
-
 /// One piece of a message in reading order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Segment {
     /// Text.
@@ -330,26 +321,22 @@ pub enum Segment {
 
 /// One entry of `tool_history`, by index. Stored entries may carry only `tool_name`, `input`
 /// and `output` (as agent backends write them): the others read as empty when absent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolRecord {
     /// The tool's name.
     pub tool_name: String,
     /// The call's id (empty when the stored entry had none).
-    #[serde(default)]
     pub tool_use_id: String,
     /// The input it ran with.
-    #[serde(default)]
     pub input: Value,
     /// What it gave.
-    #[serde(default)]
     pub output: Value,
     /// The output is an error.
-    #[serde(default)]
     pub is_error: bool,
 }
 
 /// Token counts normalized across providers; `None` where the provider did not say.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Usage {
     /// Every input token (cached ones included).
     pub input_tokens: Option<u64>,
@@ -376,5 +363,201 @@ impl Usage {
         sum(&mut self.reasoning_tokens, other.reasoning_tokens);
         sum(&mut self.cached_input_tokens, other.cached_input_tokens);
         sum(&mut self.total_tokens, other.total_tokens);
+    }
+}
+
+mod to_json {
+    //! The event contract's JSON, as the derives above write it, for the JS bindings.
+    use super::{CompletePayload, FinishReason, Segment, StreamEvent, ToolRecord, Usage};
+    use crate::json::{Object, ToJson};
+
+    impl ToJson for StreamEvent {
+        fn write_json(&self, out: &mut Vec<u8>) {
+            let event = |out, kind| Object::tagged(out, "type", kind);
+            match self {
+                StreamEvent::Status { message } => event(out, "status").field("message", message).end(),
+                StreamEvent::TextDelta { text } => event(out, "text_delta").field("text", text).end(),
+                StreamEvent::ThinkingDelta { text } => event(out, "thinking_delta").field("text", text).end(),
+                StreamEvent::ToolStart { tool_use_id, tool, index, input } => event(out, "tool_start")
+                    .field("tool_use_id", tool_use_id)
+                    .field("tool", tool)
+                    .field("index", index)
+                    .field("input", input)
+                    .end(),
+                StreamEvent::ToolInputDelta { tool_use_id, delta, partial_input } => event(out, "tool_input_delta")
+                    .field("tool_use_id", tool_use_id)
+                    .field("delta", delta)
+                    .field("partial_input", partial_input)
+                    .end(),
+                StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete, arguments } => {
+                    event(out, "tool_call")
+                        .field("tool_use_id", tool_use_id)
+                        .field("tool", tool)
+                        .field("index", index)
+                        .field("input", input)
+                        .field_if(*incomplete, "incomplete", incomplete)
+                        .field_if(arguments.is_some(), "arguments", arguments)
+                        .end()
+                }
+                StreamEvent::ToolProgress { tool_use_id, tool, stage, message, progress, data } => {
+                    event(out, "tool_progress")
+                        .field("tool_use_id", tool_use_id)
+                        .field("tool", tool)
+                        .field("stage", stage)
+                        .field("message", message)
+                        .field("progress", progress)
+                        .field("data", data)
+                        .end()
+                }
+                StreamEvent::ToolComplete { tool_use_id, tool, index, input, output, is_error } => {
+                    event(out, "tool_complete")
+                        .field("tool_use_id", tool_use_id)
+                        .field("tool", tool)
+                        .field("index", index)
+                        .field("input", input)
+                        .field("output", output)
+                        .field("is_error", is_error)
+                        .end()
+                }
+                StreamEvent::Data { data } => event(out, "data").field("data", data).end(),
+                StreamEvent::Complete { payload } => event(out, "complete").field("payload", payload).end(),
+                StreamEvent::Error { code, message, field } => event(out, "error")
+                    .field("code", code)
+                    .field("message", message)
+                    .field_if(field.is_some(), "field", field)
+                    .end(),
+                StreamEvent::Cancelled => event(out, "cancelled").end(),
+            }
+        }
+    }
+
+    impl ToJson for CompletePayload {
+        fn write_json(&self, out: &mut Vec<u8>) {
+            Object::new(out)
+                .field("message", &self.message)
+                .field("text", &self.text)
+                .field("thinking", &self.thinking)
+                .field("segments", &self.segments)
+                .field("tool_history", &self.tool_history)
+                .field("suggested_values", &self.suggested_values)
+                .field("suggested_actions", &self.suggested_actions)
+                .field("custom_payload", &self.custom_payload)
+                .field("finish_reason", &self.finish_reason)
+                .field("usage", &self.usage)
+                .field_if(self.invalid_utf8 != 0, "invalid_utf8", &self.invalid_utf8)
+                .flatten(&self.extra)
+                .end();
+        }
+    }
+
+    impl ToJson for FinishReason {
+        fn write_json(&self, out: &mut Vec<u8>) {
+            self.as_str().write_json(out);
+        }
+    }
+
+    impl ToJson for Segment {
+        fn write_json(&self, out: &mut Vec<u8>) {
+            match self {
+                Segment::Text { text } => Object::tagged(out, "type", "text").field("text", text).end(),
+                Segment::Tool { index, tool_use_id, tool, input, output, is_error } => {
+                    Object::tagged(out, "type", "tool")
+                        .field("index", index)
+                        .field("tool_use_id", tool_use_id)
+                        .field("tool", tool)
+                        .field("input", input)
+                        .field("output", output)
+                        .field("is_error", is_error)
+                        .end()
+                }
+            }
+        }
+    }
+
+    impl ToJson for ToolRecord {
+        fn write_json(&self, out: &mut Vec<u8>) {
+            Object::new(out)
+                .field("tool_name", &self.tool_name)
+                .field("tool_use_id", &self.tool_use_id)
+                .field("input", &self.input)
+                .field("output", &self.output)
+                .field("is_error", &self.is_error)
+                .end();
+        }
+    }
+
+    impl ToJson for Usage {
+        fn write_json(&self, out: &mut Vec<u8>) {
+            Object::new(out)
+                .field("input_tokens", &self.input_tokens)
+                .field("output_tokens", &self.output_tokens)
+                .field("reasoning_tokens", &self.reasoning_tokens)
+                .field("cached_input_tokens", &self.cached_input_tokens)
+                .field("total_tokens", &self.total_tokens)
+                .end();
+        }
+    }
+}
+
+mod from_json {
+    //! Stored messages' segments, tool history and usage read back from JSON.
+    use serde_json::Value;
+
+    use super::{FinishReason, Segment, ToolRecord, Usage};
+    use crate::json::Fields;
+
+    impl Segment {
+        /// A segment as [`crate::json`] writes it.
+        pub fn from_value(value: &Value) -> Result<Segment, String> {
+            let fields = Fields::of(value)?;
+            match fields.string("type")?.as_str() {
+                "text" => Ok(Segment::Text { text: fields.string("text")? }),
+                "tool" => Ok(Segment::Tool {
+                    index: fields.index("index")?,
+                    tool_use_id: fields.opt_string("tool_use_id")?,
+                    tool: fields.opt_string("tool")?,
+                    input: fields.value("input"),
+                    output: fields.value("output"),
+                    is_error: fields.bool("is_error")?,
+                }),
+                other => Err(format!("unknown segment type {other:?}, expected \"text\" or \"tool\"")),
+            }
+        }
+    }
+
+    impl ToolRecord {
+        /// A `tool_history` entry: only `tool_name` is required.
+        pub fn from_value(value: &Value) -> Result<ToolRecord, String> {
+            let fields = Fields::of(value)?;
+            Ok(ToolRecord {
+                tool_name: fields.string("tool_name")?,
+                tool_use_id: fields.opt_string("tool_use_id")?.unwrap_or_default(),
+                input: fields.value("input"),
+                output: fields.value("output"),
+                is_error: fields.bool("is_error")?,
+            })
+        }
+    }
+
+    impl Usage {
+        /// Token counts; each may be missing.
+        pub fn from_value(value: &Value) -> Result<Usage, String> {
+            let fields = Fields::of(value)?;
+            Ok(Usage {
+                input_tokens: fields.count("input_tokens")?,
+                output_tokens: fields.count("output_tokens")?,
+                reasoning_tokens: fields.count("reasoning_tokens")?,
+                cached_input_tokens: fields.count("cached_input_tokens")?,
+                total_tokens: fields.count("total_tokens")?,
+            })
+        }
+    }
+
+    impl FinishReason {
+        /// Any word reads (a backend may send its own, a saved message may be older): unknown
+        /// ones are `Other`.
+        pub fn from_value(value: &Value) -> Result<FinishReason, String> {
+            value.as_str().map(FinishReason::from_name).ok_or_else(|| "expected a string".to_owned())
+        }
     }
 }

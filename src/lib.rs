@@ -72,6 +72,7 @@ pub mod dialect;
 pub mod error;
 pub mod event;
 pub mod framing;
+pub mod json;
 #[cfg(feature = "provider")]
 pub mod request;
 pub mod session;
@@ -80,3 +81,8 @@ pub mod stream;
 /// The JS bindings (only in the wasm build).
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+
+/// talc instead of the standard library's dlmalloc: a smaller module, no slower per delta.
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

@@ -2,8 +2,9 @@
 //! describe each change (applied to a JSON copy of the state, they must reproduce it).
 
 use chatstream::error::ErrorCode;
-use chatstream::event::{CompletePayload, Segment, StreamEvent};
-use chatstream::session::{Patch, Phase, Session, ToolState};
+use chatstream::event::{CompletePayload, Segment, StreamEvent, ToolRecord};
+use chatstream::json::to_json;
+use chatstream::session::{ChatMessage, Patch, Phase, Session, ToolState};
 use serde_json::{json, Value};
 
 /// Applies patches to a JSON snapshot the way the JS wrapper does.
@@ -64,11 +65,13 @@ impl Mirror {
     }
     fn check(&mut self, patches: &[Patch]) {
         apply_patches(&mut self.snapshot, patches);
-        assert_eq!(
-            self.snapshot,
-            serde_json::to_value(self.session.state()).unwrap(),
-            "patches disagree with the state"
-        );
+        let state = self.session.state();
+        assert_eq!(self.snapshot, serde_json::to_value(state).unwrap(), "patches disagree with the state");
+        // What the JS side gets is written by chatstream::json: the same text as serde's.
+        assert_eq!(to_json(state), serde_json::to_string(state).unwrap());
+        for patch in patches {
+            assert_eq!(to_json(patch), serde_json::to_string(patch).unwrap());
+        }
     }
     fn state(&self) -> &chatstream::session::ChatState {
         self.session.state()
@@ -274,7 +277,8 @@ fn messages_given_without_ids_or_parts_get_them() {
          "tool_history": [{"tool_name": "search", "input": {"q": "CRISPR"}, "output": "5 hits"}]},
         {"role": "assistant", "content": null}
     ]);
-    let patches = m.session.set_messages(serde_json::from_value(stored).unwrap()).unwrap();
+    let stored = stored.as_array().unwrap().iter().map(|m| ChatMessage::from_value(m).unwrap()).collect();
+    let patches = m.session.set_messages(stored).unwrap();
     m.check(&patches);
     let messages = &m.state().messages;
     assert!(!messages[0].id.is_empty());
@@ -391,7 +395,7 @@ fn parts_stream_in_reading_order_and_the_message_keeps_them() {
             message: "Checking.[[tool:0]]It is 3°C.".into(),
             text: "Checking.\n\nIt is 3°C.".into(),
             thinking: Some("Need the tool.".into()),
-            tool_history: vec![serde_json::from_value(record).unwrap()],
+            tool_history: vec![ToolRecord::from_value(&record).unwrap()],
             ..Default::default()
         },
     });
@@ -434,4 +438,15 @@ fn a_tool_waiting_for_approval_shows_in_the_state_and_a_denial_stays_denied() {
         &m.state().streaming_parts[0],
         chatstream::session::MessagePart::Tool { state: ToolState::OutputDenied, .. }
     ));
+}
+
+#[test]
+fn a_tool_input_as_deep_as_the_parser_reads_reaches_the_patches_whole() {
+    // The patches' values hold the input some levels deeper than serde_json's parser reads.
+    let deep: Value = serde_json::from_str(&format!("{}{}", "[".repeat(127), "]".repeat(127))).unwrap();
+    let mut m = Mirror::new();
+    m.begin("go");
+    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "deep".into(), index: 0, input: deep });
+    m.apply(complete("[[tool:0]]"));
+    assert_eq!(m.state().messages.len(), 2);
 }

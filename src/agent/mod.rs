@@ -22,6 +22,7 @@ use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, Segment, StreamEvent, Usage};
+use crate::json::{Object, ToJson};
 use crate::request::{self, Profile, Provider, RequestError, ToolCall, ToolDef, ToolResult, Turn};
 
 /// The loop's configuration.
@@ -100,7 +101,7 @@ pub fn progress_event(tool_use_id: &str, tool: &str, update: &Value) -> StreamEv
 }
 
 /// A tool call to run, with its index in the whole turn.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct PendingCall {
     /// The call's index in the whole turn (the N of `[[tool:N]]`).
     pub index: u32,
@@ -110,6 +111,17 @@ pub struct PendingCall {
     pub name: String,
     /// The call's input.
     pub input: Value,
+}
+
+impl ToJson for PendingCall {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out)
+            .field("index", &self.index)
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("input", &self.input)
+            .end();
+    }
 }
 
 /// What the driver does after a response ended.

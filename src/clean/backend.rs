@@ -35,7 +35,7 @@ impl BackendFields {
                     }
                 }
                 "usage" => {
-                    if let Ok(usage) = serde_json::from_value::<Usage>(value) {
+                    if let Ok(usage) = Usage::from_value(&value) {
                         merge_usage(payload.usage.get_or_insert_with(Usage::default), &usage);
                     }
                 }

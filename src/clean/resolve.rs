@@ -11,6 +11,7 @@ use super::markers::{strip_unwanted_chars, MarkerStripper, Token};
 use super::payload::PayloadKind;
 use super::CleanOptions;
 use crate::event::{Segment, ToolRecord};
+use crate::json::{Object, ToJson};
 
 /// One part of a message in reading order.
 #[derive(Debug, Clone, PartialEq)]
@@ -191,6 +192,20 @@ pub(crate) fn parse_with_parts(text: &str, options: &CleanOptions) -> (ParsedRes
     let thinking = thinking.trim();
     parsed.thinking = (!thinking.is_empty()).then(|| thinking.to_owned());
     (parsed, parts)
+}
+
+impl ToJson for ParsedResponse {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out)
+            .field("message", &self.message)
+            .field("text", &self.text)
+            .field("thinking", &self.thinking)
+            .field("suggested_values", &self.suggested_values)
+            .field("suggested_actions", &self.suggested_actions)
+            .field("custom_payload", &self.custom_payload)
+            .field("diagnostics", &self.diagnostics)
+            .end();
+    }
 }
 
 impl ParsedResponse {

@@ -34,7 +34,7 @@ mod ollama;
 mod openai;
 mod openai_responses;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::error::ErrorCode;
@@ -46,7 +46,7 @@ use openai::chat_completions;
 use openai_responses::responses;
 
 /// The provider formats a request can be built for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Provider {
     /// Chat Completions at OpenAI.
     #[serde(rename = "openai")]
@@ -110,7 +110,7 @@ impl Provider {
 }
 
 /// One turn of a provider-neutral conversation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
 pub enum Turn {
     /// What the user wrote.
@@ -121,10 +121,9 @@ pub enum Turn {
     /// What the model answered.
     Assistant {
         /// Its text.
-        #[serde(default)]
         content: String,
         /// The tools it called.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
     },
     /// The results of the previous assistant turn's tool calls, in the same order.
@@ -138,7 +137,7 @@ pub enum Turn {
 pub type Conversation = Vec<Turn>;
 
 /// A tool call the model made.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolCall {
     /// The call's id.
     pub id: String,
@@ -149,7 +148,7 @@ pub struct ToolCall {
 }
 
 /// A tool call's result, for the model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolResult {
     /// The call's id.
     pub tool_use_id: String,
@@ -158,13 +157,11 @@ pub struct ToolResult {
     /// What it gave.
     pub output: Value,
     /// The output is an error.
-    #[serde(default)]
     pub is_error: bool,
 }
 
 /// The model and its settings.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Profile {
     /// The model's name.
     pub model: String,
@@ -183,23 +180,17 @@ pub struct Profile {
 }
 
 /// A tool the model may call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolDef {
     /// The tool's name (letters, digits, `_` and `-`).
     pub name: String,
     /// What it does, for the model.
-    #[serde(default)]
     pub description: String,
     /// A JSON Schema object for the input.
-    #[serde(default = "empty_object_schema")]
     pub input_schema: Value,
     /// The user approves each call before it runs (the turn pauses until then).
-    #[serde(default, rename = "needsApproval", skip_serializing)]
+    #[serde(skip_serializing)]
     pub needs_approval: bool,
-}
-
-fn empty_object_schema() -> Value {
-    json!({"type": "object", "properties": {}})
 }
 
 /// A request that cannot be built: always `VALIDATION_ERROR`, naming the field.

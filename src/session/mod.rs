@@ -25,11 +25,11 @@ pub use state::{
     ChatError, ChatMessage, ChatRequest, ChatState, HistoryEntry, Patch, PendingApproval, Phase, ToolProgressState,
 };
 
-use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, Segment, StreamEvent};
+use crate::json::{to_json, to_value};
 #[cfg(feature = "provider")]
 use crate::request::Turn;
 use parts::parts_of_answer;
@@ -316,16 +316,19 @@ impl Session {
 
     /// `messages` as JSON, to save.
     pub fn messages_json(&self) -> String {
-        serde_json::to_string(&self.state.messages).expect("messages serialize")
+        to_json(&self.state.messages)
     }
 
     /// Replaces the whole state with saved `messages` (JSON; not while a turn is in flight).
     pub fn load_messages(&mut self, json: &str) -> Result<Vec<Patch>, ChatError> {
         self.not_in_flight("Cannot load messages while answering")?;
-        let messages: Vec<ChatMessage> = serde_json::from_str(json).map_err(|e| ChatError {
-            code: ErrorCode::ValidationError,
-            message: format!("Invalid saved messages: {e}"),
-        })?;
+        let messages = serde_json::from_str::<Value>(json)
+            .map_err(|e| format!(": {e}"))
+            .and_then(|value| crate::json::list(&value, ChatMessage::from_value))
+            .map_err(|e| ChatError {
+                code: ErrorCode::ValidationError,
+                message: format!("Invalid saved messages{e}"),
+            })?;
         let messages = messages.into_iter().map(|m| self.complete_stored(m)).collect();
         self.state = ChatState { messages, ..ChatState::default() };
         Ok(vec![Patch::Reset { value: to_value(&self.state) }])
@@ -537,11 +540,11 @@ impl Session {
     fn clear_streaming(&mut self, patches: &mut Vec<Patch>) {
         if !self.state.streaming_text.is_empty() {
             self.state.streaming_text.clear();
-            patches.push(Patch::Set { key: "streamingText", value: json!("") });
+            patches.push(Patch::Set { key: "streamingText", value: Value::from("") });
         }
         if !self.state.thinking_text.is_empty() {
             self.state.thinking_text.clear();
-            patches.push(Patch::Set { key: "thinkingText", value: json!("") });
+            patches.push(Patch::Set { key: "thinkingText", value: Value::from("") });
         }
         if !self.state.streaming_segments.is_empty() {
             self.state.streaming_segments.clear();
@@ -572,10 +575,10 @@ impl Session {
         let (key, value) = match field {
             Field::IsLoading(v) if s.is_loading != v => {
                 s.is_loading = v;
-                ("isLoading", json!(v))
+                ("isLoading", Value::Bool(v))
             }
             Field::StatusText(v) if s.status_text != v => {
-                let value = json!(v);
+                let value = Value::from(v.clone());
                 s.status_text = v;
                 ("statusText", value)
             }
@@ -611,8 +614,4 @@ enum Field {
     Error(Option<ChatError>),
     PendingApproval(Option<PendingApproval>),
     Phase(Phase),
-}
-
-fn to_value<T: Serialize + ?Sized>(value: &T) -> Value {
-    serde_json::to_value(value).expect("state values serialize")
 }

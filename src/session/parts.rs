@@ -2,14 +2,15 @@
 //! reasoning, tool calls with their state, custom data. The same list is built while the answer
 //! streams (`streamingParts`) and kept on the message, so an app renders both the same way.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::clean::resolve_tool_markers;
 use crate::event::{Segment, ToolRecord};
+use crate::json::{Fields, Object, ToJson};
 
 /// One part of a message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum MessagePart {
     /// Answer text.
@@ -35,10 +36,8 @@ pub enum MessagePart {
         /// The input so far, then the whole input.
         input: Value,
         /// The output, once there is one.
-        #[serde(default)]
         output: Value,
         /// The output is an error.
-        #[serde(default)]
         is_error: bool,
     },
     /// Custom data the backend sent (AI SDK `data-*` parts).
@@ -49,7 +48,7 @@ pub enum MessagePart {
 }
 
 /// Where a tool call is, in the AI SDK's words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ToolState {
     /// The model is still writing the input.
@@ -67,6 +66,15 @@ pub enum ToolState {
 }
 
 impl ToolState {
+    const ALL: [ToolState; 6] = [
+        ToolState::InputStreaming,
+        ToolState::InputAvailable,
+        ToolState::ApprovalRequested,
+        ToolState::OutputAvailable,
+        ToolState::OutputError,
+        ToolState::OutputDenied,
+    ];
+
     /// The state of a call that finished with this result.
     pub(crate) fn of_result(is_error: bool) -> ToolState {
         if is_error {
@@ -74,6 +82,25 @@ impl ToolState {
         } else {
             ToolState::OutputAvailable
         }
+    }
+
+    /// The AI SDK's word: `input-streaming`, `output-available`, ….
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolState::InputStreaming => "input-streaming",
+            ToolState::InputAvailable => "input-available",
+            ToolState::ApprovalRequested => "approval-requested",
+            ToolState::OutputAvailable => "output-available",
+            ToolState::OutputError => "output-error",
+            ToolState::OutputDenied => "output-denied",
+        }
+    }
+
+    fn from_name(name: &str) -> Result<ToolState, String> {
+        ToolState::ALL
+            .into_iter()
+            .find(|state| state.as_str() == name)
+            .ok_or_else(|| format!("unknown tool state {name:?}"))
     }
 }
 
@@ -111,5 +138,55 @@ pub(crate) fn part_of_segment(segment: Segment) -> MessagePart {
             output,
             is_error,
         },
+    }
+}
+
+impl MessagePart {
+    /// A stored message's part read back.
+    pub fn from_value(value: &Value) -> Result<MessagePart, String> {
+        let fields = Fields::of(value)?;
+        match fields.string("type")?.as_str() {
+            "text" => Ok(MessagePart::Text { text: fields.string("text")? }),
+            "reasoning" => Ok(MessagePart::Reasoning { text: fields.string("text")? }),
+            "tool" => Ok(MessagePart::Tool {
+                tool_use_id: fields.string("tool_use_id")?,
+                tool: fields.string("tool")?,
+                index: fields.index("index")?,
+                state: ToolState::from_name(&fields.string("state")?)?,
+                input: fields.value("input"),
+                output: fields.value("output"),
+                is_error: fields.bool("is_error")?,
+            }),
+            "data" => Ok(MessagePart::Data { data: fields.value("data") }),
+            other => {
+                Err(format!("unknown part type {other:?}, expected one of \"text\", \"reasoning\", \"tool\", \"data\""))
+            }
+        }
+    }
+}
+
+impl ToJson for MessagePart {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let part = |out, kind| Object::tagged(out, "type", kind);
+        match self {
+            MessagePart::Text { text } => part(out, "text").field("text", text).end(),
+            MessagePart::Reasoning { text } => part(out, "reasoning").field("text", text).end(),
+            MessagePart::Tool { tool_use_id, tool, index, state, input, output, is_error } => part(out, "tool")
+                .field("tool_use_id", tool_use_id)
+                .field("tool", tool)
+                .field("index", index)
+                .field("state", state)
+                .field("input", input)
+                .field("output", output)
+                .field("is_error", is_error)
+                .end(),
+            MessagePart::Data { data } => part(out, "data").field("data", data).end(),
+        }
+    }
+}
+
+impl ToJson for ToolState {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        self.as_str().write_json(out);
     }
 }

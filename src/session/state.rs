@@ -1,60 +1,54 @@
 //! What a chat UI renders ([`ChatState`]), the messages it keeps ([`ChatMessage`]), and the
 //! [`Patch`]es that describe each change to it.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::parts::MessagePart;
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, Segment, ToolRecord, Usage};
+use crate::json::{Fields, Object, ToJson};
 
 /// One message of the conversation. Serializes to the JSON that `messages` are saved and
-/// loaded as; everything but `role` and `content` may be absent there.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// loaded as ([`ChatMessage::from_value`]); everything but `role` may be absent there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChatMessage {
     /// Stable and unique in the conversation, for keying lists: the caller's, or generated.
-    #[serde(default)]
     pub id: String,
     /// `user` or `assistant`.
     pub role: String,
     /// The text as it is stored: `[[tool:N]]` kept where tools ran. `null` reads as empty (a
     /// stored turn that only called tools).
-    #[serde(default, deserialize_with = "text_or_null")]
     pub content: String,
     /// The message in reading order: text, reasoning, tools with their state, data.
-    #[serde(default)]
     pub parts: Vec<MessagePart>,
     /// The thinking text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub thinking: Option<String>,
     /// The message in reading order: text and tool cards.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub segments: Vec<Segment>,
     /// The message's tools by index.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_history: Vec<ToolRecord>,
     /// Quick replies to offer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub suggested_values: Option<Value>,
     /// Action buttons to offer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub suggested_actions: Option<Value>,
     /// A registered payload (`{type, data}`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub custom_payload: Option<Value>,
     /// Why the model stopped; `length` means the answer was cut by the token limit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<FinishReason>,
     /// Token counts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     /// True when the user stopped this answer: the content is what arrived before.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cancelled: bool,
-}
-
-fn text_or_null<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    Ok(Option::<String>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 impl ChatMessage {
@@ -301,4 +295,139 @@ pub struct HistoryEntry {
     pub role: String,
     /// Its stored text.
     pub content: String,
+}
+
+impl ChatMessage {
+    /// A stored message read back (as `messages_json` writes it, or written by a backend).
+    pub fn from_value(value: &Value) -> Result<ChatMessage, String> {
+        let fields = Fields::of(value)?;
+        Ok(ChatMessage {
+            id: fields.opt_string("id")?.unwrap_or_default(),
+            role: fields.string("role")?,
+            content: fields.opt_string("content")?.unwrap_or_default(),
+            parts: fields.list("parts", MessagePart::from_value)?,
+            thinking: fields.opt_string("thinking")?,
+            segments: fields.list("segments", Segment::from_value)?,
+            tool_history: fields.list("tool_history", ToolRecord::from_value)?,
+            suggested_values: fields.opt_value("suggested_values"),
+            suggested_actions: fields.opt_value("suggested_actions"),
+            custom_payload: fields.opt_value("custom_payload"),
+            finish_reason: fields.opt("finish_reason", FinishReason::from_value)?,
+            usage: fields.opt("usage", Usage::from_value)?,
+            cancelled: fields.bool("cancelled")?,
+        })
+    }
+}
+
+impl ToJson for ChatMessage {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out)
+            .field("id", &self.id)
+            .field("role", &self.role)
+            .field("content", &self.content)
+            .field("parts", &self.parts)
+            .field_if(self.thinking.is_some(), "thinking", &self.thinking)
+            .field_if(!self.segments.is_empty(), "segments", &self.segments)
+            .field_if(!self.tool_history.is_empty(), "tool_history", &self.tool_history)
+            .field_if(self.suggested_values.is_some(), "suggested_values", &self.suggested_values)
+            .field_if(self.suggested_actions.is_some(), "suggested_actions", &self.suggested_actions)
+            .field_if(self.custom_payload.is_some(), "custom_payload", &self.custom_payload)
+            .field_if(self.finish_reason.is_some(), "finish_reason", &self.finish_reason)
+            .field_if(self.usage.is_some(), "usage", &self.usage)
+            .field_if(self.cancelled, "cancelled", &self.cancelled)
+            .end();
+    }
+}
+
+impl ToJson for ToolProgressState {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out).field("toolName", &self.tool_name).field("updates", &self.updates).end();
+    }
+}
+
+impl ToJson for ChatError {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out).field("code", &self.code).field("message", &self.message).end();
+    }
+}
+
+impl ToJson for PendingApproval {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out)
+            .field("tool_use_id", &self.tool_use_id)
+            .field("tool", &self.tool)
+            .field("index", &self.index)
+            .field("input", &self.input)
+            .end();
+    }
+}
+
+impl ToJson for Phase {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let name = match self {
+            Phase::Idle => "idle",
+            Phase::Waiting => "waiting",
+            Phase::Streaming => "streaming",
+            Phase::Tool => "tool",
+            Phase::Approval => "approval",
+        };
+        name.write_json(out);
+    }
+}
+
+impl ToJson for ChatState {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out)
+            .field("messages", &self.messages)
+            .field("isLoading", &self.is_loading)
+            .field("streamingText", &self.streaming_text)
+            .field("thinkingText", &self.thinking_text)
+            .field("statusText", &self.status_text)
+            .field("activeToolProgress", &self.active_tool_progress)
+            .field("error", &self.error)
+            .field("streamingSegments", &self.streaming_segments)
+            .field("streamingParts", &self.streaming_parts)
+            .field("pendingApproval", &self.pending_approval)
+            .field("phase", &self.phase)
+            .field("conversationId", &self.conversation_id)
+            .end();
+    }
+}
+
+impl ToJson for Patch {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let patch = |out, op| Object::tagged(out, "op", op);
+        match self {
+            Patch::Set { key, value } => patch(out, "set").field("key", key).field("value", value).end(),
+            Patch::Append { key, text } => patch(out, "append").field("key", key).field("text", text).end(),
+            Patch::PushMessage { value } => patch(out, "pushMessage").field("value", value).end(),
+            Patch::SetLastMessage { value } => patch(out, "setLastMessage").field("value", value).end(),
+            Patch::Push { key, value } => patch(out, "push").field("key", key).field("value", value).end(),
+            Patch::SetAt { key, at, value } => {
+                patch(out, "setAt").field("key", key).field("at", at).field("value", value).end()
+            }
+            Patch::AppendToLast { key, text } => patch(out, "appendToLast").field("key", key).field("text", text).end(),
+            Patch::AppendText { text } => patch(out, "appendText").field("text", text).end(),
+            Patch::PushToolUpdate { value } => patch(out, "pushToolUpdate").field("value", value).end(),
+            Patch::Reset { value } => patch(out, "reset").field("value", value).end(),
+        }
+    }
+}
+
+impl ToJson for ChatRequest {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out)
+            .field("message", &self.message)
+            .field("context", &self.context)
+            .field("interaction_type", &self.interaction_type)
+            .field("conversation_id", &self.conversation_id)
+            .field("conversation_history", &self.conversation_history)
+            .end();
+    }
+}
+
+impl ToJson for HistoryEntry {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        Object::new(out).field("role", &self.role).field("content", &self.content).end();
+    }
 }

@@ -4,7 +4,7 @@
 //! leaves it unusable for every chat on the page.
 
 use js_sys::{ArrayBuffer, Uint8Array};
-use serde::de::DeserializeOwned;
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -13,10 +13,13 @@ pub(crate) fn type_error(message: &str) -> JsValue {
     js_sys::TypeError::new(message).into()
 }
 
-/// What a value is, in a message: `typeof`, with `null` and arrays told apart.
+/// What a value is, in a message: `typeof`, with `null` and arrays told apart, or the number.
 fn kind(value: &JsValue) -> String {
     if value.is_null() {
         "null".into()
+    } else if value.as_f64().is_some() {
+        let number: &js_sys::Number = value.unchecked_ref();
+        number.to_string_with_radix(10).map(String::from).unwrap_or_default()
     } else if js_sys::Array::is_array(value) {
         "an array".into()
     } else {
@@ -33,31 +36,148 @@ pub(crate) fn text(value: &JsValue, what: &str) -> Result<String, JsValue> {
     value.as_string().ok_or_else(|| type_error(&format!("{what} must be a string, got {}", kind(value))))
 }
 
-/// An options object read through JSON; `null` and `undefined` are the defaults.
-pub(crate) fn options<T: DeserializeOwned + Default>(value: &JsValue, what: &str) -> Result<T, JsValue> {
-    if value.is_null() || value.is_undefined() {
-        return Ok(T::default());
-    }
-    if !value.is_object() || js_sys::Array::is_array(value) || value.is_function() {
-        return Err(type_error(&format!("{what} must be an object, got {}", kind(value))));
-    }
-    json(value, what)
+/// An options object, read key by key (`Reflect.get`) rather than through JSON and a
+/// serde-derived deserializer: that derived code, one per options type, weighed more than the
+/// readers here. `null` and `undefined` are "not given", for the object and for each option.
+pub(crate) struct Options<'a> {
+    object: &'a JsValue,
+    what: &'a str,
 }
 
-/// An array argument read through JSON; `null` and `undefined` are the empty array.
-pub(crate) fn list<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<Vec<T>, JsValue> {
+impl<'a> Options<'a> {
+    /// `None` for `null` or `undefined` (every option at its default).
+    pub(crate) fn given(value: &'a JsValue, what: &'a str) -> Result<Option<Options<'a>>, JsValue> {
+        if value.is_null() || value.is_undefined() {
+            return Ok(None);
+        }
+        Options::any(value, what).map(Some)
+    }
+
+    /// An object whose keys are not checked (a tool, which carries more than is read here).
+    pub(crate) fn any(value: &'a JsValue, what: &'a str) -> Result<Options<'a>, JsValue> {
+        if !value.is_object() || js_sys::Array::is_array(value) || value.is_function() {
+            return Err(type_error(&format!("{what} must be an object, got {}", kind(value))));
+        }
+        Ok(Options { object: value, what })
+    }
+
+    /// Refuses a key that is not in `known` (a misspelt option must not pass silently).
+    pub(crate) fn only(self, known: &[&str]) -> Result<Options<'a>, JsValue> {
+        for key in js_sys::Object::keys(self.object.unchecked_ref::<js_sys::Object>()).iter() {
+            let key = key.as_string().unwrap_or_default();
+            if !known.contains(&key.as_str()) && self.get(&key).is_some() {
+                let (what, known) = (self.what, known.join("`, `"));
+                return Err(type_error(&format!("{what}: unknown field `{key}`, expected one of `{known}`")));
+            }
+        }
+        Ok(self)
+    }
+
+    /// The option's value; `None` when it is `null` or `undefined`.
+    fn get(&self, key: &str) -> Option<JsValue> {
+        let value = js_sys::Reflect::get(self.object, &JsValue::from_str(key)).ok()?;
+        (!value.is_null() && !value.is_undefined()).then_some(value)
+    }
+
+    #[cfg(not(feature = "provider"))]
+    pub(crate) fn has(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// How the items of the array `key` are named in messages.
+    pub(crate) fn items_name(&self, key: &str) -> String {
+        format!("{}: {key}[]", self.what)
+    }
+
+    /// The error for `key` when it is missing.
+    pub(crate) fn required(&self, key: &str) -> JsValue {
+        type_error(&format!("{}: {key} is required", self.what))
+    }
+
+    fn wrong(&self, key: &str, expected: &str, value: &JsValue) -> JsValue {
+        type_error(&format!("{}: {key} must be {expected}, got {}", self.what, kind(value)))
+    }
+
+    pub(crate) fn string(&self, key: &str) -> Result<Option<String>, JsValue> {
+        self.get(key).map(|v| v.as_string().ok_or_else(|| self.wrong(key, "a string", &v))).transpose()
+    }
+
+    pub(crate) fn bool(&self, key: &str) -> Result<Option<bool>, JsValue> {
+        self.get(key).map(|v| v.as_bool().ok_or_else(|| self.wrong(key, "a boolean", &v))).transpose()
+    }
+
+    /// A finite number.
+    #[cfg(feature = "provider")]
+    pub(crate) fn number(&self, key: &str) -> Result<Option<f64>, JsValue> {
+        let finite = |v: &JsValue| v.as_f64().filter(|n| n.is_finite());
+        self.get(key).map(|v| finite(&v).ok_or_else(|| self.wrong(key, "a number", &v))).transpose()
+    }
+
+    /// A whole number from 0 to `u32::MAX`.
+    pub(crate) fn count(&self, key: &str) -> Result<Option<u32>, JsValue> {
+        let whole = |v: &JsValue| v.as_f64().filter(|n| n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(n));
+        let expected = "a whole number from 0 to 4294967295";
+        self.get(key).map(|v| whole(&v).map(|n| n as u32).ok_or_else(|| self.wrong(key, expected, &v))).transpose()
+    }
+
+    /// An array's items.
+    pub(crate) fn items(&self, key: &str) -> Result<Option<js_sys::Array>, JsValue> {
+        self.get(key).map(|v| v.dyn_into().map_err(|v| self.wrong(key, "an array", &v))).transpose()
+    }
+
+    pub(crate) fn strings(&self, key: &str) -> Result<Option<Vec<String>>, JsValue> {
+        let Some(items) = self.items(key)? else { return Ok(None) };
+        let text = |v: JsValue| v.as_string().ok_or_else(|| self.wrong(key, "an array of strings", &v));
+        items.iter().map(text).collect::<Result<_, _>>().map(Some)
+    }
+
+    /// An object of strings (`headers`).
+    pub(crate) fn string_map(&self, key: &str) -> Result<Vec<(String, String)>, JsValue> {
+        self.get(key).map_or(Ok(Vec::new()), |v| string_map(&v, &format!("{}: {key}", self.what)))
+    }
+
+    /// Any plain JS value, through JSON (a tool's schema).
+    #[cfg(feature = "provider")]
+    pub(crate) fn json(&self, key: &str) -> Result<Option<Value>, JsValue> {
+        self.get(key).map(|v| json(&v, &format!("{}: {key}", self.what))).transpose()
+    }
+}
+
+/// An object of strings (a response's headers); `null` and `undefined` are none.
+pub(crate) fn string_map(value: &JsValue, what: &str) -> Result<Vec<(String, String)>, JsValue> {
+    if value.is_null() || value.is_undefined() {
+        return Ok(Vec::new());
+    }
+    Options::any(value, what)?;
+    let entries = js_sys::Object::entries(value.unchecked_ref::<js_sys::Object>());
+    let mut pairs = Vec::with_capacity(entries.length() as usize);
+    for entry in entries.iter() {
+        let entry: js_sys::Array = entry.unchecked_into();
+        let (name, text) = (entry.get(0), entry.get(1));
+        let Some(text) = text.as_string() else {
+            let name = name.as_string().unwrap_or_default();
+            return Err(type_error(&format!("{what}: {name} must be a string, got {}", kind(&text))));
+        };
+        pairs.push((name.as_string().unwrap_or_default(), text));
+    }
+    Ok(pairs)
+}
+
+/// An array argument read through JSON, each item by `item`; `null` and `undefined` are the
+/// empty array.
+pub(crate) fn list<T>(value: &JsValue, what: &str, item: fn(&Value) -> Result<T, String>) -> Result<Vec<T>, JsValue> {
     if value.is_null() || value.is_undefined() {
         return Ok(Vec::new());
     }
     if !js_sys::Array::is_array(value) {
         return Err(type_error(&format!("{what} must be an array, got {}", kind(value))));
     }
-    json(value, what)
+    crate::json::list(&json(value, what)?, item).map_err(|e| type_error(&format!("{what}{e}")))
 }
 
-/// Any plain JS value read through JSON (`JSON.stringify`, then serde); `undefined` is `null`.
-/// A value JSON cannot carry (a cycle, a BigInt) throws the engine's own `TypeError`.
-pub(crate) fn json<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, JsValue> {
+/// Any plain JS value read through JSON (`JSON.stringify`, then serde_json); `undefined` is
+/// `null`. A value JSON cannot carry (a cycle, a BigInt) throws the engine's own `TypeError`.
+pub(crate) fn json(value: &JsValue, what: &str) -> Result<Value, JsValue> {
     let text = if value.is_undefined() { "null".into() } else { String::from(js_sys::JSON::stringify(value)?) };
     serde_json::from_str(&text).map_err(|e| type_error(&format!("{what}: {e}")))
 }

@@ -14,11 +14,11 @@ pub mod stream;
 
 use std::cell::{Cell, RefCell};
 
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::event::StreamEvent;
+use crate::json::{to_json, ToJson};
 
 thread_local! {
     /// The message of the last Rust panic, for the "poisoned" error that follows it.
@@ -33,9 +33,8 @@ fn start() {
 }
 
 /// Converts a Rust value to a plain JS value through JSON.
-pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    let text = serde_json::to_string(value).map_err(|e| JsError::new(&e.to_string()))?;
-    js_sys::JSON::parse(&text).map_err(|_| JsError::new("internal error: could not hand a value to JS"))
+pub(crate) fn to_js<T: ToJson + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+    js_sys::JSON::parse(&to_json(value)).map_err(|_| JsError::new("internal error: could not hand a value to JS"))
 }
 
 /// One clean event as a JS object. Text and thinking deltas, nearly every event of a long
@@ -71,16 +70,6 @@ extern "C" {
     fn set_type(this: &TextEventObject, kind: &JsValue);
     #[wasm_bindgen(method, setter)]
     fn set_text(this: &TextEventObject, text: &str);
-}
-
-/// A shallow copy of a plain options object without `key` (values JSON cannot carry).
-pub(crate) fn without_key(options: &JsValue, key: &str) -> JsValue {
-    if !options.is_object() {
-        return options.clone();
-    }
-    let copy = js_sys::Object::assign(&js_sys::Object::new(), options.unchecked_ref());
-    let _ = js_sys::Reflect::delete_property(&copy, &key.into());
-    copy.into()
 }
 
 /// Marks an object busy for the length of one call. A Rust panic traps out of the call with

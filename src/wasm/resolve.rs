@@ -13,7 +13,7 @@ use crate::event::ToolRecord;
 #[wasm_bindgen(js_name = resolveToolMarkers)]
 pub fn resolve_tool_markers(message: JsValue, tool_history: JsValue) -> Result<JsValue, JsValue> {
     let message = args::text(&message, "resolveToolMarkers: message")?;
-    let history: Vec<ToolRecord> = args::list(&tool_history, "resolveToolMarkers: toolHistory")?;
+    let history = args::list(&tool_history, "resolveToolMarkers: toolHistory", ToolRecord::from_value)?;
     Ok(to_js(&clean::resolve_tool_markers(&message, &history))?)
 }
 
@@ -24,6 +24,6 @@ pub fn resolve_tool_markers(message: JsValue, tool_history: JsValue) -> Result<J
 #[wasm_bindgen(js_name = parseLlmResponse)]
 pub fn parse_llm_response(text: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let text = args::text(&text, "parseLlmResponse: text")?;
-    let options: JsStreamOptions = args::options(&options, "parseLlmResponse options")?;
+    let options = JsStreamOptions::read(&options, "parseLlmResponse options")?;
     Ok(to_js(&clean::parse_llm_response(&text, &options.clean_options()))?)
 }

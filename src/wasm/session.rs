@@ -5,50 +5,48 @@
 use std::cell::{Cell, RefCell};
 
 use js_sys::{Array, Function, Object, Reflect};
-use serde::Deserialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::args::{self, Options};
 use super::partial_input::PartialInputs;
-use super::stream::{JsPayloadMarker, JsStreamOptions};
-use super::{args, event_to_js, to_js, PoisonGuard};
+use super::stream::JsStreamOptions;
+use super::{event_to_js, to_js, PoisonGuard};
 use crate::chat::{After, Chat, Step};
 use crate::error::ErrorCode;
-use crate::session::{counting_ids, Patch, Session};
+use crate::session::{counting_ids, ChatMessage, Patch, Session};
 
 /// The options the core reads (the JS side keeps the request's, the timers' and the callbacks').
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-struct JsSessionOptions {
-    dialect: Option<String>,
-    inline_thinking: Option<bool>,
-    thinking_tags: Option<Vec<String>>,
-    starts_in_thinking: Option<bool>,
-    payload_markers: Option<Vec<JsPayloadMarker>>,
+const SESSION_OPTIONS: &[&str] = &[
+    "generateId",
+    "dialect",
+    "inlineThinking",
+    "thinkingTags",
+    "startsInThinking",
+    "payloadMarkers",
     // Provider mode (talking to a provider directly, tools run in the browser):
     #[cfg(feature = "provider")]
-    provider: Option<String>,
+    "provider",
     #[cfg(feature = "provider")]
-    model: Option<String>,
+    "model",
     #[cfg(feature = "provider")]
-    system: Option<String>,
+    "system",
     #[cfg(feature = "provider")]
-    temperature: Option<f64>,
+    "temperature",
     #[cfg(feature = "provider")]
-    max_tokens: Option<u32>,
+    "maxTokens",
     #[cfg(feature = "provider")]
-    thinking: Option<bool>,
+    "thinking",
     #[cfg(feature = "provider")]
-    thinking_budget: Option<u32>,
+    "thinkingBudget",
     #[cfg(feature = "provider")]
-    context_tokens: Option<u32>,
-    /// `{ name, description, input_schema, needsApproval }` (their `execute` stays in JS).
+    "contextTokens",
     #[cfg(feature = "provider")]
-    tools: Option<Vec<crate::request::ToolDef>>,
+    "tools",
     #[cfg(feature = "provider")]
-    max_iterations: Option<u32>,
-}
+    "maxIterations",
+];
 
 /// A chat's state and turns, without I/O.
 #[wasm_bindgen]
@@ -65,26 +63,22 @@ impl SessionCore {
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<SessionCore, JsValue> {
         let ids = message_ids(&options)?;
-        let plain = super::without_key(&options, "generateId");
+        let options = Options::given(&options, "ChatSession options")?;
         #[cfg(not(feature = "provider"))]
-        if plain.is_object() && !Reflect::get(&plain, &"provider".into())?.is_undefined() {
+        if options.as_ref().is_some_and(|o| o.has("provider")) {
             return Err(args::type_error(
                 "ChatSession options: provider mode is not in chatstream/streaming: import ChatSession from \"chatstream\"",
             ));
         }
-        let parsed: JsSessionOptions = args::options(&plain, "ChatSession options")?;
-        let stream_options = JsStreamOptions {
-            dialect: parsed.dialect.clone(),
-            inline_thinking: parsed.inline_thinking,
-            thinking_tags: parsed.thinking_tags.clone(),
-            starts_in_thinking: parsed.starts_in_thinking,
-            payload_markers: parsed.payload_markers.clone(),
-            ..JsStreamOptions::default()
+        let options = options.map(|o| o.only(SESSION_OPTIONS)).transpose()?;
+        let stream_options = match &options {
+            Some(options) => JsStreamOptions::from_options(options)?,
+            None => JsStreamOptions::default(),
         }
         .into_core()?;
         let session = Session::with_ids(ids);
         #[cfg(feature = "provider")]
-        let chat = match provider::config(&parsed)? {
+        let chat = match options.as_ref().map(provider::config).transpose()?.flatten() {
             Some(config) => Chat::with_provider(session, stream_options, config),
             None => Chat::new(session, stream_options),
         };
@@ -120,8 +114,7 @@ impl SessionCore {
     /// The response's headers arrived: its `Content-Type`, and every header as an object.
     #[wasm_bindgen(js_name = useResponse)]
     pub fn use_response(&self, content_type: Option<String>, headers: JsValue) -> Result<(), JsValue> {
-        let headers: Vec<(String, String)> =
-            args::options::<std::collections::BTreeMap<String, String>>(&headers, "headers")?.into_iter().collect();
+        let headers = args::string_map(&headers, "headers")?;
         let pairs = headers.iter().map(|(k, v)| (k.as_str(), v.as_str()));
         self.chat.borrow_mut().use_response_headers(content_type.as_deref(), pairs);
         Ok(())
@@ -176,7 +169,7 @@ impl SessionCore {
     /// Replaces the conversation (an array of messages); the patches.
     #[wasm_bindgen(js_name = setMessages)]
     pub fn set_messages(&self, messages: JsValue) -> Result<JsValue, JsValue> {
-        let messages = args::list(&messages, "ChatSession.setMessages: messages")?;
+        let messages = args::list(&messages, "ChatSession.setMessages: messages", ChatMessage::from_value)?;
         let patches = self.chat.borrow_mut().set_messages(messages).map_err(chat_error)?;
         Ok(patches_to_js(&patches))
     }
@@ -298,17 +291,17 @@ extern "C" {
 mod provider {
     //! Provider mode: the options, and the steps of running the tools the JS side executes.
 
-    use serde_json::Value;
+    use serde_json::{json, Value};
     use wasm_bindgen::prelude::*;
 
-    use super::{args, patches_to_js, JsSessionOptions, SessionCore};
+    use super::{args, patches_to_js, Options, SessionCore};
     use crate::agent::{AgentConfig, PendingCall, ToolFailure, DEFAULT_MAX_ITERATIONS};
-    use crate::request::{Profile, Provider};
+    use crate::request::{Profile, Provider, ToolDef};
 
     /// The loop's configuration, when `provider` is set.
-    pub(super) fn config(options: &JsSessionOptions) -> Result<Option<AgentConfig>, JsValue> {
-        let Some(name) = &options.provider else { return Ok(None) };
-        let provider = Provider::from_name(name).ok_or_else(|| {
+    pub(super) fn config(options: &Options) -> Result<Option<AgentConfig>, JsValue> {
+        let Some(name) = options.string("provider")? else { return Ok(None) };
+        let provider = Provider::from_name(&name).ok_or_else(|| {
             let known: Vec<&str> = Provider::ALL.iter().map(|p| p.name()).collect();
             args::type_error(&format!(
                 "ChatSession options: unknown provider {name:?}: use one of {}",
@@ -318,21 +311,47 @@ mod provider {
         Ok(Some(AgentConfig {
             provider,
             profile: Profile {
-                model: options.model.clone().unwrap_or_default(),
-                system: options.system.clone(),
-                temperature: options.temperature,
-                max_tokens: options.max_tokens,
-                thinking: options.thinking.unwrap_or(false),
-                thinking_budget: options.thinking_budget,
-                context_tokens: options.context_tokens,
+                model: options.string("model")?.unwrap_or_default(),
+                system: options.string("system")?,
+                temperature: options.number("temperature")?,
+                max_tokens: options.count("maxTokens")?,
+                thinking: options.bool("thinking")?.unwrap_or(false),
+                thinking_budget: options.count("thinkingBudget")?,
+                context_tokens: options.count("contextTokens")?,
             },
-            tools: options.tools.clone().unwrap_or_default(),
-            max_iterations: options.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS).max(1),
+            tools: tools(options)?,
+            max_iterations: options.count("maxIterations")?.unwrap_or(DEFAULT_MAX_ITERATIONS).max(1),
         }))
     }
 
+    /// `tools`: `{ name, description, input_schema, needsApproval }` each (their `execute` stays
+    /// in JS).
+    fn tools(options: &Options) -> Result<Vec<ToolDef>, JsValue> {
+        let Some(items) = options.items("tools")? else { return Ok(Vec::new()) };
+        let mut tools = Vec::with_capacity(items.length() as usize);
+        let what = options.items_name("tools");
+        for item in items.iter() {
+            let tool = Options::any(&item, &what)?;
+            tools.push(ToolDef {
+                name: tool.string("name")?.ok_or_else(|| tool.required("name"))?,
+                description: tool.string("description")?.unwrap_or_default(),
+                // A tool that takes no input may leave its schema out.
+                input_schema: tool.json("input_schema")?.unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+                needs_approval: tool.bool("needsApproval")?.unwrap_or(false),
+            });
+        }
+        Ok(tools)
+    }
+
+    /// A call the module handed out in `tools`, handed back.
     fn call(value: &JsValue) -> Result<PendingCall, JsValue> {
-        args::json(value, "tool call")
+        let call = Options::any(value, "tool call")?;
+        Ok(PendingCall {
+            index: call.count("index")?.ok_or_else(|| call.required("index"))?,
+            id: call.string("id")?.ok_or_else(|| call.required("id"))?,
+            name: call.string("name")?.ok_or_else(|| call.required("name"))?,
+            input: call.json("input")?.unwrap_or(Value::Null),
+        })
     }
 
     #[wasm_bindgen]

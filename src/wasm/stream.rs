@@ -1,43 +1,80 @@
 //! `ChatStream` for JS: push bytes or text, get clean events.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
+use super::args::{self, Options};
 use super::partial_input::PartialInputs;
-use super::{args, events_to_js, PoisonGuard};
+use super::{events_to_js, PoisonGuard};
 use crate::clean::{CleanOptions, PayloadMarker};
 use crate::dialect::Dialect;
 use crate::event::StreamEvent;
 use crate::stream::{ChatStream, StreamOptions};
 
 /// The options a JS caller may pass (`ChatStreamOptions` in the TypeScript declarations).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct JsStreamOptions {
     pub dialect: Option<String>,
     pub content_type: Option<String>,
-    pub headers: Option<BTreeMap<String, String>>,
-    pub max_frame_bytes: Option<usize>,
+    pub headers: Vec<(String, String)>,
+    pub max_frame_bytes: Option<u32>,
     pub inline_thinking: Option<bool>,
     pub thinking_tags: Option<Vec<String>>,
     pub starts_in_thinking: Option<bool>,
-    pub payload_markers: Option<Vec<JsPayloadMarker>>,
-    /// `streamEvents` only: end a stream that sends nothing for this long with NETWORK_ERROR.
-    pub idle_timeout_ms: Option<f64>,
+    pub payload_markers: Vec<PayloadMarker>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct JsPayloadMarker {
-    pub marker: String,
-    #[serde(rename = "type")]
-    pub type_name: String,
+/// The keys of `ChatStreamOptions`; `idleTimeoutMs` is `streamEvents`' (read in JS), accepted here.
+const STREAM_OPTIONS: [&str; 9] = [
+    "dialect",
+    "contentType",
+    "headers",
+    "maxFrameBytes",
+    "inlineThinking",
+    "thinkingTags",
+    "startsInThinking",
+    "payloadMarkers",
+    "idleTimeoutMs",
+];
+
+/// `payloadMarkers`: `[{ marker, type }]`.
+pub(crate) fn payload_markers(options: &Options) -> Result<Vec<PayloadMarker>, JsValue> {
+    let Some(items) = options.items("payloadMarkers")? else { return Ok(Vec::new()) };
+    let mut markers = Vec::with_capacity(items.length() as usize);
+    let what = options.items_name("payloadMarkers");
+    for item in items.iter() {
+        let entry = Options::any(&item, &what)?.only(&["marker", "type"])?;
+        let marker = entry.string("marker")?.ok_or_else(|| entry.required("marker"))?;
+        let type_name = entry.string("type")?.ok_or_else(|| entry.required("type"))?;
+        markers.push(PayloadMarker { marker, type_name });
+    }
+    Ok(markers)
 }
 
 impl JsStreamOptions {
+    /// Reads `ChatStreamOptions` (`what` names them in errors).
+    pub(crate) fn read(value: &JsValue, what: &str) -> Result<JsStreamOptions, JsValue> {
+        match Options::given(value, what)? {
+            Some(options) => JsStreamOptions::from_options(&options.only(&STREAM_OPTIONS)?),
+            None => Ok(JsStreamOptions::default()),
+        }
+    }
+
+    /// The stream's options among `options` (a session's are the cleaning ones and `dialect`).
+    pub(crate) fn from_options(options: &Options) -> Result<JsStreamOptions, JsValue> {
+        Ok(JsStreamOptions {
+            dialect: options.string("dialect")?,
+            content_type: options.string("contentType")?,
+            headers: options.string_map("headers")?,
+            max_frame_bytes: options.count("maxFrameBytes")?,
+            inline_thinking: options.bool("inlineThinking")?,
+            thinking_tags: options.strings("thinkingTags")?,
+            starts_in_thinking: options.bool("startsInThinking")?,
+            payload_markers: payload_markers(options)?,
+        })
+    }
+
     pub(crate) fn into_core(self) -> Result<StreamOptions, JsError> {
         // The JS side computes `partial_input` when it is read (see `partial_input.rs`).
         let clean = CleanOptions { partial_input: false, ..self.clean_options() };
@@ -50,9 +87,9 @@ impl JsStreamOptions {
             })?),
         };
         options.content_type = self.content_type;
-        options.headers = self.headers.unwrap_or_default().into_iter().collect();
+        options.headers = self.headers;
         if let Some(max) = self.max_frame_bytes {
-            options.max_frame_bytes = max;
+            options.max_frame_bytes = max as usize;
         }
         Ok(options)
     }
@@ -69,11 +106,7 @@ impl JsStreamOptions {
         if let Some(tags) = &self.thinking_tags {
             clean.thinking_tags = tags.clone();
         }
-        if let Some(markers) = &self.payload_markers {
-            clean.payload_markers.extend(
-                markers.iter().map(|m| PayloadMarker { marker: m.marker.clone(), type_name: m.type_name.clone() }),
-            );
-        }
+        clean.payload_markers.extend(self.payload_markers.iter().cloned());
         clean
     }
 }
@@ -94,7 +127,7 @@ impl JsChatStream {
     /// A stream with `options` (`ChatStreamOptions` in the TypeScript declarations).
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsChatStream, JsValue> {
-        let options: JsStreamOptions = args::options(&options, "ChatStream options")?;
+        let options = JsStreamOptions::read(&options, "ChatStream options")?;
         Ok(JsChatStream::from_options(options.into_core()?))
     }
 
@@ -126,7 +159,7 @@ impl JsChatStream {
     /// an object (the AI SDK's protocol headers name the dialect).
     #[wasm_bindgen(js_name = useResponse)]
     pub fn use_response(&self, content_type: Option<String>, headers: JsValue) -> Result<(), JsValue> {
-        let headers: BTreeMap<String, String> = args::options(&headers, "headers")?;
+        let headers = args::string_map(&headers, "headers")?;
         let pairs = headers.iter().map(|(k, v)| (k.as_str(), v.as_str()));
         self.stream.borrow_mut().use_response_headers(content_type.as_deref(), pairs);
         Ok(())

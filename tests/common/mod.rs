@@ -69,7 +69,14 @@ pub fn run(options: &StreamOptions, input: &[u8], cuts: &[usize]) -> (Vec<Stream
 pub fn canonical(events: &[StreamEvent]) -> Vec<Value> {
     let mut events = events.to_vec();
     merge_adjacent_deltas(&mut events, 0);
-    events.iter().map(|event| serde_json::to_value(event).unwrap()).collect()
+    events
+        .iter()
+        .map(|event| {
+            // What the JS side gets is written by chatstream::json: the same text as serde's.
+            assert_eq!(chatstream::json::to_json(event), serde_json::to_string(event).unwrap());
+            chatstream::json::to_value(event)
+        })
+        .collect()
 }
 
 /// `Err(path)` naming the first place where `actual` does not contain `expected`.

@@ -1,0 +1,277 @@
+//! The JSON text of the values chatstream hands out (events, chat state, patches, saved
+//! messages, requests), for the JS bindings and the session's patches.
+//!
+//! The types also derive `serde::Serialize` for Rust callers, and this writes the same text as
+//! `serde_json::to_string` does (the fixture tests hold the two to each other): keys in
+//! declaration order, the same fields left out. The derived code is one serializer per type for
+//! each serde_json serializer it meets (`to_string`, `to_value`), which weighs in the wasm
+//! module; here each type is a few lines on one shared path (`&dyn ToJson`). The leaves
+//! (strings, numbers, [`Value`]s) are still written by serde_json.
+//!
+//! ```
+//! use chatstream::event::StreamEvent;
+//! use chatstream::json::to_json;
+//! let event = StreamEvent::TextDelta { text: "Hi \"you\"\n".into() };
+//! assert_eq!(to_json(&event), r#"{"type":"text_delta","text":"Hi \"you\"\n"}"#);
+//! assert_eq!(to_json(&event), serde_json::to_string(&event).unwrap());
+//! ```
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// A value that writes itself as JSON text.
+pub trait ToJson {
+    /// Appends the value's JSON text to `out`.
+    fn write_json(&self, out: &mut Vec<u8>);
+}
+
+/// The JSON text of `value`.
+pub fn to_json<T: ToJson + ?Sized>(value: &T) -> String {
+    let mut out = Vec::new();
+    value.write_json(&mut out);
+    // Only serde_json's output and ASCII punctuation were written: always UTF-8.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// `value` as a [`Value`], read back from its text (the parser is there anyway; these values
+/// are made per message, per tool call or per state change, never per text delta).
+pub fn to_value<T: ToJson + ?Sized>(value: &T) -> Value {
+    let text = to_json(value);
+    let mut reader = serde_json::Deserializer::from_str(&text);
+    // The parts were parsed within serde_json's depth limit, but a whole holds them some levels
+    // deeper (a state holds messages holding parts holding a tool's input).
+    reader.disable_recursion_limit();
+    Value::deserialize(&mut reader).unwrap_or(Value::Null)
+}
+
+/// A leaf, written by serde_json (which cannot fail writing into a `Vec`).
+fn leaf<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let _ = serde_json::to_writer(out, value);
+}
+
+/// Writes `{"key":value,…}`: `Object::new(out).field("key", &value).end()`.
+pub(crate) struct Object<'a> {
+    out: &'a mut Vec<u8>,
+    first: bool,
+}
+
+impl<'a> Object<'a> {
+    pub(crate) fn new(out: &'a mut Vec<u8>) -> Object<'a> {
+        out.push(b'{');
+        Object { out, first: true }
+    }
+
+    /// An object whose first field, `tag`, names its kind (`#[serde(tag = "type")]`).
+    pub(crate) fn tagged(out: &'a mut Vec<u8>, tag: &str, kind: &str) -> Object<'a> {
+        let mut object = Object::new(out);
+        object.field(tag, &kind);
+        object
+    }
+
+    pub(crate) fn field(&mut self, key: &str, value: &dyn ToJson) -> &mut Self {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        leaf(self.out, key);
+        self.out.push(b':');
+        value.write_json(self.out);
+        self
+    }
+
+    /// The field when `keep` (`#[serde(skip_serializing_if = …)]`).
+    pub(crate) fn field_if(&mut self, keep: bool, key: &str, value: &dyn ToJson) -> &mut Self {
+        if keep {
+            self.field(key, value);
+        }
+        self
+    }
+
+    /// Every entry of `map` as a field of this object (`#[serde(flatten)]`).
+    pub(crate) fn flatten(&mut self, map: &Map<String, Value>) -> &mut Self {
+        for (key, value) in map {
+            self.field(key, value);
+        }
+        self
+    }
+
+    pub(crate) fn end(&mut self) {
+        self.out.push(b'}');
+    }
+}
+
+impl ToJson for str {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        leaf(out, self);
+    }
+}
+
+impl ToJson for String {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        leaf(out, self.as_str());
+    }
+}
+
+impl ToJson for bool {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(if *self { b"true" } else { b"false" });
+    }
+}
+
+impl ToJson for u32 {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        u64::from(*self).write_json(out);
+    }
+}
+
+impl ToJson for u64 {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        leaf(out, self);
+    }
+}
+
+impl ToJson for usize {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        (*self as u64).write_json(out);
+    }
+}
+
+impl ToJson for f64 {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        leaf(out, self);
+    }
+}
+
+impl ToJson for Value {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        leaf(out, self);
+    }
+}
+
+impl<T: ToJson> ToJson for Option<T> {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            Some(value) => value.write_json(out),
+            None => out.extend_from_slice(b"null"),
+        }
+    }
+}
+
+impl<T: ToJson> ToJson for [T] {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.push(b'[');
+        for (i, item) in self.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            item.write_json(out);
+        }
+        out.push(b']');
+    }
+}
+
+impl<T: ToJson> ToJson for Vec<T> {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        self.as_slice().write_json(out);
+    }
+}
+
+impl<T: ToJson + ?Sized> ToJson for &T {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        (**self).write_json(out);
+    }
+}
+
+/// A JSON object of one of the crate's types being read back (saved messages, tool history,
+/// usage), in place of `derive(Deserialize)`, whose code per type weighed more in the wasm module
+/// than these readers. A missing or `null` field is its default (or missing, when required);
+/// unknown fields are ignored.
+pub(crate) struct Fields<'a> {
+    map: &'a Map<String, Value>,
+}
+
+impl<'a> Fields<'a> {
+    pub(crate) fn of(value: &'a Value) -> Result<Fields<'a>, String> {
+        value.as_object().map(|map| Fields { map }).ok_or_else(|| format!("expected an object, got {}", kind(value)))
+    }
+
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        self.map.get(key).filter(|value| !value.is_null())
+    }
+
+    pub(crate) fn opt_string(&self, key: &str) -> Result<Option<String>, String> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            Some(other) => Err(wrong(key, "a string", other)),
+        }
+    }
+
+    pub(crate) fn string(&self, key: &str) -> Result<String, String> {
+        self.opt_string(key)?.ok_or_else(|| missing(key))
+    }
+
+    /// `false` when missing.
+    pub(crate) fn bool(&self, key: &str) -> Result<bool, String> {
+        match self.get(key) {
+            None => Ok(false),
+            Some(value) => value.as_bool().ok_or_else(|| wrong(key, "a boolean", value)),
+        }
+    }
+
+    /// A whole number from 0 to `u32::MAX`.
+    pub(crate) fn index(&self, key: &str) -> Result<u32, String> {
+        let value = self.get(key).ok_or_else(|| missing(key))?;
+        value.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or_else(|| wrong(key, "a whole number", value))
+    }
+
+    pub(crate) fn count(&self, key: &str) -> Result<Option<u64>, String> {
+        self.get(key).map(|value| value.as_u64().ok_or_else(|| wrong(key, "a whole number", value))).transpose()
+    }
+
+    /// `null` when missing.
+    pub(crate) fn value(&self, key: &str) -> Value {
+        self.get(key).cloned().unwrap_or(Value::Null)
+    }
+
+    pub(crate) fn opt_value(&self, key: &str) -> Option<Value> {
+        self.get(key).cloned()
+    }
+
+    /// The value of `key` read by `read`, when present.
+    pub(crate) fn opt<T>(&self, key: &str, read: fn(&Value) -> Result<T, String>) -> Result<Option<T>, String> {
+        self.get(key).map(|value| read(value).map_err(|e| format!("{key}: {e}"))).transpose()
+    }
+
+    /// The items of the array `key`, each read by `item`; none when missing.
+    pub(crate) fn list<T>(&self, key: &str, item: fn(&Value) -> Result<T, String>) -> Result<Vec<T>, String> {
+        self.get(key).map_or(Ok(Vec::new()), |value| list(value, item).map_err(|e| format!("{key}{e}")))
+    }
+}
+
+/// The items of an array, each read by `item`. An error reads after the list's name:
+/// `[2]: missing field …`, or `: expected an array, …`.
+pub(crate) fn list<T>(value: &Value, item: fn(&Value) -> Result<T, String>) -> Result<Vec<T>, String> {
+    let items = value.as_array().ok_or_else(|| format!(": expected an array, got {}", kind(value)))?;
+    items.iter().enumerate().map(|(i, value)| item(value).map_err(|e| format!("[{i}]: {e}"))).collect()
+}
+
+fn missing(key: &str) -> String {
+    format!("missing field `{key}`")
+}
+
+fn wrong(key: &str, expected: &str, value: &Value) -> String {
+    format!("`{key}` must be {expected}, got {}", kind(value))
+}
+
+/// What a value is, in a message.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
