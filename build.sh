@@ -58,12 +58,12 @@ ensure_chromium() {
 
 # --- build -------------------------------------------------------------------------------
 
-# One build of the module: $1 names it, $2 is cargo's feature flag (or empty), $3 the output folder.
+# One build of the module: $1 names it, $2 is cargo's feature flags, $3 the output folder.
 # Each build has its own cargo target folder, so switching between them recompiles nothing.
 build_module() {
   local name=$1 features=$2 out=$3 target=${CARGO_TARGET_DIR:-target}
   [ "$name" = full ] || target="$target/$name"
-  # shellcheck disable=SC2086 # $features is empty or one flag
+  # shellcheck disable=SC2086 # $features is cargo's flags, split on purpose
   cargo build --release --target wasm32-unknown-unknown --lib --target-dir "$target" $features
   wasm-bindgen --target web --out-dir "$out" --out-name chatstream \
     "$target/wasm32-unknown-unknown/release/chatstream.wasm"
@@ -88,8 +88,8 @@ build_pkg() {
   out=$(mktemp -d "$ROOT/.pkg-build.XXXXXX")
   cp -R pkg-template/. "$out/"
   say "building the full module (release), then the streaming-only one; wasm-opt $(node_modules/.bin/wasm-opt --version | awk '{print $3}')"
-  build_module full "" "$out"
-  build_module streaming --no-default-features "$out/streaming"
+  build_module full "--features talc" "$out"
+  build_module streaming "--no-default-features --features talc" "$out/streaming"
   cp LICENSE-MIT LICENSE-APACHE "$out/"
   rm -f "$out/.gitignore"
   chmod 755 "$out"

@@ -82,7 +82,8 @@ pub mod stream;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
-/// talc instead of the standard library's dlmalloc: a smaller module, no slower per delta.
-#[cfg(target_arch = "wasm32")]
+/// talc instead of the standard library's dlmalloc (the `talc` feature, which the npm package is
+/// built with).
+#[cfg(all(target_arch = "wasm32", feature = "talc"))]
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

@@ -7,9 +7,6 @@
 //! plus the edge cases public SSE parsers are tested on. Random inputs and the recorded provider
 //! streams are checked against [`reference`], a plain whole-input reading of the same rules, and a
 //! counting allocator checks what the decoders hold. One table: `cargo test --test framing sse_limit`.
-//!
-//! Native only: the counting allocator is the global one, which on wasm32 the library sets.
-#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

@@ -150,9 +150,9 @@ impl PartialJson {
                 }
                 let n = std::mem::take(n);
                 self.token = Token::None;
-                match serde_json::from_str::<serde_json::Number>(&n) {
-                    Ok(number) => self.value_done(Value::Number(number)),
-                    Err(_) => {
+                match number(&n) {
+                    Some(number) => self.value_done(number),
+                    None => {
                         self.failed = true;
                         return;
                     }
@@ -332,8 +332,16 @@ fn literal(text: &str, prefix: bool) -> Option<Value> {
 
 /// The number an unfinished number token stands for so far (`12.` → 12, `-` → none).
 fn number_prefix(text: &str) -> Option<Value> {
-    let complete = text.trim_end_matches(['.', 'e', 'E', '+', '-']);
-    serde_json::from_str::<serde_json::Number>(complete).ok().map(Value::Number)
+    number(text.trim_end_matches(['.', 'e', 'E', '+', '-']))
+}
+
+/// A number token's value. Read as a `Value`, not as a `Number`: serde's typed errors would bring
+/// their float formatting into the module (about 12 KB gzip, with the scanner's strings).
+fn number(text: &str) -> Option<Value> {
+    match serde_json::from_str(text) {
+        Ok(number @ Value::Number(_)) => Some(number),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -13,6 +13,8 @@
 
 use std::borrow::Cow;
 
+use serde_json::Value;
+
 /// Deeper than this, leave it to serde_json (whose own limit is 128).
 const MAX_DEPTH: usize = 64;
 
@@ -287,7 +289,12 @@ impl<'a> Reader<'a> {
         let escaped = self.skip_string()?;
         let end = self.at;
         if escaped {
-            serde_json::from_str::<String>(&data[start..end]).ok().map(Cow::Owned)
+            // As a `Value`, not as a `String`: serde's typed errors would bring their float
+            // formatting into the module. Only strings with escapes come here.
+            match serde_json::from_str(&data[start..end]) {
+                Ok(Value::String(text)) => Some(Cow::Owned(text)),
+                _ => None,
+            }
         } else {
             Some(Cow::Borrowed(&data[start + 1..end - 1]))
         }
