@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use crate::json::ToJson;
+use crate::json::{JsonOut, ToJson};
 
 /// The error codes of the event contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -179,7 +179,7 @@ pub fn connection_failed(name: &str, message: &str) -> String {
 }
 
 impl ToJson for ErrorCode {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         self.as_str().write_json(out);
     }
 }

@@ -369,10 +369,10 @@ impl Usage {
 mod to_json {
     //! The event contract's JSON, as the derives above write it, for the JS bindings.
     use super::{CompletePayload, FinishReason, Segment, StreamEvent, ToolRecord, Usage};
-    use crate::json::{Object, ToJson};
+    use crate::json::{JsonOut, Object, ToJson};
 
     impl ToJson for StreamEvent {
-        fn write_json(&self, out: &mut Vec<u8>) {
+        fn write_json(&self, out: &mut JsonOut) {
             let event = |out, kind| Object::tagged(out, "type", kind);
             match self {
                 StreamEvent::Status { message } => event(out, "status").field("message", message).end(),
@@ -432,7 +432,7 @@ mod to_json {
     }
 
     impl ToJson for CompletePayload {
-        fn write_json(&self, out: &mut Vec<u8>) {
+        fn write_json(&self, out: &mut JsonOut) {
             Object::new(out)
                 .field("message", &self.message)
                 .field("text", &self.text)
@@ -451,13 +451,13 @@ mod to_json {
     }
 
     impl ToJson for FinishReason {
-        fn write_json(&self, out: &mut Vec<u8>) {
+        fn write_json(&self, out: &mut JsonOut) {
             self.as_str().write_json(out);
         }
     }
 
     impl ToJson for Segment {
-        fn write_json(&self, out: &mut Vec<u8>) {
+        fn write_json(&self, out: &mut JsonOut) {
             match self {
                 Segment::Text { text } => Object::tagged(out, "type", "text").field("text", text).end(),
                 Segment::Tool { index, tool_use_id, tool, input, output, is_error } => {
@@ -475,7 +475,7 @@ mod to_json {
     }
 
     impl ToJson for ToolRecord {
-        fn write_json(&self, out: &mut Vec<u8>) {
+        fn write_json(&self, out: &mut JsonOut) {
             Object::new(out)
                 .field("tool_name", &self.tool_name)
                 .field("tool_use_id", &self.tool_use_id)
@@ -487,7 +487,7 @@ mod to_json {
     }
 
     impl ToJson for Usage {
-        fn write_json(&self, out: &mut Vec<u8>) {
+        fn write_json(&self, out: &mut JsonOut) {
             Object::new(out)
                 .field("input_tokens", &self.input_tokens)
                 .field("output_tokens", &self.output_tokens)

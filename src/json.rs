@@ -22,15 +22,14 @@ use serde_json::{Map, Value};
 /// A value that writes itself as JSON text.
 pub trait ToJson {
     /// Appends the value's JSON text to `out`.
-    fn write_json(&self, out: &mut Vec<u8>);
+    fn write_json(&self, out: &mut JsonOut);
 }
 
 /// The JSON text of `value`.
 pub fn to_json<T: ToJson + ?Sized>(value: &T) -> String {
-    let mut out = Vec::new();
+    let mut out = JsonOut::default();
     value.write_json(&mut out);
-    // Only serde_json's output and ASCII punctuation were written: always UTF-8.
-    String::from_utf8(out).unwrap_or_default()
+    out.take_text()
 }
 
 /// `value` as a [`Value`], read back from its text (the parser is there anyway; these values
@@ -44,6 +43,81 @@ pub fn to_value<T: ToJson + ?Sized>(value: &T) -> Value {
     Value::deserialize(&mut reader).unwrap_or(Value::Null)
 }
 
+/// Where JSON text is written. It may set long strings aside: each is then written as
+/// `"<mark><n>"`, `n` its place in [`JsonOut::aside`], and equal strings share one place. The
+/// JS bindings hand such strings to JS as strings of their own, so that a long answer or tool
+/// input is neither escaped into the text nor parsed back out of it, and its copies (a
+/// message's `content`, its text part, the `complete` payload's `text`) become one JS string.
+#[derive(Debug, Default)]
+pub struct JsonOut {
+    text: Vec<u8>,
+    aside: Option<Aside>,
+}
+
+#[derive(Debug)]
+struct Aside {
+    /// Printable ASCII that needs no escaping.
+    mark: String,
+    strings: Vec<String>,
+    /// How many strings the text written so far set aside.
+    written: usize,
+}
+
+impl JsonOut {
+    /// Strings from this length on are set aside.
+    pub const ASIDE_FROM: usize = 1024;
+
+    /// A writer that sets long strings aside, written as `"<mark><n>"`.
+    pub fn setting_aside(mark: String) -> JsonOut {
+        JsonOut { text: Vec::new(), aside: Some(Aside { mark, strings: Vec::new(), written: 0 }) }
+    }
+
+    /// The text written so far (UTF-8: serde_json's output and ASCII punctuation), and how many
+    /// strings it set aside; the writer starts a new text, keeping the strings set aside.
+    pub fn take_text(&mut self) -> String {
+        self.take_text_counted().0
+    }
+
+    /// [`JsonOut::take_text`], with how many strings that text set aside.
+    pub fn take_text_counted(&mut self) -> (String, usize) {
+        let written = self.aside.as_mut().map_or(0, |aside| std::mem::take(&mut aside.written));
+        (String::from_utf8(std::mem::take(&mut self.text)).unwrap_or_default(), written)
+    }
+
+    /// The strings set aside so far, by place.
+    pub fn aside(&self) -> &[String] {
+        self.aside.as_ref().map_or(&[], |aside| &aside.strings)
+    }
+
+    fn push(&mut self, byte: u8) {
+        self.text.push(byte);
+    }
+
+    fn extend(&mut self, bytes: &[u8]) {
+        self.text.extend_from_slice(bytes);
+    }
+
+    fn string(&mut self, text: &str) {
+        match self.aside.as_mut() {
+            Some(aside) if text.len() >= Self::ASIDE_FROM => {
+                let at = match aside.strings.iter().position(|s| s == text) {
+                    Some(at) => at,
+                    None => {
+                        aside.strings.push(text.to_owned());
+                        aside.strings.len() - 1
+                    }
+                };
+                aside.written += 1;
+                self.text.push(b'"');
+                self.text.extend_from_slice(aside.mark.as_bytes());
+                leaf(&mut self.text, &at);
+                self.text.push(b'"');
+            }
+            _ => leaf(&mut self.text, text),
+        }
+    }
+}
+
 /// A leaf, written by serde_json (which cannot fail writing into a `Vec`).
 fn leaf<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     let _ = serde_json::to_writer(out, value);
@@ -51,18 +125,18 @@ fn leaf<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
 
 /// Writes `{"key":value,…}`: `Object::new(out).field("key", &value).end()`.
 pub(crate) struct Object<'a> {
-    out: &'a mut Vec<u8>,
+    out: &'a mut JsonOut,
     first: bool,
 }
 
 impl<'a> Object<'a> {
-    pub(crate) fn new(out: &'a mut Vec<u8>) -> Object<'a> {
+    pub(crate) fn new(out: &'a mut JsonOut) -> Object<'a> {
         out.push(b'{');
         Object { out, first: true }
     }
 
     /// An object whose first field, `tag`, names its kind (`#[serde(tag = "type")]`).
-    pub(crate) fn tagged(out: &'a mut Vec<u8>, tag: &str, kind: &str) -> Object<'a> {
+    pub(crate) fn tagged(out: &'a mut JsonOut, tag: &str, kind: &str) -> Object<'a> {
         let mut object = Object::new(out);
         object.field(tag, &kind);
         object
@@ -73,7 +147,7 @@ impl<'a> Object<'a> {
             self.out.push(b',');
         }
         self.first = false;
-        leaf(self.out, key);
+        leaf(&mut self.out.text, key);
         self.out.push(b':');
         value.write_json(self.out);
         self
@@ -101,64 +175,75 @@ impl<'a> Object<'a> {
 }
 
 impl ToJson for str {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        leaf(out, self);
+    fn write_json(&self, out: &mut JsonOut) {
+        out.string(self);
     }
 }
 
 impl ToJson for String {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        leaf(out, self.as_str());
+    fn write_json(&self, out: &mut JsonOut) {
+        out.string(self);
     }
 }
 
 impl ToJson for bool {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(if *self { b"true" } else { b"false" });
+    fn write_json(&self, out: &mut JsonOut) {
+        out.extend(if *self { b"true" } else { b"false" });
     }
 }
 
 impl ToJson for u32 {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         u64::from(*self).write_json(out);
     }
 }
 
 impl ToJson for u64 {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        leaf(out, self);
+    fn write_json(&self, out: &mut JsonOut) {
+        leaf(&mut out.text, self);
     }
 }
 
 impl ToJson for usize {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         (*self as u64).write_json(out);
     }
 }
 
 impl ToJson for f64 {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        leaf(out, self);
+    fn write_json(&self, out: &mut JsonOut) {
+        leaf(&mut out.text, self);
     }
 }
 
+/// Walked here, not written by serde_json whole, so that the long strings inside (a tool's
+/// input, its output) can be set aside too.
 impl ToJson for Value {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        leaf(out, self);
+    fn write_json(&self, out: &mut JsonOut) {
+        match self {
+            Value::String(text) => out.string(text),
+            Value::Array(items) => items.write_json(out),
+            Value::Object(map) => {
+                let mut object = Object::new(out);
+                object.flatten(map);
+                object.end();
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => leaf(&mut out.text, self),
+        }
     }
 }
 
 impl<T: ToJson> ToJson for Option<T> {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         match self {
             Some(value) => value.write_json(out),
-            None => out.extend_from_slice(b"null"),
+            None => out.extend(b"null"),
         }
     }
 }
 
 impl<T: ToJson> ToJson for [T] {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         out.push(b'[');
         for (i, item) in self.iter().enumerate() {
             if i > 0 {
@@ -171,13 +256,13 @@ impl<T: ToJson> ToJson for [T] {
 }
 
 impl<T: ToJson> ToJson for Vec<T> {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         self.as_slice().write_json(out);
     }
 }
 
 impl<T: ToJson + ?Sized> ToJson for &T {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         (**self).write_json(out);
     }
 }

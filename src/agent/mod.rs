@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, Segment, StreamEvent, Usage};
-use crate::json::{Object, ToJson};
+use crate::json::{JsonOut, Object, ToJson};
 use crate::request::{self, Profile, Provider, RequestError, ToolCall, ToolDef, ToolResult, Turn};
 
 /// The loop's configuration.
@@ -114,7 +114,7 @@ pub struct PendingCall {
 }
 
 impl ToJson for PendingCall {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         Object::new(out)
             .field("index", &self.index)
             .field("id", &self.id)

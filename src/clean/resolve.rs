@@ -11,7 +11,7 @@ use super::markers::{strip_unwanted_chars, MarkerStripper, Token};
 use super::payload::PayloadKind;
 use super::CleanOptions;
 use crate::event::{Segment, ToolRecord};
-use crate::json::{Object, ToJson};
+use crate::json::{JsonOut, Object, ToJson};
 
 /// One part of a message in reading order.
 #[derive(Debug, Clone, PartialEq)]
@@ -195,7 +195,7 @@ pub(crate) fn parse_with_parts(text: &str, options: &CleanOptions) -> (ParsedRes
 }
 
 impl ToJson for ParsedResponse {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         Object::new(out)
             .field("message", &self.message)
             .field("text", &self.text)

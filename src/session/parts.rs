@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::clean::resolve_tool_markers;
 use crate::event::{Segment, ToolRecord};
-use crate::json::{Fields, Object, ToJson};
+use crate::json::{Fields, JsonOut, Object, ToJson};
 
 /// One part of a message.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -166,7 +166,7 @@ impl MessagePart {
 }
 
 impl ToJson for MessagePart {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         let part = |out, kind| Object::tagged(out, "type", kind);
         match self {
             MessagePart::Text { text } => part(out, "text").field("text", text).end(),
@@ -186,7 +186,7 @@ impl ToJson for MessagePart {
 }
 
 impl ToJson for ToolState {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         self.as_str().write_json(out);
     }
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::parts::MessagePart;
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, Segment, ToolRecord, Usage};
-use crate::json::{Fields, Object, ToJson};
+use crate::json::{Fields, JsonOut, Object, ToJson};
 
 /// One message of the conversation. Serializes to the JSON that `messages` are saved and
 /// loaded as ([`ChatMessage::from_value`]); everything but `role` may be absent there.
@@ -320,7 +320,7 @@ impl ChatMessage {
 }
 
 impl ToJson for ChatMessage {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         Object::new(out)
             .field("id", &self.id)
             .field("role", &self.role)
@@ -340,19 +340,19 @@ impl ToJson for ChatMessage {
 }
 
 impl ToJson for ToolProgressState {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         Object::new(out).field("toolName", &self.tool_name).field("updates", &self.updates).end();
     }
 }
 
 impl ToJson for ChatError {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         Object::new(out).field("code", &self.code).field("message", &self.message).end();
     }
 }
 
 impl ToJson for PendingApproval {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         Object::new(out)
             .field("tool_use_id", &self.tool_use_id)
             .field("tool", &self.tool)
@@ -363,7 +363,7 @@ impl ToJson for PendingApproval {
 }
 
 impl ToJson for Phase {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         let name = match self {
             Phase::Idle => "idle",
             Phase::Waiting => "waiting",
@@ -376,7 +376,7 @@ impl ToJson for Phase {
 }
 
 impl ToJson for ChatState {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         Object::new(out)
             .field("messages", &self.messages)
             .field("isLoading", &self.is_loading)
@@ -395,7 +395,7 @@ impl ToJson for ChatState {
 }
 
 impl ToJson for Patch {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         let patch = |out, op| Object::tagged(out, "op", op);
         match self {
             Patch::Set { key, value } => patch(out, "set").field("key", key).field("value", value).end(),
@@ -415,7 +415,7 @@ impl ToJson for Patch {
 }
 
 impl ToJson for ChatRequest {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         Object::new(out)
             .field("message", &self.message)
             .field("context", &self.context)
@@ -427,7 +427,7 @@ impl ToJson for ChatRequest {
 }
 
 impl ToJson for HistoryEntry {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut JsonOut) {
         Object::new(out).field("role", &self.role).field("content", &self.content).end();
     }
 }

@@ -1,9 +1,11 @@
 //! The JS bindings: a thin conversion layer over the core.
 //!
 //! Values cross the boundary as JSON text parsed by the engine's `JSON.parse`: one copy instead
-//! of one allocation per field, and no serializer in the module. The exceptions are the objects
-//! made once per push of a long answer (text and thinking events, the session's text patch):
-//! those are built directly, which costs less than text to parse.
+//! of one allocation per field, and no serializer in the module. Long strings inside them (an
+//! answer's text, a tool's input) are not written into the text: they cross as JS strings of
+//! their own, each once however many times the values hold it ([`values_to_js`]). The objects
+//! made once per push of a long answer (text and thinking events, the session's text patch) are
+//! built directly, which costs less than text to parse.
 
 mod args;
 pub mod errors;
@@ -18,7 +20,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::event::StreamEvent;
-use crate::json::{to_json, ToJson};
+use crate::json::{to_json, JsonOut, ToJson};
 
 thread_local! {
     /// The message of the last Rust panic, for the "poisoned" error that follows it.
@@ -32,28 +34,95 @@ fn start() {
     }));
 }
 
-/// Converts a Rust value to a plain JS value through JSON.
+/// Converts a Rust value to a plain JS value (see [`values_to_js`]).
 pub(crate) fn to_js<T: ToJson + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    js_sys::JSON::parse(&to_json(value)).map_err(|_| JsError::new("internal error: could not hand a value to JS"))
+    let js = values_to_js(&[&value]).pop().unwrap_or(JsValue::UNDEFINED);
+    if js.is_undefined() {
+        return Err(JsError::new("internal error: could not hand a value to JS"));
+    }
+    Ok(js)
+}
+
+/// Converts values to plain JS values, with their long strings set aside ([`JsonOut`]): each
+/// distinct one becomes one JS string, shared by every value of the batch that holds it.
+/// (`undefined` for a value JSON.parse refused, which the writer never gives it.)
+pub(crate) fn values_to_js(values: &[&dyn ToJson]) -> Vec<JsValue> {
+    let mark = ASIDE_MARK.with(Clone::clone);
+    let mut out = JsonOut::setting_aside(mark.clone());
+    let texts: Vec<(String, usize)> = values
+        .iter()
+        .map(|value| {
+            value.write_json(&mut out);
+            out.take_text_counted()
+        })
+        .collect();
+    let strings: js_sys::Array = out.aside().iter().map(|s| JsValue::from_str(s)).collect();
+    texts
+        .into_iter()
+        .zip(values)
+        .map(|((text, set_aside), value)| {
+            let parsed = if set_aside == 0 {
+                js_sys::JSON::parse(&text)
+            } else if text.matches(mark.as_str()).count() == set_aside {
+                parse_with_aside(&text, &mark, &strings)
+            } else {
+                // A string of the value itself holds the mark (it is random: never by design).
+                // Then the value goes whole.
+                js_sys::JSON::parse(&to_json(*value))
+            };
+            parsed.unwrap_or(JsValue::UNDEFINED)
+        })
+        .collect()
+}
+
+thread_local! {
+    /// What marks a string set aside in the JSON text: random, so that no stream can write it.
+    static ASIDE_MARK: String = {
+        let half = || (js_sys::Math::random() * 4_294_967_296.0) as u64;
+        format!("~chatstream-{:016x}~", half() << 32 | half())
+    };
+}
+
+#[wasm_bindgen(inline_js = r#"
+export function parseWithAside(text, mark, strings) {
+  return JSON.parse(text, (key, value) =>
+    typeof value === "string" && value.startsWith(mark) ? strings[value.slice(mark.length)] : value);
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = parseWithAside, catch)]
+    fn parse_with_aside(text: &str, mark: &str, strings: &js_sys::Array) -> Result<JsValue, JsValue>;
 }
 
 /// One clean event as a JS object. Text and thinking deltas, nearly every event of a long
 /// answer, are built directly: parsing them from JSON text cost more than building them.
 pub(crate) fn event_to_js(event: &StreamEvent) -> JsValue {
-    let (kind, text) = match event {
-        StreamEvent::TextDelta { text } => (&TEXT_DELTA, text),
-        StreamEvent::ThinkingDelta { text } => (&THINKING_DELTA, text),
-        other => return to_js(other).unwrap_or(JsValue::NULL),
-    };
+    match event {
+        StreamEvent::TextDelta { text } | StreamEvent::ThinkingDelta { text } => {
+            text_event_to_js(event, &JsValue::from_str(text))
+        }
+        other => to_js(other).unwrap_or(JsValue::NULL),
+    }
+}
+
+/// A text or thinking event, its text already a JS string.
+pub(crate) fn text_event_to_js(event: &StreamEvent, text: &JsValue) -> JsValue {
+    let kind = if matches!(event, StreamEvent::ThinkingDelta { .. }) { &THINKING_DELTA } else { &TEXT_DELTA };
     let object: TextEventObject = js_sys::Object::new().unchecked_into();
     kind.with(|kind| object.set_type(kind));
     object.set_text(text);
     object.into()
 }
 
-/// Events as a JS array (see [`event_to_js`]).
+/// Events as a JS array (see [`event_to_js`]); the others in one batch ([`values_to_js`]).
 pub(crate) fn events_to_js(events: &[StreamEvent]) -> js_sys::Array {
-    events.iter().map(event_to_js).collect()
+    let others: Vec<&dyn ToJson> = events.iter().filter(|e| !is_text(e)).map(|e| e as &dyn ToJson).collect();
+    let mut others = values_to_js(&others).into_iter();
+    events.iter().map(|e| if is_text(e) { event_to_js(e) } else { others.next().unwrap_or(JsValue::NULL) }).collect()
+}
+
+pub(crate) fn is_text(event: &StreamEvent) -> bool {
+    matches!(event, StreamEvent::TextDelta { .. } | StreamEvent::ThinkingDelta { .. })
 }
 
 thread_local! {
@@ -69,7 +138,7 @@ extern "C" {
     #[wasm_bindgen(method, setter = type)]
     fn set_type(this: &TextEventObject, kind: &JsValue);
     #[wasm_bindgen(method, setter)]
-    fn set_text(this: &TextEventObject, text: &str);
+    fn set_text(this: &TextEventObject, text: &JsValue);
 }
 
 /// Marks an object busy for the length of one call. A Rust panic traps out of the call with

@@ -12,9 +12,11 @@ use wasm_bindgen::JsCast;
 use super::args::{self, Options};
 use super::partial_input::PartialInputs;
 use super::stream::JsStreamOptions;
-use super::{event_to_js, to_js, PoisonGuard};
+use super::{is_text, text_event_to_js, to_js, values_to_js, PoisonGuard};
 use crate::chat::{After, Chat, Step};
 use crate::error::ErrorCode;
+use crate::event::StreamEvent;
+use crate::json::ToJson;
 use crate::session::{counting_ids, ChatMessage, Patch, Session};
 
 /// The options the core reads (the JS side keeps the request's, the timers' and the callbacks').
@@ -197,35 +199,67 @@ impl SessionCore {
         Ok(match started {
             Ok((request, step)) => {
                 let result = self.step_to_js(step, None);
-                set(&result, "request", &to_js(&request)?);
+                result.unchecked_ref::<StepObject>().set_request(&to_js(&request)?);
                 result
             }
             Err(refusal) => self.step_to_js(refusal, None),
         })
     }
 
-    /// `{ events, patches }`, and `tools` when the response ended with tool calls to run.
+    /// `{ events, patches }`, and `tools` when the response ended with tool calls to run. Text
+    /// events and `appendText` patches are built directly, sharing one JS string for the same
+    /// text; the rest cross in one batch ([`values_to_js`]), so that a long answer held by the
+    /// `complete` event and by the finished message crosses once.
     fn step_to_js(&self, step: Step, after: Option<After>) -> JsValue {
-        let events: Array = step.events.iter().map(event_to_js).collect();
+        let mut batch: Vec<&dyn ToJson> =
+            step.events.iter().filter(|e| !is_text(e)).map(|e| e as &dyn ToJson).collect();
+        batch.extend(step.patches.iter().filter(|p| !matches!(p, Patch::AppendText { .. })).map(|p| p as &dyn ToJson));
+        #[cfg(feature = "provider")]
+        let tools = match &after {
+            Some(After::RunTools(calls)) => Some(calls),
+            _ => None,
+        };
+        #[cfg(feature = "provider")]
+        if let Some(calls) = tools {
+            batch.push(calls);
+        }
+        #[cfg(not(feature = "provider"))]
+        let _ = after;
+        let mut converted = values_to_js(&batch).into_iter();
+        let mut last_text: Option<(&str, JsValue)> = None;
+        let events: Array = step
+            .events
+            .iter()
+            .map(|event| match event {
+                StreamEvent::TextDelta { text } | StreamEvent::ThinkingDelta { text } => {
+                    let js = js_string(text, &last_text);
+                    last_text = Some((text.as_str(), js.clone()));
+                    text_event_to_js(event, &js)
+                }
+                _ => converted.next().unwrap_or(JsValue::NULL),
+            })
+            .collect();
         let mut partial_inputs = self.partial_inputs.borrow_mut();
         for (event, value) in step.events.iter().zip(events.iter()) {
             partial_inputs.attach(event, &value);
         }
-        let result = Object::new();
-        set(&result, "events", &events);
-        set(&result, "patches", &patches_to_js(&step.patches));
+        let patches: Array = step
+            .patches
+            .iter()
+            .map(|patch| match patch {
+                Patch::AppendText { text } => append_text_patch(&js_string(text, &last_text)),
+                _ => converted.next().unwrap_or(JsValue::NULL),
+            })
+            .collect();
+        let result: StepObject = Object::new().unchecked_into();
+        result.set_events(&events);
+        result.set_patches(&patches);
         #[cfg(feature = "provider")]
-        if let Some(After::RunTools(calls)) = after {
-            set(&result, "tools", &to_js(&calls).unwrap_or(JsValue::NULL));
+        if tools.is_some() {
+            result.set_tools(&converted.next().unwrap_or(JsValue::NULL));
         }
-        #[cfg(not(feature = "provider"))]
-        let _ = after;
         result.into()
     }
-}
-
-fn set(object: &JsValue, key: &str, value: &JsValue) {
-    let _ = Reflect::set(object, &key.into(), value);
 }
 
 /// A code the JS side names (`NETWORK_ERROR`); anything else is a provider error.
@@ -253,23 +287,36 @@ fn message_ids(options: &JsValue) -> Result<Box<dyn FnMut() -> String>, JsValue>
     }))
 }
 
-/// The patches as JS objects. `appendText`, the one patch of nearly every push, is built
-/// directly: as JSON text to parse it cost a session about a quarter of its time per delta.
+/// The patches as JS objects (see [`SessionCore::step_to_js`]).
 fn patches_to_js(patches: &[Patch]) -> JsValue {
-    let array = Array::new();
-    for patch in patches {
-        let value = match patch {
-            Patch::AppendText { text } => {
-                let object: PatchObject = Object::new().unchecked_into();
-                APPEND_TEXT.with(|op| object.set_op(op));
-                object.set_text(text);
-                object.into()
-            }
-            other => to_js(other).unwrap_or(JsValue::NULL),
-        };
-        array.push(&value);
-    }
+    let batch: Vec<&dyn ToJson> =
+        patches.iter().filter(|p| !matches!(p, Patch::AppendText { .. })).map(|p| p as &dyn ToJson).collect();
+    let mut converted = values_to_js(&batch).into_iter();
+    let array: Array = patches
+        .iter()
+        .map(|patch| match patch {
+            Patch::AppendText { text } => append_text_patch(&JsValue::from_str(text)),
+            _ => converted.next().unwrap_or(JsValue::NULL),
+        })
+        .collect();
     array.into()
+}
+
+/// `text` as a JS string: the last one made when it holds the same text.
+fn js_string(text: &str, last: &Option<(&str, JsValue)>) -> JsValue {
+    match last {
+        Some((same, js)) if *same == text => js.clone(),
+        _ => JsValue::from_str(text),
+    }
+}
+
+/// `appendText`, the one patch of nearly every push, is built directly: as JSON text to parse
+/// it cost a session about a quarter of its time per delta.
+fn append_text_patch(text: &JsValue) -> JsValue {
+    let object: PatchObject = Object::new().unchecked_into();
+    APPEND_TEXT.with(|op| object.set_op(op));
+    object.set_text(text);
+    object.into()
 }
 
 thread_local! {
@@ -284,7 +331,19 @@ extern "C" {
     #[wasm_bindgen(method, setter)]
     fn set_op(this: &PatchObject, op: &JsValue);
     #[wasm_bindgen(method, setter)]
-    fn set_text(this: &PatchObject, text: &str);
+    fn set_text(this: &PatchObject, text: &JsValue);
+
+    /// `{ events, patches, tools?, request? }`.
+    #[wasm_bindgen(extends = Object)]
+    type StepObject;
+    #[wasm_bindgen(method, setter)]
+    fn set_events(this: &StepObject, events: &Array);
+    #[wasm_bindgen(method, setter)]
+    fn set_patches(this: &StepObject, patches: &Array);
+    #[wasm_bindgen(method, setter)]
+    fn set_tools(this: &StepObject, tools: &JsValue);
+    #[wasm_bindgen(method, setter)]
+    fn set_request(this: &StepObject, request: &JsValue);
 }
 
 #[cfg(feature = "provider")]
@@ -426,8 +485,8 @@ mod provider {
             let next = self.chat.borrow_mut().next_request();
             Ok(match next {
                 Ok(request) => {
-                    let result = js_sys::Object::new();
-                    super::set(&result, "request", &super::to_js(&request)?);
+                    let result: super::StepObject = js_sys::Object::new().unchecked_into();
+                    result.set_request(&super::to_js(&request)?);
                     result.into()
                 }
                 Err(step) => self.step_to_js(step, None),

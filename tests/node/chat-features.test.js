@@ -456,3 +456,28 @@ test("a request that fails before any response says what the browser lets one kn
   network.dispose();
   aborted.dispose();
 });
+
+test("long strings arrive whole and equal wherever the state and the events hold them", async () => {
+  // Over the size the module hands to JS as strings of their own; with escapes, non-ASCII, and a
+  // look-alike of the marker that stands for such a string in the JSON text.
+  const long = `é"\\\n\u2028 ~chatstream-0000000000000000~0 `.repeat(200) + "end";
+  const other = long.replace("end", "other end");
+  const input = { q: long, nested: [{ deep: other }], short: "x" };
+  const body = sse([
+    { type: "text_delta", text: long },
+    { type: "tool_start", tool: "search", input, tool_use_id: "t1" },
+    { type: "tool_complete", tool: "search", index: 0, tool_use_id: "t1", output: other },
+    { type: "complete", payload: { message: long } },
+  ]);
+  const chat = new ChatSession({ fetch: scripted([body]) });
+  const events = await drain(chat.send("go"));
+  const complete = events.find((e) => e.type === "complete");
+  assert.equal(complete.payload.text, long);
+  assert.deepEqual(complete.payload.tool_history[0].input, input);
+  assert.equal(complete.payload.tool_history[0].output, other);
+  const message = chat.getSnapshot().messages[1];
+  assert.equal(message.content, long);
+  assert.deepEqual(message.tool_history[0].input, input);
+  assert.deepEqual(JSON.parse(chat.saveMessages())[1].content, long);
+  chat.dispose();
+});
