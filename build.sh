@@ -58,6 +58,13 @@ ensure_chromium() {
 
 # --- build -------------------------------------------------------------------------------
 
+# wasm-opt's flags. Not --all-features: the module then fails to load with current wasm-bindgen.
+# --converge repeats -Oz while it still shrinks the module; --low-memory-unused lets offsets fold
+# into loads, since nothing lives in the first 1 KB (Rust puts the stack first and it grows down
+# from its top).
+WASM_OPT_FLAGS=(-Oz --converge --low-memory-unused --enable-simd --enable-reference-types --enable-bulk-memory
+  --enable-nontrapping-float-to-int --enable-sign-ext --enable-multivalue)
+
 # One build of the module: $1 names it, $2 is cargo's feature flags, $3 the output folder.
 # Each build has its own cargo target folder, so switching between them recompiles nothing.
 build_module() {
@@ -67,13 +74,7 @@ build_module() {
   cargo build --release --target wasm32-unknown-unknown --lib --target-dir "$target" $features
   wasm-bindgen --target web --out-dir "$out" --out-name chatstream \
     "$target/wasm32-unknown-unknown/release/chatstream.wasm"
-  # Not --all-features: the module then fails to load with current wasm-bindgen.
-  # --converge repeats -Oz while it still shrinks the module; --low-memory-unused lets offsets
-  # fold into loads, since nothing lives in the first 1 KB (Rust puts the stack first and it
-  # grows down from its top).
-  node_modules/.bin/wasm-opt -Oz --converge --low-memory-unused --enable-simd --enable-reference-types --enable-bulk-memory \
-    --enable-nontrapping-float-to-int --enable-sign-ext --enable-multivalue \
-    "$out/chatstream_bg.wasm" -o "$out/chatstream_bg.wasm"
+  node_modules/.bin/wasm-opt "${WASM_OPT_FLAGS[@]}" "$out/chatstream_bg.wasm" -o "$out/chatstream_bg.wasm"
   local raw gz
   raw=$(wc -c < "$out/chatstream_bg.wasm")
   gz=$(gzip -9c "$out/chatstream_bg.wasm" | wc -c)
@@ -205,10 +206,30 @@ run_bench() {
   node bench/memory.js
   say "loading: time to first event from a cold load, against the AI SDK (node bench/loading.js)"
   node bench/loading.js
+  twiggy_tops
   say "native benchmarks (cargo bench --bench framing --bench pipeline --bench adversarial)"
   cargo bench --bench framing --bench pipeline --bench adversarial -- --warm-up-time 1 --measurement-time 3 \
     | tee target/bench/native.txt
   node bench/report.js
+}
+
+# What each module is made of: `twiggy top` of the module as built (wasm-opt included), with
+# its function names kept, into target/bench/twiggy-<name>.csv.
+twiggy_tops() {
+  if ! command -v twiggy >/dev/null; then
+    say "installing twiggy (takes a few minutes)"
+    cargo install twiggy
+  fi
+  local name dir wasm target=${CARGO_TARGET_DIR:-target}
+  for name in full streaming; do
+    dir="$target/bench/named-$name"
+    [ "$name" = full ] && wasm="$target/wasm32-unknown-unknown/release/chatstream.wasm" \
+      || wasm="$target/$name/wasm32-unknown-unknown/release/chatstream.wasm"
+    wasm-bindgen --target web --out-dir "$dir" --out-name chatstream "$wasm"
+    node_modules/.bin/wasm-opt "${WASM_OPT_FLAGS[@]}" --debuginfo "$dir/chatstream_bg.wasm" -o "$dir/named.wasm"
+    twiggy top -n 40 -f csv "$dir/named.wasm" > "target/bench/twiggy-$name.csv"
+    say "twiggy top of the $name module: target/bench/twiggy-$name.csv"
+  done
 }
 
 # `./build.sh load`: 1,000 concurrent streams through the proxy; the numbers go to BENCHMARKS.md.

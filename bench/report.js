@@ -1,14 +1,19 @@
-// Writes BENCHMARKS.md from one `./build.sh bench` run: target/bench/results.json and
-// browser.md (bench/run.js) and target/bench/native.txt (criterion's output).
+// Writes BENCHMARKS.md from one `./build.sh bench` run, all in target/bench/: results.json and
+// browser.md (bench/run.js), memory.json (bench/memory.js), loading.json (bench/loading.js),
+// twiggy-full.csv and twiggy-streaming.csv (`twiggy top` of each module, names kept) and
+// native.txt (criterion's output). The proxy's section comes from `./build.sh load` and is kept.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const dir = join(root, "target/bench");
-const { results, size } = JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
-const browser = readFileSync(join(dir, "browser.md"), "utf8");
-const native = readFileSync(join(dir, "native.txt"), "utf8");
+const read = (name) => readFileSync(join(dir, name), "utf8");
+const { results, size } = JSON.parse(read("results.json"));
+const browser = read("browser.md");
+const native = read("native.txt");
+const memory = JSON.parse(read("memory.json"));
+const loading = JSON.parse(read("loading.json"));
 
 // criterion prints "name  time: [...]" then "thrpt: [low mid high]"; the name may sit alone on the line before.
 const throughput = [];
@@ -20,82 +25,125 @@ for (const line of native.split("\n")) {
   if (thrpt && name) throughput.push([name, thrpt[1]]);
 }
 
+/** `twiggy top -f csv` rows: the largest items of a module, its name section left out (not shipped). */
+function twiggy(file, count) {
+  const [, ...rows] = read(file).trim().split("\n");
+  const cells = (row) => [...row.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map(([, cell]) => cell.replace(/^"|"$/g, "").replace(/""/g, '"'));
+  return rows
+    .map(cells)
+    .filter(([item]) => !item.includes("function names"))
+    .slice(0, count)
+    .map(([item, bytes]) => ({ item: item.replace(/::h[0-9a-f]{16}$/, ""), bytes: Number(bytes) }));
+}
+
 const perDelta = (c, who) => {
   const r = results.find((r) => r.case === c && r.contender.startsWith(who));
   return r ? r.ms / r.deltas : NaN;
 };
-const openai = "OpenAI chat, 20,000 deltas";
-const session = perDelta(openai, "chatstream: session (");
-const vsParser = perDelta(openai, "eventsource-parser") / session;
+const vsBare = (c, who) => perDelta(c, "eventsource-parser") / perDelta(c, who);
+const CASES = ["OpenAI chat, 20,000 deltas", "Anthropic: thinking, text, streamed tool input", "Agent protocol with [[tool:N]] markers"];
+const [openai] = CASES;
+// The same ratios in BENCHMARKS.md before this work (commit dae75a9), per dialect: session,
+// streamEvents, ChatStream.push. Ratios within one run, so machines and runs compare.
+const BEFORE = {
+  [CASES[0]]: [1.47, 1.6, 1.78],
+  [CASES[1]]: [0.97, 1.14, 1.75],
+  [CASES[2]]: [0.82, 1.03, 1.25],
+};
+const WHO = ["chatstream: session (", "chatstream: streamEvents", "chatstream: ChatStream.push"];
+const pipeline = vsBare(openai, WHO[2]);
+const session = vsBare(openai, WHO[0]);
+const slower = CASES.flatMap((c) => WHO.map((who, i) => [c, who, vsBare(c, who), BEFORE[c][i]])).filter(([, , now, before]) => now < before);
 // Against the AI SDK's client, both read the same bytes: its own UI message stream.
 const vsClient = perDelta(openai, "AI SDK client") / perDelta(openai, "chatstream: session over the AI SDK's UI message stream");
-const scaleText = perDelta("text 1 MB", "chatstream: session (") / perDelta("text 1 KB", "chatstream: session (");
-const scaleTool = perDelta("tool input 1 MB", "chatstream: session (") / perDelta("tool input 1 KB", "chatstream: session (");
-const total = size.find((s) => s.name.startsWith("chatstream total"));
+const scaleText = perDelta("text 1 MB", WHO[0]) / perDelta("text 1 KB", WHO[0]);
+const scaleTool = perDelta("tool input 1 MB", WHO[0]) / perDelta("tool input 1 KB", WHO[0]);
+const [full, streaming] = size.entries;
+const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 const verdict = (ok, text) => `${ok ? "met" : "**missed**"}: ${text}`;
+const fullTop = twiggy("twiggy-full.csv", 15);
+const itemBytes = (pattern) => fullTop.filter((t) => pattern.test(t.item)).reduce((n, t) => n + t.bytes, 0);
+const appFirst = (network, app) => loading.find((l) => l.network === network && l.app === app);
 
 const md = `# Benchmarks
 
-Produced by \`./build.sh bench\` (bench/run.js in headless Chromium, then \`cargo bench --bench framing
---bench pipeline --bench adversarial\`, then bench/report.js). Every browser contender reads the same bytes, cut into the
-same 1-16 KB chunks, from a \`ReadableStream\`, in one page, in one run. The contenders take turns (one
-run each per round, after a warm-up each) and each timed run starts after a forced garbage collection;
-times are medians of 15 rounds (5 for the 1 MB cases, 21 for the 1 KB ones). The machine is shared and
-noisy: compare ratios within this file, not absolute times across runs.
+Produced by \`./build.sh bench\`: bench/run.js (headless Chromium), bench/memory.js (Node),
+bench/loading.js (headless Chromium, cold loads), \`twiggy top\` of each module, then \`cargo bench
+--bench framing --bench pipeline --bench adversarial\`, written here by bench/report.js. Every browser
+contender reads the same bytes, cut into the same 1-16 KB chunks, from a \`ReadableStream\`, in one page,
+in one run. The contenders take turns (one run each per round, after a warm-up each) and each timed
+run starts after a forced garbage collection; times are medians of 15 rounds (5 for the 1 MB cases,
+21 for the 1 KB ones). The machine is shared and noisy: compare ratios within this file, not
+absolute times across runs.
 
 ## Targets
 
-- Full pipeline vs eventsource-parser + \`JSON.parse\` (bare parsing, no cleaning, no state), per delta,
-  target ≥ 2×: ${verdict(vsParser >= 2, `${vsParser.toFixed(2)}×`)}.
-- vs the AI SDK's client (\`readUIMessageStream\`), both reading the AI SDK's own UI message stream,
-  target ≥ 20×: ${verdict(vsClient >= 20, `${vsClient.toFixed(1)}×`)}.
-- Flat scaling, 1 MB within 1.5× of 1 KB per delta (the session line also shows that one
-  state update does not copy the message across the boundary): text ${verdict(scaleText <= 1.5, `${scaleText.toFixed(2)}×`)};
+**Weight** (gzip -9, the \`.wasm\` and the JS an app bundles with the React hook; the table per entry is
+under [Size](#size-gzip--9-esbuild-minified)):
+
+- \`chatstream\`, everything, ≤ 100 KB: ${verdict(full.total.gzip <= 100 * 1024, kb(full.total.gzip))}.
+- \`chatstream/streaming\`, no provider mode, ≤ 60 KB: ${verdict(streaming.total.gzip <= 60 * 1024, kb(streaming.total.gzip))}.
+
+**Speed** (Chromium; per delta, eventsource-parser + \`JSON.parse\` ÷ chatstream, on the 20,000-delta OpenAI stream):
+
+- the pipeline (\`ChatStream.push\`) ≥ 3×: ${verdict(pipeline >= 3, `${pipeline.toFixed(2)}×`)}.
+- the whole session (bytes to state) ≥ 2×: ${verdict(session >= 2, `${session.toFixed(2)}×`)}.
+- no dialect slower than before (the same ratios at commit dae75a9): ${verdict(slower.length === 0, slower.length === 0 ? "every one of the nine is faster" : slower.map(([c, w, now, before]) => `${c} / ${w.replace(/ \($/, "")}: ${now.toFixed(2)}× (was ${before}×)`).join("; "))}.
+
+| stream | session before → now | streamEvents before → now | ChatStream.push before → now |
+|---|---:|---:|---:|
+${CASES.map((c) => `| ${c} | ${WHO.map((who, i) => `${BEFORE[c][i].toFixed(2)} → ${vsBare(c, who).toFixed(2)}`).join(" | ")} |`).join("\n")}
+
+- flat scaling, 1 MB within 1.5× of 1 KB per delta: text ${verdict(scaleText <= 1.5, `${scaleText.toFixed(2)}×`)};
   tool input ${verdict(scaleTool <= 1.5, `${scaleTool.toFixed(2)}×`)}.
-- wasm + JS ≤ 60 KB gzip: ${verdict(total.gzip <= 60 * 1024, `${(total.gzip / 1024).toFixed(0)} KB`)}.
+- against the AI SDK's client, both reading the AI SDK's own UI message stream, ≥ 20×: ${verdict(vsClient >= 20, `${vsClient.toFixed(1)}×`)}.
+
+**Memory** (a ${memory[0].argumentMb.toFixed(0)} MB tool argument in 1 KB deltas, an Anthropic tool call; each case in a
+fresh Node process; peak RSS growth ÷ the argument, about 3× at most):
+
+| case | peak RSS growth | ÷ argument | wasm memory growth | verdict |
+|---|---:|---:|---:|---|
+${memory.map((m) => `| ${m.case} | ${m.peakGrowthMb.toFixed(1)} MB | ${m.multiple.toFixed(2)}× | ${m.wasmGrowthMb.toFixed(1)} MB | ${m.multiple <= 3.5 ? "met" : "**missed**"} |`).join("\n")}
+
+**Loading** (time to the first text from a cold load in Chromium; an app bundled by esbuild reading an
+AI SDK UI message stream; the \`.wasm\` compiled while it downloads, \`instantiateStreaming\`; median
+of 15 cold loads each, the apps taking turns; gzip-served):
+
+| network | ${[...new Set(loading.map((l) => l.app))].join(" | ")} |
+|---|${[...new Set(loading.map((l) => l.app))].map(() => "---:").join("|")}|
+${[...new Set(loading.map((l) => l.network))].map((n) => `| ${n} | ${[...new Set(loading.map((l) => l.app))].map((a) => `${appFirst(n, a).medianMs.toFixed(0)} ms`).join(" | ")} |`).join("\n")}
+| bytes (gzip) | ${[...new Set(loading.map((l) => l.app))].map((a) => kb(appFirst(loading[0].network, a).gzipBytes)).join(" | ")} |
 
 ## Why the misses
-${vsParser >= 2 ? "" : `
-- **Against bare parsing.** \`JSON.parse\` is V8's native parser, and eventsource-parser is a few lines
-  of JS around it; per delta they only parse. chatstream does more per delta, inside wasm: framing,
-  dialect decoding into typed events, cleaning (marker hold-back, thinking tags, payloads), handing a
-  push's events to JS, and for the session a state patch and a new immutable snapshot per push. Its
-  pipeline alone (\`ChatStream.push\` below) costs ${(perDelta(openai, "chatstream: ChatStream.push") * 1e6).toFixed(0)} ns per delta against bare parsing's
-  ${(perDelta(openai, "eventsource-parser") * 1e6).toFixed(0)} ns (${(perDelta(openai, "eventsource-parser") / perDelta(openai, "chatstream: ChatStream.push")).toFixed(2)}×); reading the body and the session add the rest. What was done, each step
-  measured (callgrind on the native pipeline; Chromium for the boundary): the common frames of OpenAI,
-  Anthropic and the agent protocol are read by a hand-written checking scanner
-  (\`src/dialect/scan.rs\`) instead of serde_json; runs of text within one push reach the cleaner as
-  one; SSE fields take the fast UTF-8 check (the native pipeline on a 20,000-delta OpenAI stream: 518 M
-  → 255 M instructions); text events and the session's text patch are built as JS objects instead of
-  JSON text to parse; the idle timeout no longer sets a timer per chunk. What is left: wasm runs the
-  pipeline about 1.7× slower than native, framing copies each event's data, and other events still
-  cross as JSON. Reaching 2× would need the pipeline itself about twice as fast again; not done.
-`}${vsClient >= 20 ? "" : `- **Against the AI SDK's client.** chatstream's session reading the same UI message stream is
-  ${vsClient.toFixed(1)}× faster per delta, short of 20× in this run; the AI SDK side was not profiled, so
-  where its time goes is not claimed here.
-`}- **Size.** The module carries eight decoders, the cleaner, the session, the request builders and the
-  agent loop, and serde_json with serde's derives for all JSON off the hot path; LTO, opt-level "s",
-  panic=abort and wasm-opt -Oz are applied. By \`twiggy top\` on the module before wasm-opt (592 KB
-  without its name section): serde_json and serde about 117 KB, core and alloc generics about 94 KB,
-  the request builders, agent loop and session about 76 KB, the eight decoders about 72 KB, strings
-  36 KB. opt-level "z" was
-  measured at 188 KB gzip (13% smaller) but 2.3× slower per delta, and was not taken. 60 KB would need
-  JSON without serde (the hand-written scanner covers only the hot frames) and separate builds per
-  feature; not done.
-${scaleTool <= 1.5 ? "" : `- **Tool input at 1 MB.** See the scaling table: the cost per chunk grows with the input.
-`}
-## How the message size is kept out of the cost per delta
 
-The 1 KB column of the scaling table carries each run's fixed cost (a new session or stream, the
-request, the first push) spread over only 200 deltas, so it is the highest; the step from 100 KB to
-1 MB shows the cost per delta itself.
+- **Weight.** What was done, each step measured with \`./build.sh\` (the commit messages have the
+  numbers): the body reading, timers, tools and the agent loop moved from Rust to the package's JS
+  (the module only parses and keeps state); provider mode is a cargo feature, off in
+  \`chatstream/streaming\`; options are read key by key with \`Reflect\` and values are written by a
+  small JSON writer, instead of serde's derives; nothing is deserialized into typed structs; talc
+  replaces dlmalloc; numbers and escaped strings are read through \`Value\`, which drops serde's
+  float formatting; wasm-opt runs \`-Oz --converge --low-memory-unused\`; WebAssembly SIMD is on.
+  From 226 KB (full) and 193 KB (streaming-only) of \`.wasm\` to the sizes above. What is left, the
+  largest items of the full module (\`twiggy top\`, names kept; bytes before gzip):
 
-- **Text.** A push's text is one event, and the session appends it: nothing the size of the message so
-  far crosses the boundary or is copied per push.
-- **Tool input.** \`partial_input\` (the best JSON value of the arguments so far) is computed in JS when
-  it is first read, by a getter over the arguments up to that event, instead of being serialized with
-  every push (before: 4.10× at 1 MB). Reading every event's value still costs its size; not reading it
-  costs nothing.
+  | item | bytes |
+  |---|---:|
+${fullTop.map((t) => `  | \`${t.item.slice(0, 100).replace(/\|/g, "\\|")}\` | ${t.bytes.toLocaleString("en")} |`).join("\n")}
+
+  The rest is spread thin: eight decoders, the cleaner, the session, serde_json's parser and
+  \`Value\`, core and alloc generics. 100 KB and 60 KB would need the JSON parser replaced by one of
+  our own, the request builders written without \`json!\` (about ${kb(itemBytes(/request::build/))} of the items above), a nightly
+  toolchain (\`build-std\` with \`panic=immediate-abort\`, measured at about 14 KB less) and, for the
+  streaming entry, per-dialect features; not done. \`opt-level = "z"\` was measured at 28 KB smaller
+  and 57-80% slower per delta, and was not taken.
+- **Memory.** A 20 MB argument is held, in turn or at once: as its streamed blocks (joined once
+  when complete), as the parsed input, in the \`tool_call\` event and the tool's record, and as JS
+  strings (each delta's text, the arguments so far behind \`partial_input\`, the input the app
+  receives); the session adds the message's tool part and the saved state. Long strings cross to JS
+  as strings of their own, never inside JSON text, and a copy is made only where a value is handed
+  out. Memory a wasm module has grown is never given back to the system.
+- **Loading.** The first event waits for the \`.wasm\` download and its compilation; the AI SDK's
+  client is plain JS, ${kb(size.aiSdk.gzip)} against chatstream's ${kb(full.total.gzip)}.
 
 ## In the browser
 ${browser}

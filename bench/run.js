@@ -1,5 +1,5 @@
 // `./build.sh bench`: chatstream against what users would pick instead, in headless Chromium,
-// in one run; and the package's size beside the AI SDK's useChat. Writes BENCHMARKS.md (the
+// in one run; and each entry's size beside the AI SDK's useChat. Writes BENCHMARKS.md (the
 // native criterion numbers are added by build.sh) and target/bench/results.json.
 //
 //   node bench/run.js            the full run
@@ -60,11 +60,14 @@ async function bundle() {
   });
 }
 
-/** The AI SDK's useChat and our useGeneralChat, bundled the same way (esbuild, minified, React external). */
+/**
+ * What an app downloads for each entry, bundled the same way (esbuild, minified, React external):
+ * the `.wasm`, and the JS (the entry with its glue, or the React hook) against the AI SDK's useChat.
+ */
 async function sizes() {
-  const measure = async (name, contents, resolveDir) => {
+  const measure = async (contents) => {
     const result = await build({
-      stdin: { contents, resolveDir, loader: "js" },
+      stdin: { contents, resolveDir: root, loader: "js" },
       bundle: true,
       format: "esm",
       minify: true,
@@ -73,17 +76,20 @@ async function sizes() {
       logLevel: "error",
     });
     const js = result.outputFiles[0].contents;
-    return { name, raw: js.length, gzip: gzipSync(js, { level: 9 }).length };
+    return { raw: js.length, gzip: gzipSync(js, { level: 9 }).length };
   };
-  const wasm = readFileSync(join(root, "pkg/chatstream_bg.wasm"));
-  const ours = await measure("chatstream/react (useGeneralChat) JS", 'export { useGeneralChat } from "./pkg/react.js"; export { default } from "./pkg/index.js";', root);
-  const theirs = await measure("@ai-sdk/react (useChat)", 'export { useChat } from "@ai-sdk/react";', root);
-  return [
-    { name: "chatstream_bg.wasm", raw: wasm.length, gzip: gzipSync(wasm, { level: 9 }).length },
-    ours,
-    { name: "chatstream total (wasm + JS)", raw: wasm.length + ours.raw, gzip: gzipSync(wasm, { level: 9 }).length + ours.gzip },
-    theirs,
-  ];
+  const file = (path) => {
+    const bytes = readFileSync(join(root, path));
+    return { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+  };
+  const entries = [];
+  for (const [entry, dir] of [["chatstream", "pkg"], ["chatstream/streaming", "pkg/streaming"]]) {
+    const wasm = file(`${dir}/chatstream_bg.wasm`);
+    const js = await measure(`export * from "./${dir}/index.js"; export { default } from "./${dir}/index.js";`);
+    const hook = await measure(`export { useGeneralChat } from "./${dir}/react.js";`);
+    entries.push({ entry, wasm, js, hook, total: { raw: wasm.raw + hook.raw, gzip: wasm.gzip + hook.gzip } });
+  }
+  return { entries, aiSdk: await measure('export { useChat } from "@ai-sdk/react";') };
 }
 
 function serve() {
@@ -165,14 +171,20 @@ function report(results, size) {
   const first = CASES[0].name;
   const session = find(first, ALL[0]);
   const ratio = (other) => (other ? (perDelta(other) / perDelta(session)).toFixed(2) : "n/a");
-  md += `\n### Ratios (OpenAI case, per delta; above 1 means chatstream's full session is faster)\n\n`;
-  md += `| chatstream session vs | ratio | target |\n|---|---:|---:|\n`;
-  md += `| eventsource-parser + JSON.parse (bare parsing) | ${ratio(find(first, ALL[3]))} | ≥ 2 |\n`;
-  md += `| AI SDK client (readUIMessageStream) | ${ratio(find(first, ALL[4]))} | — |\n`;
+  md += `\n### Against bare parsing, per dialect (eventsource-parser + JSON.parse time per delta ÷ chatstream's; above 1 is faster)\n\n`;
+  md += `| stream | session | streamEvents | ChatStream.push |\n|---|---:|---:|---:|\n`;
+  for (const c of CASES.slice(0, 3)) {
+    const bare = find(c.name, ALL[3]);
+    const vs = (who) => (perDelta(bare) / perDelta(find(c.name, who))).toFixed(2);
+    md += `| ${c.name} | ${vs(ALL[0])} | ${vs(ALL[1])} | ${vs(ALL[2])} |\n`;
+  }
+  md += `\n### Against the AI SDK (OpenAI case, per delta; above 1 means chatstream's session is faster)\n\n`;
+  md += `| chatstream session vs | ratio |\n|---|---:|\n`;
+  md += `| AI SDK client (readUIMessageStream) | ${ratio(find(first, ALL[4]))} |\n`;
   const sameBytes = find(first, ALL[6]);
   const uiRatio = sameBytes ? (perDelta(find(first, ALL[4])) / perDelta(sameBytes)).toFixed(2) : "n/a";
-  md += `| AI SDK client, both reading the AI SDK's UI message stream | ${uiRatio} | ≥ 20 |\n`;
-  md += `| AI SDK provider parsing (streamText) | ${ratio(find(first, ALL[5]))} | — |\n`;
+  md += `| AI SDK client, both reading the AI SDK's UI message stream | ${uiRatio} |\n`;
+  md += `| AI SDK provider parsing (streamText) | ${ratio(find(first, ALL[5]))} |\n`;
   md += `\n### Scaling: cost per delta as the message grows\n\n| stream | contender | 1 KB ns/delta | 100 KB ns/delta | 1 MB ns/delta | 1 MB / 1 KB |\n|---|---|---:|---:|---:|---:|\n`;
   for (const kind of ["text", "tool input"]) {
     for (const who of SCALE) {
@@ -182,8 +194,10 @@ function report(results, size) {
       md += `| ${kind} | ${who} | ${ns(a)} | ${ns(b)} | ${ns(c)} | ${(perDelta(c) / perDelta(a)).toFixed(2)} |\n`;
     }
   }
-  md += `\n### Size (bytes)\n\n| what | raw | gzip -9 |\n|---|---:|---:|\n`;
-  md += size.map((s) => `| ${s.name} | ${s.raw.toLocaleString("en")} | ${s.gzip.toLocaleString("en")} |`).join("\n") + "\n";
+  const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+  md += `\n### Size (gzip -9; esbuild, minified)\n\n| entry | .wasm | JS (entry and glue) | JS with the React hook | .wasm + JS with the hook |\n|---|---:|---:|---:|---:|\n`;
+  md += size.entries.map((e) => `| \`${e.entry}\` | ${kb(e.wasm.gzip)} | ${kb(e.js.gzip)} | ${kb(e.hook.gzip)} | ${kb(e.total.gzip)} |`).join("\n") + "\n";
+  md += `| AI SDK (\`@ai-sdk/react\` useChat) | — | — | ${kb(size.aiSdk.gzip)} | ${kb(size.aiSdk.gzip)} |\n`;
   md += `\nMachine: ${cpus().length} × ${cpus()[0].model}; Node ${process.version}; Chromium ${chromiumVersion()}.\n`;
   return md;
 }
