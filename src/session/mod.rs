@@ -17,6 +17,7 @@
 //! assert!(session.state().is_loading);
 //! ```
 
+mod apply;
 mod parts;
 mod state;
 
@@ -28,7 +29,7 @@ pub use state::{
 use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
-use crate::event::{CompletePayload, Segment, StreamEvent};
+use crate::event::{Segment, StreamEvent};
 use crate::json::{to_json, to_value};
 #[cfg(feature = "provider")]
 use crate::request::Turn;
@@ -161,142 +162,6 @@ impl Session {
         patches
     }
 
-    /// Moves the state along by one event of the turn.
-    pub fn apply(&mut self, event: &StreamEvent) -> Vec<Patch> {
-        let mut patches = Vec::new();
-        match event {
-            StreamEvent::Status { message } => self.set(&mut patches, Field::StatusText(Some(message.clone()))),
-            StreamEvent::TextDelta { text } => {
-                if self.state.status_text.is_some() {
-                    self.set(&mut patches, Field::StatusText(None));
-                }
-                self.append_text(text, &mut patches);
-                self.enter(&mut patches, Phase::Streaming);
-            }
-            StreamEvent::ThinkingDelta { text } => {
-                self.state.thinking_text.push_str(text);
-                patches.push(Patch::Append { key: "thinkingText", text: text.clone() });
-                match self.state.streaming_parts.last_mut() {
-                    Some(MessagePart::Reasoning { text: last }) => {
-                        last.push_str(text);
-                        patches.push(Patch::AppendToLast { key: "streamingParts", text: text.clone() });
-                    }
-                    _ => self.push_part(MessagePart::Reasoning { text: text.clone() }, &mut patches),
-                }
-                self.enter(&mut patches, Phase::Streaming);
-            }
-            StreamEvent::ToolStart { tool_use_id, tool, index, input } => {
-                self.set(&mut patches, Field::StatusText(Some(format!("Running {tool}..."))));
-                let progress = ToolProgressState { tool_name: tool.clone(), updates: Vec::new() };
-                self.set(&mut patches, Field::ActiveToolProgress(Some(progress)));
-                let segment = Segment::Tool {
-                    index: *index,
-                    tool_use_id: Some(tool_use_id.clone()),
-                    tool: Some(tool.clone()),
-                    input: input.clone(),
-                    output: Value::Null,
-                    is_error: false,
-                };
-                patches.push(Patch::Push { key: "streamingSegments", value: to_value(&segment) });
-                self.state.streaming_segments.push(segment);
-                // A backend that runs the tool itself starts it with its input; a model's call
-                // starts empty and its input streams.
-                let streaming = input.as_object().is_some_and(|o| o.is_empty());
-                let state = if streaming { ToolState::InputStreaming } else { ToolState::InputAvailable };
-                let part = MessagePart::Tool {
-                    tool_use_id: tool_use_id.clone(),
-                    tool: tool.clone(),
-                    index: *index,
-                    state,
-                    input: input.clone(),
-                    output: Value::Null,
-                    is_error: false,
-                };
-                self.push_part(part, &mut patches);
-                self.enter(&mut patches, Phase::Tool);
-            }
-            StreamEvent::ToolCall { tool_use_id, input, .. } => {
-                // The arguments are final: the card shows them.
-                if let Some(at) = self.tool_segment(tool_use_id) {
-                    if let Segment::Tool { input: shown, .. } = &mut self.state.streaming_segments[at] {
-                        *shown = input.clone();
-                    }
-                    let value = to_value(&self.state.streaming_segments[at]);
-                    patches.push(Patch::SetAt { key: "streamingSegments", at, value });
-                }
-                self.set_tool_part(tool_use_id, &mut patches, |state, shown| {
-                    *state = ToolState::InputAvailable;
-                    *shown = input.clone();
-                });
-            }
-            StreamEvent::ToolProgress { .. } => {
-                if let Some(progress) = self.state.active_tool_progress.as_mut() {
-                    let value = to_value(event);
-                    progress.updates.push(value.clone());
-                    patches.push(Patch::PushToolUpdate { value });
-                }
-            }
-            StreamEvent::ToolComplete { tool_use_id, tool, index, input, output, is_error } => {
-                self.set(&mut patches, Field::ActiveToolProgress(None));
-                self.set(&mut patches, Field::StatusText(None));
-                self.tool_finished(event, &mut patches);
-                let finished = Segment::Tool {
-                    index: *index,
-                    tool_use_id: Some(tool_use_id.clone()),
-                    tool: Some(tool.clone()),
-                    input: input.clone(),
-                    output: output.clone(),
-                    is_error: *is_error,
-                };
-                let value = to_value(&finished);
-                match self.tool_segment(tool_use_id) {
-                    Some(at) => {
-                        self.state.streaming_segments[at] = finished;
-                        patches.push(Patch::SetAt { key: "streamingSegments", at, value });
-                    }
-                    None => {
-                        self.state.streaming_segments.push(finished);
-                        patches.push(Patch::Push { key: "streamingSegments", value });
-                    }
-                }
-                self.enter(&mut patches, Phase::Streaming);
-            }
-            StreamEvent::Data { data } => self.push_part(MessagePart::Data { data: data.clone() }, &mut patches),
-            StreamEvent::Complete { payload } => {
-                // A turn that produced nothing (failed or stopped before any output) adds no
-                // empty bubble: the user's message stays last, ready to retry.
-                let parts = self.final_parts(payload);
-                let message = ChatMessage::assistant((self.ids)(), payload, parts);
-                if !message.is_empty() {
-                    patches.push(Patch::PushMessage { value: to_value(&message) });
-                    self.state.messages.push(message);
-                }
-                if let Some(id) = payload.extra.get("conversation_id").filter(|v| !v.is_null()) {
-                    self.state.conversation_id = Some(id.clone());
-                    patches.push(Patch::Set { key: "conversationId", value: id.clone() });
-                }
-                self.end_turn(&mut patches);
-            }
-            StreamEvent::Error { code, message, .. } => {
-                // An error before `complete` may be one unreadable frame in a stream that goes on,
-                // so the turn ends when the stream does (`stream_closed`), not here.
-                self.set(&mut patches, Field::Error(Some(ChatError { code: *code, message: message.clone() })));
-                self.set(&mut patches, Field::StatusText(None));
-                self.set(&mut patches, Field::ActiveToolProgress(None));
-            }
-            StreamEvent::Cancelled => {
-                // The `complete` before this carried the partial answer: mark it as stopped.
-                if let Some(last) = self.state.messages.last_mut().filter(|m| m.role == "assistant" && !m.cancelled) {
-                    last.cancelled = true;
-                    patches.push(Patch::SetLastMessage { value: to_value(last) });
-                }
-                self.end_turn(&mut patches);
-            }
-            _ => {}
-        }
-        patches
-    }
-
     /// The transport failed before the stream could report it (HTTP status, network error):
     /// the user's message stays, the error is shown, nothing else changes.
     pub fn fail(&mut self, code: ErrorCode, message: &str) -> Vec<Patch> {
@@ -402,132 +267,6 @@ impl Session {
         self.clear_streaming(patches);
     }
 
-    /// Answer text: appended to `streamingText`, and to the last text segment and text part, or
-    /// starting new ones. A new segment or part (after a tool) drops its leading whitespace, as
-    /// the final message's segments do, so nothing jumps when the answer completes.
-    fn append_text(&mut self, text: &str, patches: &mut Vec<Patch>) {
-        self.state.streaming_text.push_str(text);
-        let segment_continues = matches!(self.state.streaming_segments.last(), Some(Segment::Text { .. }));
-        let part_continues = matches!(self.state.streaming_parts.last(), Some(MessagePart::Text { .. }));
-        if let Some(Segment::Text { text: last }) = self.state.streaming_segments.last_mut() {
-            last.push_str(text);
-        }
-        if let Some(MessagePart::Text { text: last }) = self.state.streaming_parts.last_mut() {
-            last.push_str(text);
-        }
-        if segment_continues && part_continues {
-            patches.push(Patch::AppendText { text: text.to_owned() });
-            return;
-        }
-        patches.push(Patch::Append { key: "streamingText", text: text.to_owned() });
-        let fresh = text.trim_start();
-        if segment_continues {
-            patches.push(Patch::AppendToLast { key: "streamingSegments", text: text.to_owned() });
-        } else if !fresh.is_empty() {
-            let segment = Segment::Text { text: fresh.to_owned() };
-            patches.push(Patch::Push { key: "streamingSegments", value: to_value(&segment) });
-            self.state.streaming_segments.push(segment);
-        }
-        if part_continues {
-            patches.push(Patch::AppendToLast { key: "streamingParts", text: text.to_owned() });
-        } else if !fresh.is_empty() {
-            self.push_part(MessagePart::Text { text: fresh.to_owned() }, patches);
-        }
-    }
-
-    fn push_part(&mut self, part: MessagePart, patches: &mut Vec<Patch>) {
-        patches.push(Patch::Push { key: "streamingParts", value: to_value(&part) });
-        self.state.streaming_parts.push(part);
-    }
-
-    /// Changes the tool part of this call (its state, its input), if there is one.
-    fn set_tool_part(&mut self, id: &str, patches: &mut Vec<Patch>, change: impl FnOnce(&mut ToolState, &mut Value)) {
-        let found = self.state.streaming_parts.iter_mut().enumerate().find_map(|(at, part)| match part {
-            MessagePart::Tool { tool_use_id, state, input, .. } if tool_use_id == id => Some((at, state, input)),
-            _ => None,
-        });
-        if let Some((at, state, input)) = found {
-            change(state, input);
-            let value = to_value(&self.state.streaming_parts[at]);
-            patches.push(Patch::SetAt { key: "streamingParts", at, value });
-        }
-    }
-
-    /// A `tool_complete`: the tool part gets its output (a denied call stays denied).
-    fn tool_finished(&mut self, event: &StreamEvent, patches: &mut Vec<Patch>) {
-        let StreamEvent::ToolComplete { tool_use_id, tool, index, input, output, is_error } = event else { return };
-        let at = self
-            .state
-            .streaming_parts
-            .iter()
-            .position(|part| matches!(part, MessagePart::Tool { tool_use_id: id, .. } if id == tool_use_id));
-        let denied = at.is_some_and(|at| {
-            matches!(self.state.streaming_parts[at], MessagePart::Tool { state: ToolState::OutputDenied, .. })
-        });
-        let part = MessagePart::Tool {
-            tool_use_id: tool_use_id.clone(),
-            tool: tool.clone(),
-            index: *index,
-            state: if denied { ToolState::OutputDenied } else { ToolState::of_result(*is_error) },
-            input: input.clone(),
-            output: output.clone(),
-            is_error: *is_error,
-        };
-        match at {
-            Some(at) => {
-                patches.push(Patch::SetAt { key: "streamingParts", at, value: to_value(&part) });
-                self.state.streaming_parts[at] = part;
-            }
-            None => self.push_part(part, patches),
-        }
-    }
-
-    /// The answer's parts as they streamed, with each tool's final input and output from the
-    /// payload's `tool_history`. A backend that sent its own `message` decides the text: then
-    /// the parts are its thinking, its segments and the data that streamed.
-    fn final_parts(&self, payload: &CompletePayload) -> Vec<MessagePart> {
-        let texts = || {
-            self.state.streaming_parts.iter().filter_map(|p| {
-                if let MessagePart::Text { text } = p {
-                    Some(text.as_str())
-                } else {
-                    None
-                }
-            })
-        };
-        // The same visible text. Usually one part that is the whole text, compared at once; else
-        // character by character, whitespace left out.
-        let visible = |c: &char| !c.is_whitespace();
-        let same_text = match texts().collect::<Vec<_>>()[..] {
-            [one] if one.trim() == payload.text.trim() => true,
-            _ => texts().flat_map(str::chars).filter(visible).eq(payload.text.chars().filter(visible)),
-        };
-        if !same_text {
-            let mut parts = parts_of_answer(
-                payload.thinking.as_deref(),
-                &payload.segments,
-                &payload.message,
-                &payload.tool_history,
-            );
-            parts.extend(self.state.streaming_parts.iter().filter(|p| matches!(p, MessagePart::Data { .. })).cloned());
-            return parts;
-        }
-        let mut parts = self.state.streaming_parts.clone();
-        for part in &mut parts {
-            if let MessagePart::Tool { index, state, input, output, is_error, .. } = part {
-                if let Some(record) = payload.tool_history.get(*index as usize) {
-                    *input = record.input.clone();
-                    *output = record.output.clone();
-                    *is_error = record.is_error;
-                    if *state != ToolState::OutputDenied && (!output.is_null() || *is_error) {
-                        *state = ToolState::of_result(*is_error);
-                    }
-                }
-            }
-        }
-        parts
-    }
-
     fn end_turn(&mut self, patches: &mut Vec<Patch>) {
         self.set(patches, Field::IsLoading(false));
         self.set(patches, Field::StatusText(None));
@@ -560,13 +299,6 @@ impl Session {
         if self.state.phase != phase {
             self.set(patches, Field::Phase(phase));
         }
-    }
-
-    fn tool_segment(&self, tool_use_id: &str) -> Option<usize> {
-        self.state
-            .streaming_segments
-            .iter()
-            .position(|s| matches!(s, Segment::Tool { tool_use_id: Some(id), .. } if id == tool_use_id))
     }
 
     /// Sets one scalar field and records the patch, skipping no-op changes.
