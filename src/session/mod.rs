@@ -29,7 +29,7 @@ pub use state::{
 use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
-use crate::event::{Segment, StreamEvent};
+use crate::event::StreamEvent;
 use crate::json::{to_json, to_value};
 #[cfg(feature = "provider")]
 use crate::request::Turn;
@@ -207,7 +207,7 @@ impl Session {
         let text_of = |content: &str| -> String {
             crate::clean::resolve_tool_markers(content, &[])
                 .into_iter()
-                .filter_map(|s| if let Segment::Text { text } = s { Some(text) } else { None })
+                .filter_map(|s| if let crate::event::Segment::Text { text } = s { Some(text) } else { None })
                 .collect()
         };
         self.state
