@@ -13,7 +13,7 @@ pub enum Provider {
     Ollama,
     /// Any OpenAI-compatible server: speaks the OpenAI chat completions dialect.
     Compat,
-    /// The seeds' agent protocol on `/api/chat/stream`.
+    /// The agent backend protocol (docs/agent-protocol.md) on `/api/chat/stream`.
     Agent,
 }
 

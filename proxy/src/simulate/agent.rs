@@ -1,5 +1,5 @@
-//! The agent protocol of `/api/chat/stream` (seeds 001/002: status, text_delta, tool_start, tool_progress,
-//! tool_complete, complete, error).
+//! The agent protocol of `/api/chat/stream` (docs/agent-protocol.md: status, text_delta, tool_start,
+//! tool_progress, tool_complete, complete, error).
 
 use async_stream::stream;
 use futures_util::Stream;

@@ -1,4 +1,4 @@
-//! Anthropic Messages (field order as in real/anthropic/tool-stream.sse, text.sse).
+//! Anthropic Messages (field order as in tests/fixtures/recorded/anthropic/tool-stream.sse, text.sse).
 
 use async_stream::stream;
 use futures_util::Stream;

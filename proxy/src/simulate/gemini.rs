@@ -1,5 +1,5 @@
 //! Gemini's streamGenerateContent?alt=sse, lines ended with CRLF as Gemini ends them (field order as in
-//! real/gemini/text.sse, thinking-stream-crlf.sse).
+//! tests/fixtures/recorded/gemini/text.sse, thinking-stream-crlf.sse).
 
 use async_stream::stream;
 use futures_util::Stream;
@@ -30,7 +30,7 @@ pub fn frames(echo: Echo, answer: Answer) -> impl Stream<Item = String> + Send {
         }
         match &answer.ending {
             Ending::Complete => {
-                // Gemini sends a function call whole, in one part (real/gemini/tool-call.sse).
+                // Gemini sends a function call whole, in one part (tests/fixtures/recorded/gemini/tool-call.sse).
                 if let Some(call) = &answer.tool_call {
                     let function_call = ordered!({"name": (call.name.as_str()), "args": (call.arguments.clone())});
                     yield chunk(ordered!({"functionCall": function_call}), None);

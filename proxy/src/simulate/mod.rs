@@ -13,7 +13,7 @@
 //!   ends it) or `sim:` and an HTTP status such as `sim:401`, `sim:429`, `sim:529` (that status with the
 //!   provider's error body; 429 carries Retry-After).
 //!
-//! The frame layouts follow the recorded streams in the shared fixtures (`real/<provider>/`).
+//! The frame layouts follow the recorded streams in `tests/fixtures/recorded/<provider>/`.
 //!
 //! The request is read (`request`), the answer planned (`plan`), and the frames written by the dialect's
 //! writer one at a time, as the client takes them: a connection holds the plan (a few hundred bytes of

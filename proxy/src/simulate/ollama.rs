@@ -1,4 +1,4 @@
-//! Ollama's /api/chat NDJSON (field order as in real/ollama/simple-stream.ndjson).
+//! Ollama's /api/chat NDJSON (field order as in tests/fixtures/recorded/ollama/simple-stream.ndjson).
 
 use async_stream::stream;
 use futures_util::Stream;

@@ -1,5 +1,5 @@
-//! OpenAI chat completions, for the openai and compat routes (field order as in real/openai/openai-text.sse,
-//! tool-call-with-finish-reason.sse).
+//! OpenAI chat completions, for the openai and compat routes (field order as in
+//! tests/fixtures/recorded/openai/openai-text.sse, tool-call-with-finish-reason.sse).
 
 use async_stream::stream;
 use futures_util::Stream;
@@ -21,7 +21,8 @@ pub fn frames(echo: Echo, answer: Answer) -> impl Stream<Item = String> + Send {
             )
         };
         yield chunk(ordered!({"role": "assistant", "content": ""}), ordered!(null));
-        // Reasoning as the OpenAI-compatible reasoning models stream it (real/openai/deepseek-reasoning.sse).
+        // Reasoning as the OpenAI-compatible reasoning models stream it
+        // (tests/fixtures/recorded/openai/deepseek-reasoning.sse).
         for piece in &answer.thinking {
             yield chunk(ordered!({"content": null, "reasoning_content": (piece.as_str())}), ordered!(null));
         }

@@ -1,4 +1,5 @@
-//! The OpenAI Responses API (field order as in real/openai-responses/reasoning-encrypted-content.sse,
+//! The OpenAI Responses API (field order as in
+//! tests/fixtures/recorded/openai-responses/reasoning-encrypted-content.sse,
 //! multi-tool-ordering.sse, error-insufficient-quota.sse).
 
 use async_stream::stream;
