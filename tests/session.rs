@@ -11,17 +11,17 @@ use serde_json::{json, Value};
 fn apply_patches(snapshot: &mut Value, patches: &[Patch]) {
     for patch in patches {
         match patch {
-            Patch::Set { key, value } => snapshot[*key] = value.clone(),
+            Patch::Set { key, value } => snapshot[*key] = value.to_value(),
             Patch::Append { key, text } => {
                 let joined = format!("{}{}", snapshot[*key].as_str().unwrap_or(""), text);
                 snapshot[*key] = json!(joined);
             }
-            Patch::PushMessage { value } => snapshot["messages"].as_array_mut().unwrap().push(value.clone()),
+            Patch::PushMessage { value } => snapshot["messages"].as_array_mut().unwrap().push(value.to_value()),
             Patch::SetLastMessage { value } => {
-                *snapshot["messages"].as_array_mut().unwrap().last_mut().unwrap() = value.clone()
+                *snapshot["messages"].as_array_mut().unwrap().last_mut().unwrap() = value.to_value()
             }
-            Patch::Push { key, value } => snapshot[*key].as_array_mut().unwrap().push(value.clone()),
-            Patch::SetAt { key, at, value } => snapshot[*key][*at] = value.clone(),
+            Patch::Push { key, value } => snapshot[*key].as_array_mut().unwrap().push(value.to_value()),
+            Patch::SetAt { key, at, value } => snapshot[*key][*at] = value.to_value(),
             Patch::AppendToLast { key, text } => append_to_last(&mut snapshot[*key], text),
             Patch::AppendText { text } => {
                 let joined = format!("{}{}", snapshot["streamingText"].as_str().unwrap(), text);
@@ -30,9 +30,9 @@ fn apply_patches(snapshot: &mut Value, patches: &[Patch]) {
                 append_to_last(&mut snapshot["streamingParts"], text);
             }
             Patch::PushToolUpdate { value } => {
-                snapshot["activeToolProgress"]["updates"].as_array_mut().unwrap().push(value.clone())
+                snapshot["activeToolProgress"]["updates"].as_array_mut().unwrap().push(value.to_value())
             }
-            Patch::Reset { value } => *snapshot = value.clone(),
+            Patch::Reset { value } => *snapshot = value.to_value(),
         }
     }
 }

@@ -3,7 +3,9 @@
 use serde_json::Value;
 
 use super::parts::parts_of_answer;
-use super::{ChatError, ChatMessage, Field, MessagePart, Patch, Phase, Session, ToolProgressState, ToolState};
+use super::{
+    ChatError, ChatMessage, Field, MessagePart, Patch, PatchValue, Phase, Session, ToolProgressState, ToolState,
+};
 use crate::event::{CompletePayload, Segment, StreamEvent};
 use crate::json::to_value;
 
@@ -44,7 +46,7 @@ impl Session {
                     output: Value::Null,
                     is_error: false,
                 };
-                patches.push(Patch::Push { key: "streamingSegments", value: to_value(&segment) });
+                patches.push(Patch::Push { key: "streamingSegments", value: PatchValue::Segment(segment.clone()) });
                 self.state.streaming_segments.push(segment);
                 // A backend that runs the tool itself starts it with its input; a model's call
                 // starts empty and its input streams.
@@ -68,7 +70,7 @@ impl Session {
                     if let Segment::Tool { input: shown, .. } = &mut self.state.streaming_segments[at] {
                         *shown = input.clone();
                     }
-                    let value = to_value(&self.state.streaming_segments[at]);
+                    let value = PatchValue::Segment(self.state.streaming_segments[at].clone());
                     patches.push(Patch::SetAt { key: "streamingSegments", at, value });
                 }
                 self.set_tool_part(tool_use_id, &mut patches, |state, shown| {
@@ -80,7 +82,7 @@ impl Session {
                 if let Some(progress) = self.state.active_tool_progress.as_mut() {
                     let value = to_value(event);
                     progress.updates.push(value.clone());
-                    patches.push(Patch::PushToolUpdate { value });
+                    patches.push(Patch::PushToolUpdate { value: value.into() });
                 }
             }
             StreamEvent::ToolComplete { tool_use_id, tool, index, input, output, is_error } => {
@@ -95,7 +97,7 @@ impl Session {
                     output: output.clone(),
                     is_error: *is_error,
                 };
-                let value = to_value(&finished);
+                let value = PatchValue::Segment(finished.clone());
                 match self.tool_segment(tool_use_id) {
                     Some(at) => {
                         self.state.streaming_segments[at] = finished;
@@ -115,12 +117,12 @@ impl Session {
                 let parts = self.final_parts(payload);
                 let message = ChatMessage::assistant((self.ids)(), payload, parts);
                 if !message.is_empty() {
-                    patches.push(Patch::PushMessage { value: to_value(&message) });
+                    patches.push(Patch::PushMessage { value: PatchValue::Message(Box::new(message.clone())) });
                     self.state.messages.push(message);
                 }
                 if let Some(id) = payload.extra.get("conversation_id").filter(|v| !v.is_null()) {
                     self.state.conversation_id = Some(id.clone());
-                    patches.push(Patch::Set { key: "conversationId", value: id.clone() });
+                    patches.push(Patch::Set { key: "conversationId", value: id.clone().into() });
                 }
                 self.end_turn(&mut patches);
             }
@@ -135,7 +137,7 @@ impl Session {
                 // The `complete` before this carried the partial answer: mark it as stopped.
                 if let Some(last) = self.state.messages.last_mut().filter(|m| m.role == "assistant" && !m.cancelled) {
                     last.cancelled = true;
-                    patches.push(Patch::SetLastMessage { value: to_value(last) });
+                    patches.push(Patch::SetLastMessage { value: PatchValue::Message(Box::new(last.clone())) });
                 }
                 self.end_turn(&mut patches);
             }
@@ -167,7 +169,7 @@ impl Session {
             patches.push(Patch::AppendToLast { key: "streamingSegments", text: text.to_owned() });
         } else if !fresh.is_empty() {
             let segment = Segment::Text { text: fresh.to_owned() };
-            patches.push(Patch::Push { key: "streamingSegments", value: to_value(&segment) });
+            patches.push(Patch::Push { key: "streamingSegments", value: PatchValue::Segment(segment.clone()) });
             self.state.streaming_segments.push(segment);
         }
         if part_continues {
@@ -178,7 +180,7 @@ impl Session {
     }
 
     pub(super) fn push_part(&mut self, part: MessagePart, patches: &mut Vec<Patch>) {
-        patches.push(Patch::Push { key: "streamingParts", value: to_value(&part) });
+        patches.push(Patch::Push { key: "streamingParts", value: PatchValue::Part(part.clone()) });
         self.state.streaming_parts.push(part);
     }
 
@@ -195,7 +197,7 @@ impl Session {
         });
         if let Some((at, state, input)) = found {
             change(state, input);
-            let value = to_value(&self.state.streaming_parts[at]);
+            let value = PatchValue::Part(self.state.streaming_parts[at].clone());
             patches.push(Patch::SetAt { key: "streamingParts", at, value });
         }
     }
@@ -222,7 +224,7 @@ impl Session {
         };
         match at {
             Some(at) => {
-                patches.push(Patch::SetAt { key: "streamingParts", at, value: to_value(&part) });
+                patches.push(Patch::SetAt { key: "streamingParts", at, value: PatchValue::Part(part.clone()) });
                 self.state.streaming_parts[at] = part;
             }
             None => self.push_part(part, patches),

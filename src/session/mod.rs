@@ -23,7 +23,8 @@ mod state;
 
 pub use parts::{MessagePart, ToolState};
 pub use state::{
-    ChatError, ChatMessage, ChatRequest, ChatState, HistoryEntry, Patch, PendingApproval, Phase, ToolProgressState,
+    ChatError, ChatMessage, ChatRequest, ChatState, HistoryEntry, Patch, PatchValue, PendingApproval, Phase,
+    ToolProgressState,
 };
 
 use serde_json::{json, Value};
@@ -94,7 +95,7 @@ impl Session {
         }
         self.not_in_flight("A message is already being answered")?;
         let user = ChatMessage::user((self.ids)(), message);
-        let mut patches = vec![Patch::PushMessage { value: to_value(&user) }];
+        let mut patches = vec![Patch::PushMessage { value: PatchValue::Message(Box::new(user.clone())) }];
         self.state.messages.push(user);
         self.context = if context.is_null() { json!({}) } else { context };
         self.start_turn(&mut patches);
@@ -114,7 +115,7 @@ impl Session {
         let mut patches = Vec::new();
         if self.state.messages.len() > at + 1 {
             self.state.messages.truncate(at + 1);
-            patches.push(Patch::Set { key: "messages", value: to_value(&self.state.messages) });
+            patches.push(Patch::Set { key: "messages", value: PatchValue::Messages(self.state.messages.clone()) });
         }
         self.start_turn(&mut patches);
         Ok((self.request(at), patches))
@@ -130,7 +131,8 @@ impl Session {
     pub fn set_messages(&mut self, messages: Vec<ChatMessage>) -> Result<Vec<Patch>, ChatError> {
         self.not_in_flight("Cannot replace the messages while answering")?;
         self.state.messages = messages.into_iter().map(|m| self.complete_stored(m)).collect();
-        let mut patches = vec![Patch::Set { key: "messages", value: to_value(&self.state.messages) }];
+        let mut patches =
+            vec![Patch::Set { key: "messages", value: PatchValue::Messages(self.state.messages.clone()) }];
         self.set(&mut patches, Field::Error(None));
         Ok(patches)
     }
@@ -196,7 +198,7 @@ impl Session {
             })?;
         let messages = messages.into_iter().map(|m| self.complete_stored(m)).collect();
         self.state = ChatState { messages, ..ChatState::default() };
-        Ok(vec![Patch::Reset { value: to_value(&self.state) }])
+        Ok(vec![Patch::Reset { value: PatchValue::State(Box::new(self.state.clone())) }])
     }
 
     #[cfg(feature = "provider")]
@@ -279,19 +281,19 @@ impl Session {
     fn clear_streaming(&mut self, patches: &mut Vec<Patch>) {
         if !self.state.streaming_text.is_empty() {
             self.state.streaming_text.clear();
-            patches.push(Patch::Set { key: "streamingText", value: Value::from("") });
+            patches.push(Patch::Set { key: "streamingText", value: Value::from("").into() });
         }
         if !self.state.thinking_text.is_empty() {
             self.state.thinking_text.clear();
-            patches.push(Patch::Set { key: "thinkingText", value: Value::from("") });
+            patches.push(Patch::Set { key: "thinkingText", value: Value::from("").into() });
         }
         if !self.state.streaming_segments.is_empty() {
             self.state.streaming_segments.clear();
-            patches.push(Patch::Set { key: "streamingSegments", value: json!([]) });
+            patches.push(Patch::Set { key: "streamingSegments", value: json!([]).into() });
         }
         if !self.state.streaming_parts.is_empty() {
             self.state.streaming_parts.clear();
-            patches.push(Patch::Set { key: "streamingParts", value: json!([]) });
+            patches.push(Patch::Set { key: "streamingParts", value: json!([]).into() });
         }
     }
 
@@ -335,7 +337,7 @@ impl Session {
             }
             _ => return,
         };
-        patches.push(Patch::Set { key, value });
+        patches.push(Patch::Set { key, value: value.into() });
     }
 }
 

@@ -211,7 +211,7 @@ pub enum Patch {
         /// The field.
         key: &'static str,
         /// Its new value.
-        value: Value,
+        value: PatchValue,
     },
     /// `state[key] += text` (a string field).
     Append {
@@ -223,19 +223,19 @@ pub enum Patch {
     /// `state.messages.push(value)`.
     PushMessage {
         /// The message.
-        value: Value,
+        value: PatchValue,
     },
     /// The last message of `state.messages` is replaced by `value`.
     SetLastMessage {
         /// The message.
-        value: Value,
+        value: PatchValue,
     },
     /// `state[key].push(value)` (`streamingSegments`, `streamingParts`).
     Push {
         /// The list.
         key: &'static str,
         /// The new item.
-        value: Value,
+        value: PatchValue,
     },
     /// `state[key][at] = value` (a tool card got its output).
     SetAt {
@@ -244,7 +244,7 @@ pub enum Patch {
         /// Which item.
         at: usize,
         /// Its new value.
-        value: Value,
+        value: PatchValue,
     },
     /// More of the same text: `state[key]`'s last item, a text or reasoning part, gets `text`
     /// appended (`streamingSegments`, `streamingParts`).
@@ -264,13 +264,62 @@ pub enum Patch {
     /// `activeToolProgress.updates.push(value)`.
     PushToolUpdate {
         /// The `tool_progress` event.
-        value: Value,
+        value: PatchValue,
     },
     /// The whole state is replaced by `value` (saved messages were loaded).
     Reset {
         /// The new state.
-        value: Value,
+        value: PatchValue,
     },
+}
+
+/// The value a [`Patch`] carries: a copy of what it sets, as the state holds it, written out as
+/// JSON when the patch is. (A JSON [`Value`] made from a typed value meant writing its whole text
+/// and reading it back: for a message with a long tool input, two more copies at once.)
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum PatchValue {
+    /// A message.
+    Message(Box<ChatMessage>),
+    /// The messages.
+    Messages(Vec<ChatMessage>),
+    /// A segment of `streamingSegments`.
+    Segment(Segment),
+    /// A part of `streamingParts`.
+    Part(MessagePart),
+    /// The whole state.
+    State(Box<ChatState>),
+    /// Anything else (a field's value, a `tool_progress` event) as JSON.
+    Json(Value),
+}
+
+impl PatchValue {
+    /// The value as JSON, as the JS snapshot gets it.
+    pub fn to_value(&self) -> Value {
+        match self {
+            PatchValue::Json(value) => value.clone(),
+            other => crate::json::to_value(other),
+        }
+    }
+}
+
+impl From<Value> for PatchValue {
+    fn from(value: Value) -> Self {
+        PatchValue::Json(value)
+    }
+}
+
+impl ToJson for PatchValue {
+    fn write_json(&self, out: &mut JsonOut) {
+        match self {
+            PatchValue::Message(message) => message.write_json(out),
+            PatchValue::Messages(messages) => messages.write_json(out),
+            PatchValue::Segment(segment) => segment.write_json(out),
+            PatchValue::Part(part) => part.write_json(out),
+            PatchValue::State(state) => state.write_json(out),
+            PatchValue::Json(value) => value.write_json(out),
+        }
+    }
 }
 
 /// The request body an agent backend takes on `POST /api/chat/stream` (`docs/agent-protocol.md`).
