@@ -33,9 +33,20 @@ seed() {
 }
 
 cargo +nightly fuzz build
+# Findings are the files libFuzzer writes under artifacts/ during this run.
+started=$(mktemp)
+trap 'rm -f "$started"' EXIT
 for target in "${targets[@]}"; do
   seed "$target"
   echo "==> $target for ${seconds}s"
   cargo +nightly fuzz run "$target" "corpus/$target" -- -max_total_time="$seconds" -max_len=65536 -print_final_stats=1 \
     2>&1 | grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|artifact_prefix|Test unit written)|panicked" || true
 done
+
+mapfile -t findings < <(find artifacts -type f -newer "$started" 2>/dev/null)
+if [ ${#findings[@]} -gt 0 ]; then
+  echo "==> ${#findings[@]} finding(s); replay one with: cargo +nightly fuzz run <target> <file>" >&2
+  printf '  %s\n' "${findings[@]}" >&2
+  exit 1
+fi
+echo "==> no findings"

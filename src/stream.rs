@@ -157,7 +157,11 @@ impl ChatStream {
         }
         let mut events = std::mem::take(&mut self.provider_buf);
         if let Some(mut frames) = self.frames.take() {
+            let reading = !self.message_over();
             frames.finish_each(|frame| self.decode_frame(frame, &mut events, out));
+            if reading {
+                self.cleaner.set_invalid_utf8(frames.invalid_utf8());
+            }
             self.frames = Some(frames);
         }
         match self.decoder.as_mut() {
@@ -225,8 +229,8 @@ impl ChatStream {
                 self.cleaner
                     .push(ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message, fatal: false }, out);
             }
+            Decoded::InvalidUtf8 { so_far } => self.count_invalid_utf8(so_far),
         });
-        self.cleaner.set_invalid_utf8(frames.invalid_utf8());
         self.frames = Some(frames);
         self.clean(&mut events, out);
         self.provider_buf = events;
@@ -260,6 +264,19 @@ impl ChatStream {
         }
         if let Some(done) = run {
             self.cleaner.push(done, out);
+        }
+    }
+
+    /// The message is over: the frames that follow are not read.
+    fn message_over(&self) -> bool {
+        self.ended || self.decoder.as_ref().is_some_and(Decoder::has_ended)
+    }
+
+    /// Counts the invalid UTF-8 of the frame that follows, unless that frame is not read: the
+    /// count in `complete` covers the frames up to the message's end, however the body was cut.
+    fn count_invalid_utf8(&mut self, so_far: usize) {
+        if !self.message_over() {
+            self.cleaner.set_invalid_utf8(so_far);
         }
     }
 

@@ -85,28 +85,50 @@ fn no_end_markers_in_deltas_or_complete() {
     }
 }
 
+/// The answer's text and `complete`'s count of invalid UTF-8, for `body` pushed in two pieces.
+fn text_and_invalid_utf8(body: &[u8], cut: usize) -> (String, u64) {
+    let mut stream = ChatStream::new(StreamOptions::default());
+    let mut events = Vec::new();
+    stream.push(&body[..cut], &mut events);
+    stream.push(&body[cut..], &mut events);
+    stream.finish(&mut events);
+    let completes: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::Complete { payload } => Some((payload.text.clone(), payload.invalid_utf8)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(completes.len(), 1, "one complete: {events:?}");
+    completes[0].clone()
+}
+
 /// Invalid UTF-8 becomes U+FFFD, as a browser's decoder makes it, and `complete` counts the
 /// replacements; a valid character cut between two pushes is not one, however it is cut.
 #[test]
 fn invalid_utf8_is_replaced_and_counted_but_a_split_character_is_not() {
-    let run = |body: &[u8], cut: usize| {
-        let mut stream = ChatStream::new(StreamOptions::default());
-        let mut events = Vec::new();
-        stream.push(&body[..cut], &mut events);
-        stream.push(&body[cut..], &mut events);
-        stream.finish(&mut events);
-        match events.last() {
-            Some(StreamEvent::Complete { payload }) => (payload.text.clone(), payload.invalid_utf8),
-            _ => panic!("no complete last: {events:?}"),
-        }
-    };
     let valid = "data: {\"type\":\"text_delta\",\"text\":\"é€😀\"}\n\ndata: {\"type\":\"complete\",\"payload\":{}}\n\n";
     let mut invalid = b"data: {\"type\":\"text_delta\",\"text\":\"a\xffb\xe2\x82c\"}\n\n".to_vec();
     invalid.extend_from_slice(b"data: {\"type\":\"complete\",\"payload\":{}}\n\n");
     for cut in 0..=valid.len() {
-        assert_eq!(run(valid.as_bytes(), cut), ("é€😀".to_owned(), 0), "cut at {cut}");
+        assert_eq!(text_and_invalid_utf8(valid.as_bytes(), cut), ("é€😀".to_owned(), 0), "cut at {cut}");
     }
     for cut in 0..=invalid.len() {
-        assert_eq!(run(&invalid, cut), ("a\u{fffd}b\u{fffd}c".to_owned(), 2), "cut at {cut}");
+        assert_eq!(text_and_invalid_utf8(&invalid, cut), ("a\u{fffd}b\u{fffd}c".to_owned(), 2), "cut at {cut}");
+    }
+}
+
+/// The count covers the frames up to the message's end: what follows the end is not read, so
+/// its invalid UTF-8 is not counted, wherever the body is cut (in one push with the end or in
+/// a later one). SSE and newline-delimited JSON alike.
+#[test]
+fn invalid_utf8_after_the_end_is_not_counted_however_the_body_is_cut() {
+    let sse = b"data: {\"type\":\"text_delta\",\"text\":\"a\xff\"}\n\ndata: {\"type\":\"complete\",\"payload\":{}}\n\ndata: \xfe\xff\n\n";
+    let ndjson = b"{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"a\xff\"},\"done\":false}\n\
+        {\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true}\n\xfe\xff\n";
+    for body in [&sse[..], &ndjson[..]] {
+        for cut in 0..=body.len() {
+            assert_eq!(text_and_invalid_utf8(body, cut), ("a\u{fffd}".to_owned(), 1), "cut at {cut}");
+        }
     }
 }

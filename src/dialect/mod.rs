@@ -341,6 +341,11 @@ impl Decoder {
         self.ended = out[first..].iter().any(ProviderEvent::ends_message);
     }
 
+    /// The message is over: later frames are not read.
+    pub fn has_ended(&self) -> bool {
+        self.ended
+    }
+
     /// The input ended.
     pub fn finish(&mut self, out: &mut Vec<ProviderEvent>) {
         if !self.ended {

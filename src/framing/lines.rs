@@ -198,7 +198,16 @@ impl LineDecoder {
         let replaced = &mut self.invalid_utf8;
         self.lines.push(chunk, |line| {
             match line {
-                Line::Complete(bytes) => dispatch(bytes, replaced, &mut |frame| each(Decoded::Frame(frame))),
+                Line::Complete(bytes) => {
+                    let before = *replaced;
+                    let text = super::utf8_lossy(bytes, replaced);
+                    if *replaced != before {
+                        each(Decoded::InvalidUtf8 { so_far: *replaced });
+                    }
+                    if !text.is_empty() {
+                        each(Decoded::Frame(FrameRef::data(&text)));
+                    }
+                }
                 Line::TooLong => each(Decoded::TooLarge),
             }
             limit
@@ -214,15 +223,9 @@ impl LineDecoder {
 
     /// [`LineDecoder::finish`], handing the last line (if any) to `each`.
     pub fn finish_each(&mut self, mut each: impl FnMut(FrameRef<'_>)) -> Ending {
-        if let Some(line) = self.lines.take_partial_line() {
-            dispatch(&line, &mut self.invalid_utf8, &mut each);
+        if let Some(line) = self.lines.take_partial_line().filter(|line| !line.is_empty()) {
+            each(FrameRef::data(&super::utf8_lossy(&line, &mut self.invalid_utf8)));
         }
         Ending::Clean
-    }
-}
-
-fn dispatch(bytes: &[u8], replaced: &mut usize, each: &mut impl FnMut(FrameRef<'_>)) {
-    if !bytes.is_empty() {
-        each(FrameRef::data(&super::utf8_lossy(bytes, replaced)));
     }
 }

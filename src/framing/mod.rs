@@ -65,12 +65,20 @@ impl<'a> FrameRef<'a> {
 
 /// What the `*_each` methods hand over, in input order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Decoded<'a> {
     /// A complete frame.
     Frame(FrameRef<'a>),
     /// A frame grew past the limit and was dropped; decoding resumes after its end. Said once
     /// per dropped frame, where the frame would have been.
     TooLarge,
+    /// Invalid UTF-8 was replaced by U+FFFD since the last frame: `so_far` sequences in the
+    /// stream until now. Said just before the frame that holds the text (so a reader can tell
+    /// which frames it counts, whatever the chunking).
+    InvalidUtf8 {
+        /// What [`FrameDecoder::invalid_utf8`] says now.
+        so_far: usize,
+    },
 }
 
 /// The `Vec` form of a `*_each` method: the frames into `out`, and the first frame dropped in
@@ -86,6 +94,7 @@ fn collect_frames(
         Decoded::TooLarge => {
             too_large.get_or_insert(out.len());
         }
+        Decoded::InvalidUtf8 { .. } => {}
     });
     match too_large {
         Some(at) => Err(FramingError::FrameTooLarge { limit, at }),

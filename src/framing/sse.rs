@@ -51,6 +51,8 @@ pub struct SseDecoder {
     skipping: bool,
     /// Invalid UTF-8 sequences replaced so far, so that a corrupted stream can be noticed.
     invalid_utf8: usize,
+    /// `invalid_utf8` as last handed over with a frame ([`Decoded::InvalidUtf8`]).
+    invalid_utf8_said: usize,
 }
 
 impl Default for SseDecoder {
@@ -78,6 +80,7 @@ impl SseDecoder {
             event_started: false,
             skipping: false,
             invalid_utf8: 0,
+            invalid_utf8_said: 0,
         }
     }
 
@@ -236,6 +239,10 @@ impl SseDecoder {
     /// event goes out with type "message" unless the event type buffer is not empty.
     fn dispatch(&mut self, each: &mut impl FnMut(Decoded<'_>)) {
         if let Some(data) = self.data.strip_suffix('\n') {
+            if self.invalid_utf8 != self.invalid_utf8_said {
+                self.invalid_utf8_said = self.invalid_utf8;
+                each(Decoded::InvalidUtf8 { so_far: self.invalid_utf8 });
+            }
             let event = Some(self.event_type.as_str()).filter(|t| !t.is_empty());
             each(Decoded::Frame(FrameRef { event, data, id: self.event_id.as_deref() }));
         }
