@@ -104,3 +104,22 @@ pub fn cleaner_invariance(data: &[u8]) {
     }
     assert_eq!(run(vec![&text]), run(parts), "cut at {bounds:?}");
 }
+
+/// The shape target: the input is two frames, split at the first 0x00 byte (the second is the
+/// first when there is none).
+pub fn shapes(data: &[u8]) {
+    use chatstream::dialect::fuzzing::{modes_agree, shapes_agree, WITH_SHAPES};
+    use chatstream::framing::FrameRef;
+    let (learned, other) = match data.iter().position(|&b| b == 0) {
+        Some(at) => (&data[..at], &data[at + 1..]),
+        None => (data, data),
+    };
+    let (Ok(learned), Ok(other)) = (std::str::from_utf8(learned), std::str::from_utf8(other)) else { return };
+    shapes_agree(learned, other);
+    shapes_agree(other, learned);
+    // Learned, replayed, replayed again, and the learned frame once more (after relearning).
+    let frames = [learned, other, other, learned].map(FrameRef::data);
+    for dialect in WITH_SHAPES {
+        modes_agree(dialect, &frames);
+    }
+}

@@ -38,7 +38,7 @@ pub(super) type Taken<'a, const N: usize> = [Option<Cow<'a, str>>; N];
 pub(super) type Scan<'a, T, const N: usize> = fn(&mut Reader<'a>) -> Option<(T, Taken<'a, N>)>;
 
 /// Runs `scan` over `data`, which must hold nothing after the value it reads.
-#[cfg(test)]
+#[cfg(any(test, fuzzing))]
 pub(super) fn scan<'a, T, const N: usize>(data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
     let mut r = Reader::new(data);
     let found = scan(&mut r)?;
@@ -103,6 +103,12 @@ impl<T, const N: usize> PartialEq for Shape<T, N> {
 impl<T: Copy, const N: usize> Shape<T, N> {
     /// What `scan` makes of `data`, by the learned shape when `data` has it.
     pub(super) fn read<'a>(&mut self, data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
+        #[cfg(any(test, fuzzing))]
+        match MODE.get() {
+            ShapeMode::Warm => {}
+            ShapeMode::Cold => self.kind = None,
+            ShapeMode::Off => return None,
+        }
         if let Some(found) = self.replay(data) {
             return Some(found);
         }
@@ -148,6 +154,49 @@ impl<T: Copy, const N: usize> Shape<T, N> {
         let (rest, layout_rest) = (r.bytes.get(r.at..)?, self.layout.get(from..)?);
         (rest.len() == layout_rest.len() && same_bytes(rest, layout_rest)).then_some((kind, taken))
     }
+}
+
+/// How [`Shape::read`] answers on this thread. Test and fuzz builds only (cargo fuzz builds
+/// with `--cfg fuzzing`): a stream read with its shapes can then be compared with the same
+/// stream read without them. Other builds have neither the switch nor its check.
+#[cfg(any(test, fuzzing))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShapeMode {
+    /// As built: a frame of the learned shape is replayed.
+    Warm,
+    /// Every frame is scanned afresh, as if it were the first.
+    Cold,
+    /// No fast path: every frame goes to its decoder's general path.
+    Off,
+}
+
+#[cfg(any(test, fuzzing))]
+thread_local! {
+    static MODE: std::cell::Cell<ShapeMode> = const { std::cell::Cell::new(ShapeMode::Warm) };
+}
+
+/// Sets how shapes answer on this thread; the mode it replaces.
+#[cfg(any(test, fuzzing))]
+pub fn set_shape_mode(mode: ShapeMode) -> ShapeMode {
+    MODE.replace(mode)
+}
+
+/// Learns a shape from `learned` with `scan`, then replays `other`: whether the shape read
+/// `other` (false when `scan` refused `learned` or the shape declined `other`). Panics where
+/// replay and `scan` disagree on `other`.
+#[cfg(any(test, fuzzing))]
+pub(super) fn shape_agrees<T: Copy + PartialEq + std::fmt::Debug, const N: usize>(
+    learned: &str,
+    other: &str,
+    scan: for<'a> fn(&mut Reader<'a>) -> Option<(T, Taken<'a, N>)>,
+) -> bool {
+    let mut shape = Shape::default();
+    if shape.read(learned, scan).is_none() {
+        return false;
+    }
+    let Some(found) = shape.replay(other) else { return false };
+    assert_eq!(Some(found), self::scan(other, scan), "learned {learned:?}, read {other:?}");
+    true
 }
 
 pub(super) struct Reader<'a> {
