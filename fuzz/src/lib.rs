@@ -104,3 +104,42 @@ pub fn cleaner_invariance(data: &[u8]) {
     }
     assert_eq!(run(vec![&text]), run(parts), "cut at {bounds:?}");
 }
+
+/// The shape target: the input is two frames, split at the first 0x00 byte (the second is the
+/// first when there is none).
+pub fn shapes(data: &[u8]) {
+    use chatstream::dialect::fuzzing::WITH_SHAPES;
+    let (learned, other) = match data.iter().position(|&b| b == 0) {
+        Some(at) => (&data[..at], &data[at + 1..]),
+        None => (data, data),
+    };
+    let (Ok(learned), Ok(other)) = (std::str::from_utf8(learned), std::str::from_utf8(other)) else { return };
+    two_frames(&WITH_SHAPES, learned, other);
+}
+
+/// The shape_holes target: see fuzz_targets/shape_holes.rs.
+pub fn shape_holes(data: &[u8]) {
+    use chatstream::dialect::fuzzing::{fill, TEMPLATES};
+    let Some((&which, rest)) = data.split_first() else { return };
+    let (dialect, template) = TEMPLATES[which as usize % TEMPLATES.len()];
+    let Ok(rest) = std::str::from_utf8(rest) else { return };
+    let mut values = rest.split('\0');
+    let mut value = || values.next().unwrap_or(r#""x""#);
+    let learned = fill(template, value(), value());
+    let other = fill(template, value(), value());
+    two_frames(&[dialect], &learned, &other);
+}
+
+/// Shapes learned from each frame replay the other as the fast paths scan it, and the frames
+/// read alike through `dialects`' decoders warm, cold and without fast paths.
+fn two_frames(dialects: &[chatstream::dialect::Dialect], learned: &str, other: &str) {
+    use chatstream::dialect::fuzzing::{modes_agree, shapes_agree};
+    use chatstream::framing::FrameRef;
+    shapes_agree(learned, other);
+    shapes_agree(other, learned);
+    // Learned, replayed, replayed again, and the learned frame once more (after relearning).
+    let frames = [learned, other, other, learned].map(FrameRef::data);
+    for &dialect in dialects {
+        modes_agree(dialect, &frames);
+    }
+}

@@ -111,7 +111,7 @@ impl AgentDecoder {
 /// A `text_delta` or `thinking_delta` whose `text` is a string, read by the checking scanner
 /// without building a `Value` (nearly every event of a long answer; see [`super::scan`]). `None`
 /// for anything else, which the general path reads.
-fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(TextEvent, Taken<'a, 1>)> {
+pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(TextEvent, Taken<'a, 1>)> {
     let (kind, [text]) = r.kind_and_strings(b"type", [b"text"])?;
     let event: TextEvent = match kind.as_deref()? {
         "text_delta" => ProviderEvent::push_text,

@@ -341,7 +341,7 @@ fn delta_text_key(kind: &str) -> Option<&'static str> {
 /// and the delta's text fields taken in [`TEXT_KINDS`]' order. `Some` exactly when the general
 /// path would read `data` as a `content_block_delta` with an index and a delta of a text kind
 /// whose text is a string; `None` for anything else.
-fn text_delta<'a>(r: &mut Reader<'a>) -> Option<((u64, &'static str), Taken<'a, 4>)> {
+pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<((u64, &'static str), Taken<'a, 4>)> {
     let (mut seen, mut is_delta, mut index, mut delta) = (Seen::default(), false, None, None);
     r.object(|r, key| {
         match key {

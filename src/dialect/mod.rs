@@ -5,6 +5,10 @@
 //! are the next stage's work) and never sees bytes. Auto-detection lives in [`detect`].
 
 pub mod detect;
+/// Test and fuzz builds only: see the module's documentation.
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzzing;
 mod scan;
 #[cfg(test)]
 mod test_support;

@@ -120,7 +120,7 @@ impl OllamaDecoder {
 /// text and thinking only (no error, not done, no tool calls), read by the checking scanner
 /// without building a `Value` (nearly every line of a long answer; see [`super::scan`]); `None`
 /// for anything else.
-fn text_line<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a, 2>)> {
+pub(super) fn text_line<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a, 2>)> {
     let (mut seen, mut content, mut thinking) = (Seen::default(), None, None);
     r.object(|r, key| {
         match key {

@@ -30,7 +30,7 @@
 //! assert_eq!(out, [ProviderEvent::Text("Hi".into()), ProviderEvent::End]);
 //! ```
 
-mod plain;
+pub(super) mod plain;
 
 use serde_json::Value;
 

@@ -192,7 +192,7 @@ fn read_usage(usage: &Value) -> Usage {
 /// A text or reasoning delta whose `delta` is a string, read by the checking scanner without
 /// building a `Value` (nearly every event of a long answer; see [`super::scan`]). `None` for
 /// anything else, which the general path reads.
-fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(TextEvent, Taken<'a, 1>)> {
+pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(TextEvent, Taken<'a, 1>)> {
     let (kind, [delta]) = r.kind_and_strings(b"type", [b"delta"])?;
     let event: TextEvent = match kind.as_deref()? {
         "response.output_text.delta" => ProviderEvent::push_text,

@@ -18,6 +18,11 @@ use serde_json::Value;
 /// Deeper than this, leave it to serde_json (whose own limit is 128).
 const MAX_DEPTH: usize = 64;
 
+/// A shape of more holes is not learned: real frames have tens, and a hostile frame of skipped
+/// values (`[0,0,0,…]`) would otherwise leave a list of holes several times its size held for
+/// the rest of the stream.
+const MAX_HOLES: usize = 1024;
+
 /// The fields met so far in one object, by a number the caller gives each: a field twice is
 /// left to the general path (serde_json's derive refuses it; its `Value` keeps the last).
 #[derive(Default)]
@@ -38,7 +43,7 @@ pub(super) type Taken<'a, const N: usize> = [Option<Cow<'a, str>>; N];
 pub(super) type Scan<'a, T, const N: usize> = fn(&mut Reader<'a>) -> Option<(T, Taken<'a, N>)>;
 
 /// Runs `scan` over `data`, which must hold nothing after the value it reads.
-#[cfg(test)]
+#[cfg(any(test, fuzzing))]
 pub(super) fn scan<'a, T, const N: usize>(data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
     let mut r = Reader::new(data);
     let found = scan(&mut r)?;
@@ -103,14 +108,23 @@ impl<T, const N: usize> PartialEq for Shape<T, N> {
 impl<T: Copy, const N: usize> Shape<T, N> {
     /// What `scan` makes of `data`, by the learned shape when `data` has it.
     pub(super) fn read<'a>(&mut self, data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
+        #[cfg(any(test, fuzzing))]
+        match MODE.get() {
+            ShapeMode::Warm => {}
+            ShapeMode::Cold => self.kind = None,
+            ShapeMode::Off => return None,
+        }
         if let Some(found) = self.replay(data) {
             return Some(found);
         }
         self.holes.clear();
         let mut r = Reader { data, bytes: data.as_bytes(), at: 0, holes: Some(std::mem::take(&mut self.holes)) };
         let found = scan(&mut r).filter(|_| r.at_end().is_some());
-        self.holes = r.holes.take().unwrap_or_default();
-        self.kind = found.as_ref().and_then(|(kind, _)| self.learn(data.as_bytes()).then_some(*kind));
+        // `None`: more than MAX_HOLES, dropped as they came; nothing is learned.
+        self.kind = r.holes.take().and_then(|holes| {
+            self.holes = holes;
+            found.as_ref().and_then(|(kind, _)| self.learn(data.as_bytes()).then_some(*kind))
+        });
         found
     }
 
@@ -150,6 +164,49 @@ impl<T: Copy, const N: usize> Shape<T, N> {
     }
 }
 
+/// How [`Shape::read`] answers on this thread. Test and fuzz builds only (cargo fuzz builds
+/// with `--cfg fuzzing`): a stream read with its shapes can then be compared with the same
+/// stream read without them. Other builds have neither the switch nor its check.
+#[cfg(any(test, fuzzing))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShapeMode {
+    /// As built: a frame of the learned shape is replayed.
+    Warm,
+    /// Every frame is scanned afresh, as if it were the first.
+    Cold,
+    /// No fast path: every frame goes to its decoder's general path.
+    Off,
+}
+
+#[cfg(any(test, fuzzing))]
+thread_local! {
+    static MODE: std::cell::Cell<ShapeMode> = const { std::cell::Cell::new(ShapeMode::Warm) };
+}
+
+/// Sets how shapes answer on this thread; the mode it replaces.
+#[cfg(any(test, fuzzing))]
+pub fn set_shape_mode(mode: ShapeMode) -> ShapeMode {
+    MODE.replace(mode)
+}
+
+/// Learns a shape from `learned` with `scan`, then replays `other`: whether the shape read
+/// `other` (false when `scan` refused `learned` or the shape declined `other`). Panics where
+/// replay and `scan` disagree on `other`.
+#[cfg(any(test, fuzzing))]
+pub(super) fn shape_agrees<T: Copy + PartialEq + std::fmt::Debug, const N: usize>(
+    learned: &str,
+    other: &str,
+    scan: for<'a> fn(&mut Reader<'a>) -> Option<(T, Taken<'a, N>)>,
+) -> bool {
+    let mut shape = Shape::default();
+    if shape.read(learned, scan).is_none() {
+        return false;
+    }
+    let Some(found) = shape.replay(other) else { return false };
+    assert_eq!(Some(found), self::scan(other, scan), "learned {learned:?}, read {other:?}");
+    true
+}
+
 pub(super) struct Reader<'a> {
     data: &'a str,
     bytes: &'a [u8],
@@ -165,7 +222,11 @@ impl<'a> Reader<'a> {
 
     fn hole(&mut self, start: usize, what: HoleKind) {
         if let Some(holes) = self.holes.as_mut() {
-            holes.push(Hole { start, end: self.at, what });
+            if holes.len() == MAX_HOLES {
+                self.holes = None;
+            } else {
+                holes.push(Hole { start, end: self.at, what });
+            }
         }
     }
 
@@ -484,6 +545,42 @@ pub(super) fn shapes_agree<T: Copy + PartialEq + std::fmt::Debug, const N: usize
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fast path that skips one array of numbers and takes one string.
+    fn numbers_and_text<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a, 1>)> {
+        let mut text = None;
+        r.object(|r, key| match key {
+            b"text" => {
+                text = Some(r.take(0)?);
+                Some(())
+            }
+            _ => r.skip_value(0),
+        })?;
+        Some(((), [Some(text?)]))
+    }
+
+    /// A frame of very many skipped values (a hostile upstream's `[0,0,0,…]`, up to the frame
+    /// limit) would leave its holes' list, several times the frame's size, held by the
+    /// decoder for the rest of the stream: such a shape is not learned, and the frame is
+    /// read by `scan` alone.
+    #[test]
+    fn a_frame_of_very_many_holes_is_not_learned() {
+        let numbers = vec!["0"; 100_000].join(",");
+        let frame = format!(r#"{{"x":[{numbers}],"text":"a"}}"#);
+        let mut shape = Shape::default();
+        for _ in 0..2 {
+            let read = shape.read(&frame, numbers_and_text);
+            assert_eq!(read, scan(&frame, numbers_and_text));
+            assert_eq!(read.and_then(|((), [text])| text).as_deref(), Some("a"));
+            assert!(shape.holes.capacity() <= MAX_HOLES, "{} holes kept", shape.holes.capacity());
+            assert!(shape.kind.is_none(), "the shape was learned");
+        }
+        // A frame of few holes is still learned.
+        let frame = r#"{"x":[0,0],"text":"a"}"#;
+        shape.read(frame, numbers_and_text);
+        assert!(shape.kind.is_some());
+        assert!(shape.replay(r#"{"x":[1,2],"text":"b"}"#).is_some());
+    }
 
     #[test]
     fn string_stop_finds_the_first_quote_backslash_or_control_character() {

@@ -224,7 +224,7 @@ fn opened(open: &mut HashSet<String>, id: &str, kind: &str, out: &mut Vec<Provid
 /// read by the checking scanner without building a `Value` (nearly every chunk of a long answer;
 /// see [`super::scan`]). `Some` exactly when the general path would read `data` as such a
 /// delta; `None` for anything else (the older `textId` spelling included).
-fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(&'static str, Taken<'a, 3>)> {
+pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(&'static str, Taken<'a, 3>)> {
     let (kind, [id, delta, text_id]) = r.kind_and_strings(b"type", [b"id", b"delta", b"textId"])?;
     let kind = ["text-delta", "reasoning-delta"].into_iter().find(|k| Some(*k) == kind.as_deref())?;
     (text_id.is_none() && id.is_some() && delta.is_some()).then_some(())?;

@@ -15,7 +15,7 @@ pub(super) fn plain_text_chunk(data: &str) -> Option<Cow<'_, str>> {
 }
 
 /// A plain text chunk, its text taken; `None` for any other chunk.
-pub(super) fn plain<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a, 1>)> {
+pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a, 1>)> {
     let mut text = None;
     let mut seen = Seen::default();
     r.object(|r, key| {
