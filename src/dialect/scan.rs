@@ -160,7 +160,7 @@ impl<T: Copy, const N: usize> Shape<T, N> {
             from = hole.end;
         }
         let (rest, layout_rest) = (r.bytes.get(r.at..)?, self.layout.get(from..)?);
-        (rest.len() == layout_rest.len() && same_bytes(rest, layout_rest)).then_some((kind, taken))
+        same_bytes(rest, layout_rest).then_some((kind, taken))
     }
 }
 
@@ -482,10 +482,13 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// `a == b` for slices of one length, eight bytes at a time. The slice comparison calls
-/// `memcmp`, which in WebAssembly compares a byte at a time; comparing a learned shape's fixed
-/// bytes is most of what reading a frame by its shape costs.
+/// `a == b`, eight bytes at a time. The slice comparison calls `memcmp`, which in WebAssembly
+/// compares a byte at a time; comparing a learned shape's fixed bytes is most of what reading a
+/// frame by its shape costs.
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
     let (mut a8, mut b8) = (a.chunks_exact(8), b.chunks_exact(8));
     a8.by_ref().zip(b8.by_ref()).all(|(x, y)| {
         u64::from_le_bytes(x.try_into().expect("eight bytes")) == u64::from_le_bytes(y.try_into().expect("eight bytes"))
@@ -580,6 +583,22 @@ mod tests {
         shape.read(frame, numbers_and_text);
         assert!(shape.kind.is_some());
         assert!(shape.replay(r#"{"x":[1,2],"text":"b"}"#).is_some());
+    }
+
+    #[test]
+    fn same_bytes_is_slice_equality() {
+        let bytes: Vec<u8> = (0..40u8).collect();
+        for a in 0..=bytes.len() {
+            for b in [0, 1, 7, 8, 9, 16, a] {
+                let (x, y) = (&bytes[..a], &bytes[..b.min(bytes.len())]);
+                assert_eq!(same_bytes(x, y), x == y, "{a} and {b} bytes");
+            }
+            let mut other = bytes[..a].to_vec();
+            if let Some(last) = other.last_mut() {
+                *last ^= 1;
+                assert!(!same_bytes(&bytes[..a], &other));
+            }
+        }
     }
 
     #[test]
