@@ -17,7 +17,7 @@
 //! ```
 
 use crate::clean::{CleanOptions, Cleaner};
-use crate::dialect::{detect, Decoder, Dialect, ProviderEvent};
+use crate::dialect::{detect, extend_run, Decoder, Dialect, ProviderEvent};
 use crate::error::ErrorCode;
 use crate::event::{merge_adjacent_deltas, StreamEvent};
 use crate::framing::{Decoded, Frame, FrameDecoder, FrameRef, Framing, FramingError, DEFAULT_MAX_FRAME_BYTES};
@@ -303,20 +303,4 @@ impl ChatStream {
             self.ended = true;
         }
     }
-}
-
-/// Appends `event` to `run` when it continues it (more text, more thinking, more arguments of
-/// the same tool call); otherwise hands it back.
-fn extend_run(run: &mut Option<ProviderEvent>, event: ProviderEvent) -> Option<ProviderEvent> {
-    match (run, event) {
-        (Some(ProviderEvent::Text(text)), ProviderEvent::Text(more))
-        | (Some(ProviderEvent::Thinking(text)), ProviderEvent::Thinking(more)) => text.push_str(&more),
-        (Some(ProviderEvent::ToolCallDelta { id, delta }), ProviderEvent::ToolCallDelta { id: next, delta: more })
-            if *id == next =>
-        {
-            delta.push_str(&more)
-        }
-        (_, event) => return Some(event),
-    }
-    None
 }

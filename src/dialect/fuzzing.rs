@@ -83,18 +83,14 @@ pub fn fill(template: &str, a: &str, b: &str) -> String {
 }
 
 fn merged(events: Vec<ProviderEvent>) -> Vec<ProviderEvent> {
-    let mut out: Vec<ProviderEvent> = Vec::with_capacity(events.len());
+    let mut out = Vec::with_capacity(events.len());
+    let mut run = None;
     for event in events {
-        match (out.last_mut(), event) {
-            (Some(ProviderEvent::Text(run)), ProviderEvent::Text(more))
-            | (Some(ProviderEvent::Thinking(run)), ProviderEvent::Thinking(more)) => run.push_str(&more),
-            (
-                Some(ProviderEvent::ToolCallDelta { id, delta }),
-                ProviderEvent::ToolCallDelta { id: next, delta: more },
-            ) if *id == next => delta.push_str(&more),
-            (_, event) => out.push(event),
+        if let Some(event) = super::extend_run(&mut run, event) {
+            out.extend(run.replace(event));
         }
     }
+    out.extend(run);
     out
 }
 

@@ -150,6 +150,22 @@ pub enum ProviderEvent {
     Cancelled,
 }
 
+/// Appends `event` to `run` when it continues it (more text, more thinking, more arguments of
+/// the same tool call); otherwise hands it back.
+pub(crate) fn extend_run(run: &mut Option<ProviderEvent>, event: ProviderEvent) -> Option<ProviderEvent> {
+    match (run, event) {
+        (Some(ProviderEvent::Text(text)), ProviderEvent::Text(more))
+        | (Some(ProviderEvent::Thinking(text)), ProviderEvent::Thinking(more)) => text.push_str(&more),
+        (Some(ProviderEvent::ToolCallDelta { id, delta }), ProviderEvent::ToolCallDelta { id: next, delta: more })
+            if *id == next =>
+        {
+            delta.push_str(&more)
+        }
+        (_, event) => return Some(event),
+    }
+    None
+}
+
 impl ProviderEvent {
     /// Appends text to `out`, onto its last event when that is text too: a run of text deltas
     /// costs one allocation, not one per delta (the next stage takes a run as one piece anyway).

@@ -199,12 +199,23 @@ pub(super) fn shape_agrees<T: Copy + PartialEq + std::fmt::Debug, const N: usize
     scan: for<'a> fn(&mut Reader<'a>) -> Option<(T, Taken<'a, N>)>,
 ) -> bool {
     let mut shape = Shape::default();
-    if shape.read(learned, scan).is_none() {
-        return false;
+    shape.read(learned, scan).is_some() && shape.replay_agrees(learned, other, scan)
+}
+
+#[cfg(any(test, fuzzing))]
+impl<T: Copy + PartialEq + std::fmt::Debug, const N: usize> Shape<T, N> {
+    /// Replays `other` with the shape learned from `learned`: whether it read `other`. Panics
+    /// where replay and `scan` disagree on it.
+    fn replay_agrees(
+        &self,
+        learned: &str,
+        other: &str,
+        scan: for<'a> fn(&mut Reader<'a>) -> Option<(T, Taken<'a, N>)>,
+    ) -> bool {
+        let Some(found) = self.replay(other) else { return false };
+        assert_eq!(Some(found), self::scan(other, scan), "learned {learned:?}, read {other:?}");
+        true
     }
-    let Some(found) = shape.replay(other) else { return false };
-    assert_eq!(Some(found), self::scan(other, scan), "learned {learned:?}, read {other:?}");
-    true
 }
 
 pub(super) struct Reader<'a> {
@@ -536,10 +547,7 @@ pub(super) fn shapes_agree<T: Copy + PartialEq + std::fmt::Debug, const N: usize
         }
         let edits = super::test_support::one_byte_edits(learned);
         for other in frames.iter().map(|f| f.to_string()).chain(edits) {
-            if let Some(found) = shape.replay(&other) {
-                assert_eq!(Some(found), self::scan(&other, scan), "learned {learned:?}, read {other:?}");
-                replayed += 1;
-            }
+            replayed += usize::from(shape.replay_agrees(learned, &other, scan));
         }
     }
     replayed
