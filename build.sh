@@ -114,7 +114,7 @@ pack_pkg() {
 
 # --- example apps ------------------------------------------------------------------------
 
-EXAMPLES=(examples/vite-react examples/plain-page)
+EXAMPLES=(examples/vite-react examples/plain-page examples/ai-sdk-chat)
 
 # An example gets its locked tools (npm ci, only when its package-lock.json changed), then the
 # packed package as an app installs it: `npm install` of the tarball, not saved, since the
@@ -181,6 +181,8 @@ test_examples() {
   say "the example apps in headless Chromium against the proxy (node --test tests/examples/)"
   cargo build -p chatstream-proxy
   CHATSTREAM_PROXY="${CARGO_TARGET_DIR:-target}/debug/chatstream-proxy" node --test tests/examples/
+  say "the AI SDK example app in headless Chromium against a streamText backend (node --test tests/ai-sdk/)"
+  node --test tests/ai-sdk/
 }
 
 test_types() {
