@@ -206,6 +206,8 @@ run_tests() {
 run_bench() {
   build_pkg
   ensure_chromium
+  say "recorded streams read as they arrive, chatstream against the JS baseline (node bench/live-run.js)"
+  node --expose-gc bench/live-run.js
   say "browser benchmarks: chatstream against eventsource-parser and the AI SDK (node bench/run.js)"
   node bench/run.js
   say "memory: a 20 MB tool argument in 1 KB deltas (node bench/memory.js)"
@@ -257,6 +259,7 @@ run_fuzz() {
 
 test_bench_smoke() {
   say "benchmark harness smoke (tiny streams, no numbers kept)"
+  node --expose-gc bench/live-run.js --smoke
   node bench/run.js --smoke
   node bench/memory.js --smoke
   node bench/loading.js --smoke

@@ -5,19 +5,10 @@ import { createParser } from "eventsource-parser";
 import { DefaultChatTransport, readUIMessageStream, streamText } from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
 import { agentStream, anthropicStream, chunked, openaiStream, tokens, toolInputPieces, uiMessageStream } from "./streams.js";
+import { body, frames, pushCosts, runLive, tile } from "./live.js";
 
 const encoder = new TextEncoder();
 
-/** A fresh stream over the chunks (each contender gets its own). */
-function body(chunks) {
-  let i = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (i < chunks.length) controller.enqueue(chunks[i++]);
-      else controller.close();
-    },
-  });
-}
 const sseResponse = (chunks) => new Response(body(chunks), { headers: { "content-type": "text/event-stream" } });
 
 /** Characters of text or tool input an event carries. */
@@ -45,14 +36,19 @@ async function chatstreamEvents(chunks) {
   return { text };
 }
 
-/** chatstream's pipeline alone, pushed synchronously (no ReadableStream). */
-function chatstreamPush(chunks) {
+/** chatstream's pipeline alone: `push` per chunk, read from the same ReadableStream as the others. */
+async function chatstreamPush(chunks) {
   const stream = new ChatStream();
   let text = 0;
   const count = (events) => {
     for (const e of events) text += contentLength(e);
   };
-  for (const chunk of chunks) count(stream.push(chunk));
+  const reader = body(chunks).getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    count(stream.push(value));
+  }
   count(stream.finish());
   stream.free();
   return { text };
@@ -109,6 +105,18 @@ export const CONTENDERS = {
   "AI SDK provider (streamText + @ai-sdk/openai)": aiSdkProvider,
 };
 
+/** One SSE event a chunk: a live answer as a browser reads it. */
+function perEvent(bytes) {
+  const out = [];
+  for (let at = 0; at < bytes.length; ) {
+    let end = at;
+    while (end < bytes.length && !(bytes[end] === 10 && bytes[end + 1] === 10)) end++;
+    out.push(bytes.subarray(at, end + 2));
+    at = end + 2;
+  }
+  return out;
+}
+
 /** One timed run, after a full garbage collection so no contender pays for another's garbage. */
 async function timeOnce(fn, chunks) {
   globalThis.gc?.();
@@ -128,6 +136,9 @@ function makeCase(kind, n) {
   switch (kind) {
     case "openai":
       return { bytes: openaiStream(text), ui: uiMessageStream(text), deltas: n };
+    case "ui-live":
+      // The AI SDK's own UI message stream, one event a read.
+      return { bytes: uiMessageStream(text), ui: uiMessageStream(text), deltas: n, live: true };
     case "anthropic": {
       const input = toolInputPieces(Math.floor(n / 2));
       const thinking = tokens(Math.floor(n / 4), 2);
@@ -146,13 +157,16 @@ function makeCase(kind, n) {
 
 // Contenders take turns (one run each per round, after a warm-up each), so a slow spell on this
 // shared machine falls on all of them rather than on whichever ran then.
+const loaded = init({ module_or_path: "/pkg/chatstream_bg.wasm" });
+
 window.bench = async function bench(cases, runs) {
-  await init({ module_or_path: "/pkg/chatstream_bg.wasm" });
+  await loaded;
   const out = [];
   for (const c of cases) {
     const made = makeCase(c.kind, c.n);
-    const sse = chunked(encoder.encode(made.bytes));
-    const ui = made.ui && chunked(encoder.encode(made.ui));
+    const cut = made.live ? perEvent : chunked;
+    const sse = cut(encoder.encode(made.bytes));
+    const ui = made.ui && cut(encoder.encode(made.ui));
     // The AI SDK's client reads its own protocol; so does chatstream's session in the row named so.
     const inputs = c.contenders.map((name) => (name.startsWith("AI SDK client") || name.includes("UI message stream") ? ui : sse));
     const results = [];
@@ -167,5 +181,14 @@ window.bench = async function bench(cases, runs) {
     }
   }
   return out;
+};
+
+/** The live benchmark (bench/live.js) in this page: every row, then the fixed costs of `push`. */
+window.live = async function live(recordings, options, costs) {
+  await loaded;
+  const lib = { ChatStream, ChatSession, streamEvents };
+  const rows = await runLive(lib, recordings, { ...options, log: (row) => console.log(JSON.stringify(row)) });
+  const list = tile(frames(costs.text, costs.format), costs.dialect, options.target);
+  return { rows, push: pushCosts(lib, list, costs.dialect, { repeats: options.rounds }) };
 };
 window.ready = true;

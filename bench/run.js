@@ -5,21 +5,15 @@
 //   node bench/run.js            the full run
 //   node bench/run.js --smoke    tiny streams, one run each: checks the harness works, no numbers kept
 //   node bench/run.js --only "tool input"   the cases whose name contains the text; prints, keeps nothing
-import { createServer } from "node:http";
-import { readFileSync, writeFileSync, mkdirSync, mkdtempSync, rmSync, existsSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
-import { tmpdir, cpus } from "node:os";
-import { join, resolve, extname } from "node:path";
-import { fileURLToPath } from "node:url";
-import { execFileSync } from "node:child_process";
+import { cpus } from "node:os";
+import { join } from "node:path";
 import { build } from "esbuild";
-import { chromium } from "playwright-core";
+import { chromiumVersion, out, root, withBenchPage } from "./browser.js";
 
-const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
-const out = join(root, "target/bench");
 const smoke = process.argv.includes("--smoke");
 const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
-mkdirSync(out, { recursive: true });
 
 const ALL = [
   "chatstream: session (bytes → events → state)",
@@ -32,6 +26,10 @@ const ALL = [
 ];
 const OURS = ALL.slice(0, 4);
 const SCALE = [ALL[0], ALL[2]];
+// Both read the AI SDK's own UI message stream, one event a read, as useChat meets a live answer.
+const UI = [ALL[4], ALL[6]];
+/** Pieces for a message of about `kb` KB (the pieces average about 3.8 bytes). */
+const pieces = (kb) => Math.round((kb * 1024) / 3.8);
 
 const scale = smoke ? 0.01 : 1;
 const n = (count) => Math.max(20, Math.round(count * scale));
@@ -46,19 +44,10 @@ const CASES = [
   { name: "tool input 1 KB", kind: "tool-input", n: n(200), contenders: SCALE, runs: smoke ? 1 : 21 },
   { name: "tool input 100 KB", kind: "tool-input", n: n(20000), contenders: SCALE },
   { name: "tool input 1 MB", kind: "tool-input", n: n(200000), contenders: SCALE, runs: smoke ? 1 : 5 },
+  { name: "UI message stream 1 KB, one event a read", kind: "ui-live", n: n(pieces(1)), contenders: UI, runs: smoke ? 1 : 21 },
+  { name: "UI message stream 10 KB, one event a read", kind: "ui-live", n: n(pieces(10)), contenders: UI },
+  { name: "UI message stream 100 KB, one event a read", kind: "ui-live", n: n(pieces(100)), contenders: UI, runs: smoke ? 1 : 5 },
 ];
-
-async function bundle() {
-  await build({
-    entryPoints: [join(root, "bench/page.js")],
-    bundle: true,
-    format: "esm",
-    outfile: join(out, "page.bundle.js"),
-    external: ["/pkg/*"],
-    minify: true,
-    logLevel: "error",
-  });
-}
 
 /**
  * What an app downloads for each entry, bundled the same way (esbuild, minified, React external):
@@ -92,52 +81,10 @@ async function sizes() {
   return { entries, aiSdk: await measure('export { useChat } from "@ai-sdk/react";') };
 }
 
-function serve() {
-  const types = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
-  const server = createServer((req, res) => {
-    const path = req.url.split("?")[0];
-    const file =
-      path === "/" ? null : path.startsWith("/pkg/") ? join(root, path) : path === "/page.bundle.js" ? join(out, "page.bundle.js") : undefined;
-    if (file === null) {
-      res.writeHead(200, { "content-type": "text/html" });
-      return res.end('<!doctype html><script type="module" src="/page.bundle.js"></script>');
-    }
-    if (!file || !existsSync(file)) {
-      res.writeHead(404);
-      return res.end();
-    }
-    res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" });
-    res.end(readFileSync(file));
-  });
-  return new Promise((ok) => server.listen(0, "127.0.0.1", () => ok(server)));
-}
-
 async function main() {
-  await bundle();
-  const server = await serve();
-  const profile = mkdtempSync(join(tmpdir(), "chatstream-bench-"));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    headless: true,
-    // --expose-gc: the page collects garbage before each timed run.
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--js-flags=--expose-gc"],
-  });
-  let results;
-  try {
-    const page = await context.newPage();
-    page.on("pageerror", (e) => console.error("page error:", e.message));
-    page.on("console", (m) => m.type() === "error" && console.error("console:", m.text()));
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
-    await page.waitForFunction(() => window.ready === true, null, { timeout: 30000 });
-    const cases = only === null ? CASES : CASES.filter((c) => c.name.includes(only));
-    if (cases.length === 0) throw new Error(`no case name contains ${JSON.stringify(only)}`);
-    results = await page.evaluate(([cases, runs]) => window.bench(cases, runs), [cases, smoke ? 1 : 15]);
-    results.chromium = await context.browser()?.version?.();
-  } finally {
-    await context.close();
-    server.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
+  const cases = only === null ? CASES : CASES.filter((c) => c.name.includes(only));
+  if (cases.length === 0) throw new Error(`no case name contains ${JSON.stringify(only)}`);
+  const results = await withBenchPage((page) => page.evaluate(([cases, runs]) => window.bench(cases, runs), [cases, smoke ? 1 : 15]));
   for (const r of results) {
     const perDelta = (r.ms * 1e6) / r.deltas;
     console.log(`${r.case.padEnd(48)} ${r.contender.padEnd(60)} ${r.ms.toFixed(1).padStart(9)} ms ${perDelta.toFixed(0).padStart(7)} ns/delta`);
@@ -185,6 +132,13 @@ function report(results, size) {
   const uiRatio = sameBytes ? (perDelta(find(first, ALL[4])) / perDelta(sameBytes)).toFixed(2) : "n/a";
   md += `| AI SDK client, both reading the AI SDK's UI message stream | ${uiRatio} |\n`;
   md += `| AI SDK provider parsing (streamText) | ${ratio(find(first, ALL[5]))} |\n`;
+  md += `\n### Against the AI SDK's client, one event a read (both reading the AI SDK's UI message stream)\n\n`;
+  md += `| message | deltas | AI SDK client µs/delta | chatstream session µs/delta | ratio (above 1: chatstream is faster) |\n|---|---:|---:|---:|---:|\n`;
+  for (const c of CASES.filter((c) => c.kind === "ui-live")) {
+    const [sdk, ours] = UI.map((who) => find(c.name, who));
+    if (!sdk || !ours) continue;
+    md += `| ${c.name.replace(", one event a read", "")} | ${ours.deltas.toLocaleString("en")} | ${((sdk.ms * 1000) / sdk.deltas).toFixed(2)} | ${((ours.ms * 1000) / ours.deltas).toFixed(2)} | ${(perDelta(sdk) / perDelta(ours)).toFixed(1)}× |\n`;
+  }
   md += `\n### Scaling: cost per delta as the message grows\n\n| stream | contender | 1 KB ns/delta | 100 KB ns/delta | 1 MB ns/delta | 1 MB / 1 KB |\n|---|---|---:|---:|---:|---:|\n`;
   for (const kind of ["text", "tool input"]) {
     for (const who of SCALE) {
@@ -200,14 +154,6 @@ function report(results, size) {
   md += `| AI SDK (\`@ai-sdk/react\` useChat) | — | — | ${kb(size.aiSdk.gzip)} | ${kb(size.aiSdk.gzip)} |\n`;
   md += `\nMachine: ${cpus().length} × ${cpus()[0].model}; Node ${process.version}; Chromium ${chromiumVersion()}.\n`;
   return md;
-}
-
-function chromiumVersion() {
-  try {
-    return execFileSync(process.env.CHROMIUM ?? "/usr/bin/chromium", ["--version"]).toString().trim();
-  } catch {
-    return "unknown";
-  }
 }
 
 await main();

@@ -1,0 +1,178 @@
+// `./build.sh bench`, first part: chatstream on the repository's recorded provider streams, read as
+// a browser receives them, against the JS a developer writes without it; in headless Chromium, then
+// in Node. Prints the tables and writes target/bench/live.json (bench/report.js puts it first in
+// BENCHMARKS.md).
+//
+//   node --expose-gc bench/live-run.js           the full run
+//   node --expose-gc bench/live-run.js --smoke   tiny inputs, one round: checks every contender reads the same text
+//   node --expose-gc bench/live-run.js --only deepseek   the recordings whose name holds the text; prints, keeps nothing
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { out, root, withBenchPage } from "./browser.js";
+import { AGAINST, frames, pushCosts, runLive, tile } from "./live.js";
+import { openaiStream, tokens } from "./streams.js";
+
+const smoke = process.argv.includes("--smoke");
+const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
+export const MODES = ["live", "bursty", "buffered"];
+// The ReadableStream readers (streamEvents, the session and their baseline) on live reads only.
+const WHO = { live: ["bare", "push", "bareStream", "streamEvents", "session"], bursty: ["bare", "push"], buffered: ["bare", "push"] };
+const options = { rounds: smoke ? 1 : 5, target: smoke ? 50 : 10000, modes: MODES, who: WHO };
+
+/** Every recording of every dialect (the folder names the dialect), and the synthetic stream last. */
+export function recordings() {
+  const dir = join(root, "tests/fixtures/recorded");
+  const out = [];
+  for (const dialect of readdirSync(dir).filter((d) => !/[A-Z.]/.test(d)).sort()) {
+    for (const file of readdirSync(join(dir, dialect)).sort()) {
+      const format = file.endsWith(".sse") ? "sse" : file.endsWith(".ndjson") ? "ndjson" : null;
+      if (format) out.push({ name: `${dialect}/${file}`, dialect, format, text: readFileSync(join(dir, dialect, file), "utf8") });
+    }
+  }
+  // The stream the older benchmarks use: one ASCII word a frame, every frame the same but its word.
+  out.push({ name: "synthetic: one word a frame", dialect: "openai", format: "sse", text: openaiStream(tokens(smoke ? 50 : 10000)), synthetic: true });
+  return out;
+}
+
+/** The recording the fixed costs of `push` are measured on. */
+const COSTS = "openai/openai-text.sse";
+
+async function inNode(recs) {
+  const lib = await import(join(root, "pkg/index.js"));
+  lib.initSync({ module: readFileSync(join(root, "pkg/chatstream_bg.wasm")) });
+  const rows = await runLive(lib, recs, options);
+  const costs = recordings().find((r) => r.name === COSTS);
+  const list = tile(frames(costs.text, costs.format), costs.dialect, options.target);
+  return { rows, push: pushCosts(lib, list, costs.dialect, { repeats: options.rounds }) };
+}
+
+const geomean = (xs) => Math.exp(xs.reduce((n, x) => n + Math.log(x), 0) / xs.length);
+
+/** Baseline time ÷ chatstream's time (above 1: chatstream is faster). */
+export const ratio = (row, who) => row.us[AGAINST[who]] / row.us[who];
+
+/** The summary of one environment's rows: per mode and contender, the geometric mean and the worst recording. */
+export function summary(rows) {
+  const real = rows.filter((r) => !r.recording.startsWith("synthetic"));
+  const out = {};
+  for (const mode of MODES) {
+    for (const who of Object.keys(AGAINST)) {
+      const at = real.filter((r) => r.mode === mode && r.us[who] !== undefined).map((r) => ({ name: r.recording, x: ratio(r, who) }));
+      if (at.length === 0) continue;
+      const worst = at.reduce((a, b) => (b.x < a.x ? b : a));
+      out[`${mode}/${who}`] = { geomean: geomean(at.map((a) => a.x)), worst };
+    }
+  }
+  return out;
+}
+
+/** The table: one row per recording, the live reads first. */
+export function table(result) {
+  const rows = result.rows;
+  const names = [...new Set(rows.map((r) => r.recording))];
+  const at = (name, mode) => rows.find((r) => r.recording === name && r.mode === mode);
+  const x = (v) => `${v.toFixed(2)}×`;
+  let md = "| recording | events | live: push µs/event | live: JS µs/event | live: push | bursty: push | buffered: push | live: streamEvents | live: session |\n";
+  md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const name of names) {
+    const [live, bursty, buffered] = MODES.map((m) => at(name, m));
+    md += `| ${name} | ${live.events.toLocaleString("en")} | ${live.us.push.toFixed(2)} | ${live.us.bare.toFixed(2)} | ${x(ratio(live, "push"))} | ${x(ratio(bursty, "push"))} | ${x(ratio(buffered, "push"))} | ${x(ratio(live, "streamEvents"))} | ${x(ratio(live, "session"))} |\n`;
+  }
+  const s = summary(rows);
+  const cell = (key, pick) => (s[key] ? pick(s[key]) : "—");
+  const cols = [["live", "push"], ["bursty", "push"], ["buffered", "push"], ["live", "streamEvents"], ["live", "session"]];
+  md += `| **geometric mean** (recordings) | | | | ${cols.map(([m, w]) => `**${cell(`${m}/${w}`, (v) => x(v.geomean))}**`).join(" | ")} |\n`;
+  md += `| **worst** (recordings) | | | | ${cols.map(([m, w]) => cell(`${m}/${w}`, (v) => `${x(v.worst.x)} ${v.worst.name}`)).join(" | ")} |\n`;
+  return md;
+}
+
+const us = (v) => `${v.toFixed(2)} µs`;
+const pct = (part, whole) => `${((part / whole) * 100).toFixed(0)}%`;
+
+/** Where a live push spends its time (bench/live.js `pushCosts`), as a sentence of this run's figures. */
+export function breakdown({ push: p }) {
+  return (
+    `a push of nothing costs ${(p.emptyPush * 1000).toFixed(0)} ns; on ${COSTS} one frame a push costs ${us(p.onePerPush)} a frame: ` +
+    `${us(p.emptyPush)} (${pct(p.emptyPush, p.onePerPush)}) the call and the empty hand-back, ` +
+    `${us(p.commentPush - p.emptyPush)} (${pct(p.commentPush - p.emptyPush, p.onePerPush)}) copying the chunk in and framing it (an SSE comment as long as the frame), ` +
+    `${us(p.onePerPush - p.commentPush)} (${pct(p.onePerPush - p.commentPush, p.onePerPush)}) decoding, cleaning and building the events; ` +
+    `sixteen frames a push cost ${us(p.sixteenPerPush)} a frame`
+  );
+}
+
+const verdict = (ok, text) => `${ok ? "met" : "**missed**"}: ${text}`;
+/** `got` against a floor `want`: met, or missed and by how much. */
+const atLeast = (got, want) => verdict(got >= want, got >= want ? `${got.toFixed(2)}×` : `${got.toFixed(2)}×, ${pct(want - got, want)} short of ${want}×`);
+
+/** The targets, each computed from the Chromium run. */
+export function targets({ chromium }) {
+  const s = summary(chromium.rows);
+  const p = chromium.push;
+  const below = chromium.rows.filter((r) => r.mode === "live" && !r.recording.startsWith("synthetic") && ratio(r, "push") < 1);
+  const oneVsSixteen = p.onePerPush / p.sixteenPerPush;
+  return [
+    `- live reads, \`push\` against the JS baseline, geometric mean ≥ 1.5×: ${atLeast(s["live/push"].geomean, 1.5)}.`,
+    `- no recording below 1.0× live: ${verdict(below.length === 0, below.length === 0 ? `the slowest is ${s["live/push"].worst.name} at ${s["live/push"].worst.x.toFixed(2)}×` : `${below.length} of ${chromium.rows.filter((r) => r.mode === "live" && !r.recording.startsWith("synthetic")).length} are below, the slowest ${s["live/push"].worst.name} at ${s["live/push"].worst.x.toFixed(2)}×`)}.`,
+    `- buffered reads (4-16 KB), geometric mean ≥ 3×: ${atLeast(s["buffered/push"].geomean, 3)}.`,
+    `- the whole session, live, geometric mean ≥ 1.0× (the baseline reading the same ReadableStream): ${atLeast(s["live/session"].geomean, 1)}; the slowest ${s["live/session"].worst.name} at ${s["live/session"].worst.x.toFixed(2)}×.`,
+    `- a \`push\` of nothing ≤ 100 ns: ${verdict(p.emptyPush <= 0.1, `${(p.emptyPush * 1000).toFixed(0)} ns${p.emptyPush <= 0.1 ? "" : `, ${(p.emptyPush * 10).toFixed(1)}× the target`}`)}.`,
+    `- one frame a \`push\` within 1.5× of its share of a sixteen-frame \`push\`: ${verdict(oneVsSixteen <= 1.5, `${oneVsSixteen.toFixed(2)}× (${us(p.onePerPush)} against ${us(p.sixteenPerPush)} a frame)`)}.`,
+  ].join("\n");
+}
+
+/** The section BENCHMARKS.md opens with. */
+export function liveMarkdown(live) {
+  const { chromium, node, options: o } = live;
+  return `## Recorded streams, read as they arrive
+
+Every recording in \`tests/fixtures/recorded/\` (each folder a dialect), tiled to about ${o.target.toLocaleString("en")} events (the frames
+between its first and last content frames repeated), read three ways: **live**, one SSE event or NDJSON line a
+read; **bursty**, 1-3 events a read (seeded); **buffered**, 4-16 KB reads cut anywhere (seeded). The JS baseline
+is what a developer writes without chatstream: \`TextDecoder\`, eventsource-parser (a line splitter for NDJSON),
+\`JSON.parse\` and the dialect's field access for text, thinking and tool arguments. \`push\` and the baseline read
+the same array of \`Uint8Array\` chunks synchronously; \`streamEvents\` and the session (a \`ChatSession\` turn whose
+\`fetch\` answers with the chunks, every update's snapshot read) are compared with the same baseline reading a
+\`ReadableStream\` of the same chunks. Every contender's text and thinking are checked equal to the baseline's
+before timing (the run fails otherwise). Figures: median of ${o.rounds} runs, µs per event; ratios are the
+baseline's time ÷ chatstream's (above 1, chatstream is faster). The synthetic stream (the older benchmarks'
+one word a frame) is one row, left out of the geometric mean and the worst.
+The module does not report which frames took a fast path (it would need counters in production code).
+
+### Chromium
+
+${table(chromium)}
+Where a live \`push\` goes: ${breakdown(chromium)}.
+
+**Targets** (Chromium):
+
+${targets(live)}
+
+### Node
+
+${table(node)}
+Where a live \`push\` goes: ${breakdown(node)}.
+`;
+}
+
+async function main() {
+  const recs = recordings().filter((r) => only === null || r.name.includes(only));
+  console.log(`live benchmark: ${recs.length} streams × ${MODES.join(", ")}; ${options.rounds} rounds each (Chromium, then Node)`);
+  const costs = recordings().find((r) => r.name === COSTS);
+  const chromium = await withBenchPage((page) => page.evaluate(([recs, options, costs]) => window.live(recs, options, costs), [recs, options, costs]));
+  console.log("\nChromium (ratio: the JS baseline's time ÷ chatstream's; above 1, chatstream is faster)\n");
+  console.log(table(chromium));
+  const node = await inNode(recs);
+  console.log("Node\n");
+  console.log(table(node));
+  for (const [env, r] of [["Chromium", chromium], ["Node", node]]) {
+    console.log(`${env}: ${breakdown(r)}`);
+  }
+  if (smoke || only !== null) {
+    if (smoke) console.log("live bench smoke: every contender read the same text from every recording, every way of reading");
+    return;
+  }
+  writeFileSync(join(out, "live.json"), JSON.stringify({ chromium, node, options: { rounds: options.rounds, target: options.target } }, null, 2));
+  console.log(`wrote ${join(out, "live.json")}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
