@@ -49,8 +49,8 @@ pub struct OpenAiDecoder {
     refused: bool,
     /// A `finish_reason` was reported; providers repeat it on the usage chunk.
     finished: bool,
-    /// The shape of the last plain text chunk.
-    plain: Shape<(), 1>,
+    /// The shape of the last plain chunk.
+    plain: Shape<(), 3>,
 }
 
 #[derive(Debug)]
@@ -71,8 +71,12 @@ impl DialectDecoder for OpenAiDecoder {
             self.close_calls(out);
             return out.push(ProviderEvent::End);
         }
-        if let Some(((), [Some(text)])) = self.plain.read(data, plain::plain) {
-            ProviderEvent::push_text(out, &text);
+        if let Some(((), [content, reasoning_content, reasoning])) = self.plain.read(data, plain::plain) {
+            // As the general path reads it: the first reasoning field with text, then the text.
+            if let Some(thinking) = [reasoning_content, reasoning].into_iter().flatten().find(|t| !t.is_empty()) {
+                ProviderEvent::push_thinking(out, &thinking);
+            }
+            ProviderEvent::push_text(out, content.as_deref().unwrap_or_default());
             return;
         }
         self.decode_chunk(data, out);

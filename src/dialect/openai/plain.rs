@@ -1,28 +1,35 @@
-//! The text of a plain OpenAI text chunk, read with the checking scanner ([`super::super::scan`]).
+//! The text and reasoning of a plain OpenAI chunk, read with the checking scanner
+//! ([`super::super::scan`]).
 //!
 //! Nearly every chunk of a long answer has one shape: one choice, index 0, a delta with
-//! `content` (and maybe `role`), no finish, no usage, no error. `Some(text)` exactly when the
-//! general path would read the chunk as that text and nothing else; `None` for anything else.
-
-use std::borrow::Cow;
+//! `content` and, from reasoning models, `reasoning_content` (DeepSeek, vLLM) or `reasoning`
+//! (Groq, OpenRouter), each a string or `null` (and maybe `role`, or a `null` `refusal`); no
+//! finish, no usage, no error. `Some` exactly when the general path would read the chunk as that
+//! text and reasoning and nothing else; `None` for anything else.
 
 use crate::dialect::scan::{Reader, Seen, Taken};
 
-/// The text of `data` if it is a plain text chunk; `None` for any other chunk.
+/// Where [`plain`] puts each string it takes.
+pub(super) const CONTENT: usize = 0;
+pub(super) const REASONING_CONTENT: usize = 1;
+pub(super) const REASONING: usize = 2;
+
+/// The strings of `data` (by [`CONTENT`], [`REASONING_CONTENT`], [`REASONING`]) if it is a
+/// plain chunk; `None` for any other chunk.
 #[cfg(test)]
-pub(super) fn plain_text_chunk(data: &str) -> Option<Cow<'_, str>> {
-    crate::dialect::scan::scan(data, plain).and_then(|((), [text])| text)
+pub(super) fn plain_chunk(data: &str) -> Option<Taken<'_, 3>> {
+    crate::dialect::scan::scan(data, plain).map(|((), taken)| taken)
 }
 
-/// A plain text chunk, its text taken; `None` for any other chunk.
-pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a, 1>)> {
-    let mut text = None;
+/// A plain chunk, its strings taken; `None` for any other chunk.
+pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a, 3>)> {
+    let mut taken = None;
     let mut seen = Seen::default();
     r.object(|r, key| {
         match key {
             b"choices" => {
                 seen.once(0)?;
-                text = Some(choices(r)?);
+                taken = Some(choices(r)?);
             }
             b"error" | b"usage" => {
                 seen.once(if key == b"error" { 1 } else { 2 })?;
@@ -38,13 +45,13 @@ pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a,
         }
         Some(())
     })?;
-    Some(((), [Some(text?)]))
+    Some(((), taken?))
 }
 
-/// `choices`: one choice, index 0, a delta with `content` (and maybe `role`), no finish.
-fn choices<'a>(r: &mut Reader<'a>) -> Option<Cow<'a, str>> {
+/// `choices`: one choice, index 0, a plain delta, no finish.
+fn choices<'a>(r: &mut Reader<'a>) -> Option<Taken<'a, 3>> {
     r.eat(b'[')?;
-    let mut content = None;
+    let mut taken = [const { None }; 3];
     let mut seen = Seen::default();
     r.object(|r, key| {
         match key {
@@ -60,17 +67,28 @@ fn choices<'a>(r: &mut Reader<'a>) -> Option<Cow<'a, str>> {
             b"delta" => {
                 seen.once(2)?;
                 let mut delta = Seen::default();
-                r.object(|r, key| match key {
-                    b"content" => {
-                        delta.once(0)?;
-                        content = Some(r.take(0)?);
-                        Some(())
+                r.object(|r, key| {
+                    let slot = match key {
+                        b"content" => CONTENT,
+                        b"reasoning_content" => REASONING_CONTENT,
+                        b"reasoning" => REASONING,
+                        b"role" => {
+                            delta.once(3)?;
+                            return r.skip_value(2);
+                        }
+                        // OpenAI's first chunk says `"refusal": null`; a refusal's text is the general path's.
+                        b"refusal" => {
+                            delta.once(4)?;
+                            return r.null();
+                        }
+                        _ => return None,
+                    };
+                    delta.once(slot as u32)?;
+                    if r.peek()? == b'n' {
+                        return r.null();
                     }
-                    b"role" => {
-                        delta.once(1)?;
-                        r.skip_value(2)
-                    }
-                    _ => None,
+                    taken[slot] = Some(r.take(slot)?);
+                    Some(())
                 })?;
             }
             _ => r.skip_value(1)?,
@@ -78,14 +96,14 @@ fn choices<'a>(r: &mut Reader<'a>) -> Option<Cow<'a, str>> {
         Some(())
     })?;
     r.eat(b']')?;
-    content
+    Some(taken)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::dialect::test_support::{distinct, edits_read, recorded_frames};
-    use crate::dialect::{OpenAiDecoder, ProviderEvent};
+    use crate::dialect::{DialectDecoder, OpenAiDecoder, ProviderEvent};
 
     #[test]
     fn a_learned_shape_reads_chunks_as_the_fast_path_does() {
@@ -94,27 +112,46 @@ mod tests {
         assert!(read > 100, "the shape read only {read} chunks");
     }
 
+    /// The text a plain chunk gives, or `None` for a chunk the fast path leaves alone.
+    fn text(data: &str) -> Option<String> {
+        plain_chunk(data).map(|taken| taken[CONTENT].as_deref().unwrap_or_default().to_owned())
+    }
+
     #[test]
-    fn only_plain_text_chunks_are_read() {
+    fn only_plain_chunks_are_read() {
         let plain = r#"{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp","choices":[{"index":0,"delta":{"content":"Hi \"there\""},"logprobs":null,"finish_reason":null}],"usage":null}"#;
-        assert_eq!(plain_text_chunk(plain).as_deref(), Some("Hi \"there\""));
+        assert_eq!(text(plain).as_deref(), Some("Hi \"there\""));
+        assert_eq!(text(r#"{"choices":[{"delta":{"role":"assistant","content":""}}]}"#).as_deref(), Some(""));
         assert_eq!(
-            plain_text_chunk(r#"{"choices":[{"delta":{"role":"assistant","content":""}}]}"#).as_deref(),
-            Some("")
+            text(r#"{"choices":[{"index":0,"delta":{"content":"x","reasoning_content":null}}]}"#).as_deref(),
+            Some("x")
         );
+        assert_eq!(text(r#"{"choices":[{"index":0,"delta":{"content":null}}]}"#).as_deref(), Some(""));
         for other in [
             r#"{"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"stop"}]}"#,
             r#"{"choices":[{"index":0,"delta":{"content":"x"}}],"usage":{"prompt_tokens":1}}"#,
-            r#"{"choices":[{"index":0,"delta":{"content":"x","reasoning_content":null}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{"content":null}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"x","reasoning_details":[]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"x","refusal":"no"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"x","tool_calls":[]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"reasoning":1}}]}"#,
             r#"{"choices":[{"index":1,"delta":{"content":"x"}}]}"#,
             r#"{"choices":[{"index":0,"delta":{"content":"x"}},{"index":1,"delta":{"content":"y"}}]}"#,
             r#"{"choices":[],"usage":{"prompt_tokens":1}}"#,
             r#"{"error":{"message":"boom"},"choices":[{"index":0,"delta":{"content":"x"}}]}"#,
             r#"{"object":"error","choices":[{"index":0,"delta":{"content":"x"}}]}"#,
         ] {
-            assert_eq!(plain_text_chunk(other), None, "{other}");
+            assert!(plain_chunk(other).is_none(), "{other}");
         }
+    }
+
+    /// DeepSeek's and Groq's reasoning chunks, text or reasoning beside a `null`, take the fast path.
+    #[test]
+    fn reasoning_chunks_are_read() {
+        let deepseek = r#"{"id":"c","object":"chat.completion.chunk","created":1,"model":"deepseek-reasoner","system_fingerprint":"fp","choices":[{"index":0,"delta":{"content":null,"reasoning_content":"We"},"logprobs":null,"finish_reason":null}],"usage":null}"#;
+        let taken = plain_chunk(deepseek).expect("read");
+        assert_eq!((taken[CONTENT].as_deref(), taken[REASONING_CONTENT].as_deref()), (None, Some("We")));
+        let groq = r#"{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"reasoning":" the"},"logprobs":null,"finish_reason":null}]}"#;
+        assert_eq!(plain_chunk(groq).expect("read")[REASONING].as_deref(), Some(" the"));
     }
 
     /// What the general path makes of one chunk.
@@ -124,11 +161,12 @@ mod tests {
         out
     }
 
-    /// Wherever this reader answers, the general path gives the same text and nothing else.
+    /// Wherever this reader answers, the decoder (its fast path first) gives what the general path does.
     fn agrees(data: &str) {
-        if let Some(text) = plain_text_chunk(data) {
-            let expected = if text.is_empty() { vec![] } else { vec![ProviderEvent::Text(text.into_owned())] };
-            assert_eq!(general(data), expected, "{data:?}");
+        if plain_chunk(data).is_some() {
+            let mut fast = Vec::new();
+            OpenAiDecoder::default().decode(crate::framing::FrameRef::data(data), &mut fast);
+            assert_eq!(fast, general(data), "{data:?}");
         }
     }
 
@@ -146,10 +184,12 @@ mod tests {
         let chunks = [
             r#"{"id":"c","object":"chat.completion.chunk","created":17,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"a\"b\u00e9"},"logprobs":{"content":[1.5,-2,true,false,null,{}]},"finish_reason":null}],"usage":null}"#,
             r#" { "choices" : [ { "delta" : { "content" : "x y" } , "index" : 0 } ] , "error" : null } "#,
+            r#"{"choices":[{"index":0,"delta":{"content":null,"reasoning_content":"a\u00e9","reasoning":"b"},"finish_reason":null}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"reasoning_content":"","reasoning":"b","content":"c","refusal":null}}]}"#,
         ];
         let agrees = |chunk: &str| {
             agrees(chunk);
-            plain_text_chunk(chunk).is_some()
+            plain_chunk(chunk).is_some()
         };
         let read = edits_read(&chunks, agrees);
         // Edits inside skipped values and text keep the chunk plain: the check had work to do.
