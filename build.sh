@@ -206,6 +206,7 @@ run_tests() {
 run_bench() {
   build_pkg
   ensure_chromium
+  named_modules
   say "recorded streams read as they arrive, chatstream against the JS baseline (node bench/live-run.js)"
   node --expose-gc bench/live-run.js
   say "browser benchmarks: chatstream against eventsource-parser and the AI SDK (node bench/run.js)"
@@ -221,13 +222,9 @@ run_bench() {
   node bench/report.js
 }
 
-# What each module is made of: `twiggy top` of the module as built (wasm-opt included), with
-# its function names kept, into target/bench/twiggy-<name>.csv.
-twiggy_tops() {
-  if ! command -v twiggy >/dev/null; then
-    say "installing twiggy (takes a few minutes)"
-    cargo install twiggy
-  fi
+# Each module as built (wasm-opt included) with its function names kept, with its JS glue, in
+# target/bench/named-<name>/: for `twiggy top` and for the live benchmark's profile.
+named_modules() {
   local name dir wasm target=${CARGO_TARGET_DIR:-target}
   for name in full streaming; do
     dir="$target/bench/named-$name"
@@ -235,7 +232,18 @@ twiggy_tops() {
       || wasm="$target/$name/wasm32-unknown-unknown/release/chatstream.wasm"
     wasm-bindgen --target web --out-dir "$dir" --out-name chatstream "$wasm"
     node_modules/.bin/wasm-opt "${WASM_OPT_FLAGS[@]}" --debuginfo "$dir/chatstream_bg.wasm" -o "$dir/named.wasm"
-    twiggy top -n 40 -f csv "$dir/named.wasm" > "target/bench/twiggy-$name.csv"
+  done
+}
+
+# What each module is made of: `twiggy top` of the named modules, into target/bench/twiggy-<name>.csv.
+twiggy_tops() {
+  if ! command -v twiggy >/dev/null; then
+    say "installing twiggy (takes a few minutes)"
+    cargo install twiggy
+  fi
+  local name target=${CARGO_TARGET_DIR:-target}
+  for name in full streaming; do
+    twiggy top -n 40 -f csv "$target/bench/named-$name/named.wasm" > "target/bench/twiggy-$name.csv"
     say "twiggy top of the $name module: target/bench/twiggy-$name.csv"
   done
 }

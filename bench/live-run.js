@@ -10,6 +10,7 @@ import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { out, root, withBenchPage } from "./browser.js";
 import { AGAINST, frames, pushCosts, runLive, tile } from "./live.js";
+import { profileLivePush } from "./profile.js";
 import { openaiStream, tokens } from "./streams.js";
 
 const smoke = process.argv.includes("--smoke");
@@ -120,9 +121,19 @@ export function targets({ chromium }) {
   ].join("\n");
 }
 
+/** A profile's stages as a table. */
+function profileTable({ recording, stages }) {
+  return `Profile of live pushes of ${recording} (Node's sampling profiler, the module with its function names kept; share of the samples):
+
+| stage | share |
+|---|---:|
+${stages.map((s) => `| ${s.stage} | ${pct(s.share, 1)} |`).join("\n")}
+`;
+}
+
 /** The section BENCHMARKS.md opens with. */
 export function liveMarkdown(live) {
-  const { chromium, node, options: o } = live;
+  const { chromium, node, profiles, options: o } = live;
   return `## Recorded streams, read as they arrive
 
 Every recording in \`tests/fixtures/recorded/\` (each folder a dialect), tiled to about ${o.target.toLocaleString("en")} events (the frames
@@ -143,6 +154,7 @@ The module does not report which frames took a fast path (it would need counters
 ${table(chromium)}
 Where a live \`push\` goes: ${breakdown(chromium)}.
 
+${profiles.map(profileTable).join("\n")}
 **Targets** (Chromium):
 
 ${targets(live)}
@@ -167,11 +179,20 @@ async function main() {
   for (const [env, r] of [["Chromium", chromium], ["Node", node]]) {
     console.log(`${env}: ${breakdown(r)}`);
   }
+  // Profiles: the recording the costs are measured on, and Chromium's slowest live one.
+  const profiles = [];
+  for (const name of new Set([COSTS, summary(chromium.rows)["live/push"]?.worst.name])) {
+    if (!name || name.startsWith("synthetic")) continue;
+    const stages = await profileLivePush(root, name, { passes: smoke ? 1 : 20, target: options.target });
+    if (stages) profiles.push({ recording: name, stages });
+  }
+  if (profiles.length === 0) console.log("no profile: the named module (target/bench/named-full) is not built; ./build.sh bench builds it");
+  for (const p of profiles) console.log(`profile of ${p.recording}: ${p.stages.map((s) => `${s.stage} ${pct(s.share, 1)}`).join("; ")}`);
   if (smoke || only !== null) {
     if (smoke) console.log("live bench smoke: every contender read the same text from every recording, every way of reading");
     return;
   }
-  writeFileSync(join(out, "live.json"), JSON.stringify({ chromium, node, options: { rounds: options.rounds, target: options.target } }, null, 2));
+  writeFileSync(join(out, "live.json"), JSON.stringify({ chromium, node, profiles, options: { rounds: options.rounds, target: options.target } }, null, 2));
   console.log(`wrote ${join(out, "live.json")}`);
 }
 
