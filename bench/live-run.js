@@ -137,7 +137,8 @@ export function liveMarkdown(live) {
   return `## Recorded streams, read as they arrive
 
 Every recording in \`tests/fixtures/recorded/\` (each folder a dialect), tiled to about ${o.target.toLocaleString("en")} events (the frames
-between its first and last content frames repeated), read three ways: **live**, one SSE event or NDJSON line a
+between its first and last content frames repeated; one without content, an error or a refusal, is read whole
+as many times as makes as many events), read three ways: **live**, one SSE event or NDJSON line a
 read; **bursty**, 1-3 events a read (seeded); **buffered**, 4-16 KB reads cut anywhere (seeded). The JS baseline
 is what a developer writes without chatstream: \`TextDecoder\`, eventsource-parser (a line splitter for NDJSON),
 \`JSON.parse\` and the dialect's field access for text, thinking and tool arguments. \`push\` and the baseline read

@@ -17,15 +17,36 @@ const memory = JSON.parse(read("memory.json"));
 const loading = JSON.parse(read("loading.json"));
 const live = JSON.parse(read("live.json"));
 
-// criterion prints "name  time: [...]" then "thrpt: [low mid high]"; the name may sit alone on the line before.
-const throughput = [];
-let name = null;
-for (const line of native.split("\n")) {
-  const named = line.match(/^(\S+)\s*(time:.*)?$/);
-  if (named && !line.startsWith(" ")) name = named[1];
-  const thrpt = line.match(/thrpt:\s+\[\S+ \S+ (\S+ \S+)/);
-  if (thrpt && name) throughput.push([name, thrpt[1]]);
+/** criterion's output as [name, median throughput]: "name  time: [...]" then "thrpt: [low mid high]"; the name may sit alone on the line before. */
+function throughputs(text) {
+  const out = [];
+  let name = null;
+  for (const line of text.split("\n")) {
+    const named = line.match(/^(\S+)\s*(time:.*)?$/);
+    if (named && !line.startsWith(" ")) name = named[1];
+    const thrpt = line.match(/thrpt:\s+\[\S+ \S+ (\S+ \S+)/);
+    // A second thrpt line is criterion's change against the previous run: not a throughput.
+    if (thrpt && name && !out.some(([n]) => n === name)) out.push([name, thrpt[1]]);
+  }
+  return out;
 }
+const throughput = throughputs(native);
+const heap = throughputs(read("native-heap.txt"));
+/** "123.4 MiB/s" in MiB/s. */
+const mib = (text) => {
+  const [value, unit] = text.split(" ");
+  return Number(value) * { "KiB/s": 1 / 1024, "MiB/s": 1, "GiB/s": 1024 }[unit];
+};
+const at = (rows, name) => mib(rows.find(([n]) => n === name)[1]);
+const longLine = {
+  big: at(throughput, "long_line/1000000"),
+  small: at(throughput, "long_line/100000"),
+  heapBig: at(heap, "long_line/1000000"),
+  heapSmall: at(heap, "long_line/100000"),
+};
+longLine.ratio = longLine.big / longLine.small;
+longLine.heapRatio = longLine.heapBig / longLine.heapSmall;
+longLine.explained = (longLine.heapRatio - longLine.ratio) / (1 - longLine.ratio);
 
 /** `twiggy top -f csv` rows: the largest items of a module, its name section left out (not shipped). */
 function twiggy(file, count) {
@@ -148,6 +169,16 @@ pieces with inline thinking, \`[[tool:N]]\` markers and a payload. \`chat_stream
 \`long_line\`, \`deep_json\`, \`tiny_events\`, \`marker_like\` (benches/adversarial.rs): the whole pipeline on
 adversarial shapes at 10 KB, 100 KB and 1 MB; linear cost shows as a throughput that does not fall with
 size (a quadratic one would fall tenfold per step).
+
+\`long_line/1000000\` runs at ${longLine.big.toFixed(1)} MiB/s, ${longLine.ratio.toFixed(2)}× the throughput of \`long_line/100000\`
+(${longLine.small.toFixed(1)} MiB/s). Run again with glibc's malloc keeping the memory it frees
+(\`MALLOC_MMAP_THRESHOLD_\` and \`MALLOC_TRIM_THRESHOLD_\` at 1 GiB: no block mapped afresh, nothing handed back
+to the system, so a run does not pay page faults and zeroing for the 1 MB line's buffers), the two run
+at ${longLine.heapBig.toFixed(1)} and ${longLine.heapSmall.toFixed(1)} MiB/s, ${longLine.heapRatio.toFixed(2)}×: ${
+  longLine.explained > 0
+    ? `memory mapped afresh accounts for ${(Math.min(1, longLine.explained) * 100).toFixed(0)}% of the drop; the rest (${((1 - longLine.heapRatio) * 100).toFixed(0)}% slower per byte) is not explained by this measurement.`
+    : "memory mapped afresh does not explain the drop in this run."
+}
 Run one: \`cargo bench --bench pipeline -- dialect/anthropic\`.
 `;
 // The proxy's section comes from `./build.sh load`: kept as it is.
