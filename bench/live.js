@@ -14,24 +14,34 @@ export function frames(text, format) {
 }
 
 /**
- * About `target` events: the recording's first and last frames kept, the frames between its first
- * and last content frames (text, thinking or tool arguments, as the JS baseline reads them) repeated
- * in between. The first content frame is kept once: it often opens a block or a tool call.
+ * About `target` events: the recording's frames kept in order, its longest run of consecutive
+ * content frames (text, thinking or tool-argument deltas, as the JS baseline reads them; one block
+ * of an answer) repeated in its place. The run's first frame is kept once when the run is longer:
+ * it may open the block. Whole tool calls are not content: repeating them would make thousands of
+ * calls, which no answer has.
  */
 export function tile(recorded, dialect, target) {
   const list = firstResponse(recorded, dialect);
   const content = list.map((frame) => contentOf(dialect, frame));
-  const first = content.indexOf(true);
-  const last = content.lastIndexOf(true);
-  const from = first < 0 ? 1 : Math.min(first + 1, last);
-  const to = first < 0 ? list.length - 1 : last + 1;
-  const middle = list.slice(from, to);
-  // Without content (an error, a refusal) there is nothing to repeat: the stream is read whole,
-  // as many times as it takes to make about `target` events (see `runLive`).
-  if (first < 0 || middle.length === 0 || list.length >= target) return list;
+  let [start, end] = [0, 0];
+  for (let i = 0; i < list.length; ) {
+    if (!content[i]) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < list.length && content[j]) j++;
+    if (j - i > end - start) [start, end] = [i, j];
+    i = j;
+  }
+  // Without content (an error, a refusal, only whole tool calls) there is nothing to repeat: the
+  // stream is read whole, as many times as it takes to make about `target` events (see `runLive`).
+  if (end === start || list.length >= target) return list;
+  const from = end - start > 1 ? start + 1 : start;
+  const middle = list.slice(from, end);
   const out = list.slice(0, from);
-  while (out.length + middle.length + (list.length - to) <= target) out.push(...middle);
-  return out.concat(list.slice(to));
+  while (out.length + middle.length + (list.length - end) <= target) out.push(...middle);
+  return out.concat(list.slice(end));
 }
 
 /**
@@ -130,7 +140,7 @@ export const ACCESS = {
       if (typeof part.text === "string") {
         if (part.thought) got.thinking += part.text;
         else got.text += part.text;
-      } else if (part.functionCall) got.args += JSON.stringify(part.functionCall.args ?? {});
+      }
     }
   },
   ollama(j, got) {
