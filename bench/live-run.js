@@ -106,7 +106,7 @@ const verdict = (ok, text) => `${ok ? "met" : "**missed**"}: ${text}`;
 const atLeast = (got, want) => verdict(got >= want, got >= want ? `${got.toFixed(2)}×` : `${got.toFixed(2)}×, ${pct(want - got, want)} short of ${want}×`);
 
 /** The targets, each computed from the Chromium run. */
-export function targets({ chromium }) {
+export function targets({ chromium, profiles = [] }) {
   const s = summary(chromium.rows);
   const p = chromium.push;
   const below = chromium.rows.filter((r) => r.mode === "live" && !r.recording.startsWith("synthetic") && ratio(r, "push") < 1);
@@ -118,7 +118,20 @@ export function targets({ chromium }) {
     `- the whole session, live, geometric mean ≥ 1.0× (the baseline reading the same ReadableStream): ${atLeast(s["live/session"].geomean, 1)}; the slowest ${s["live/session"].worst.name} at ${s["live/session"].worst.x.toFixed(2)}×.`,
     `- a \`push\` of nothing ≤ 100 ns: ${verdict(p.emptyPush <= 0.1, `${(p.emptyPush * 1000).toFixed(0)} ns${p.emptyPush <= 0.1 ? "" : `, ${(p.emptyPush * 10).toFixed(1)}× the target`}`)}.`,
     `- one frame a \`push\` within 1.5× of its share of a sixteen-frame \`push\`: ${verdict(oneVsSixteen <= 1.5, `${oneVsSixteen.toFixed(2)}× (${us(p.onePerPush)} against ${us(p.sixteenPerPush)} a frame)`)}.`,
-  ].join("\n");
+  ].join("\n") + `\n\n${why(chromium, profiles)}`;
+}
+
+/** Why live pushes miss, in this run's figures: the fixed cost of a push, and where the profile puts the time. */
+function why({ push: p }, profiles) {
+  const share = (profile, pattern) => profile.stages.filter((s) => pattern.test(s.stage)).reduce((n, s) => n + s.share, 0);
+  const costs = profiles.find((pr) => pr.recording === COSTS);
+  return (
+    `Why: a push that carries nothing costs ${us(p.emptyPush)}, ${pct(p.emptyPush, p.onePerPush)} of a one-frame push of ${COSTS}, ` +
+    `and it is paid once per read, so one frame a read costs ${(p.onePerPush / p.sixteenPerPush).toFixed(2)}× what it costs at sixteen a read.` +
+    (costs
+      ? ` In the profile, crossing between JS and the module and building the event objects take ${pct(share(costs, /^(crossing|building the events)/), 1)} of the samples, the allocator ${pct(share(costs, /^the allocator/), 1)}, decoding, cleaning and framing ${pct(share(costs, /^(decoding|cleaning|framing)/), 1)}.`
+      : "")
+  );
 }
 
 /** A profile's stages as a table. */
@@ -136,9 +149,9 @@ export function liveMarkdown(live) {
   const { chromium, node, profiles, options: o } = live;
   return `## Recorded streams, read as they arrive
 
-Every recording in \`tests/fixtures/recorded/\` (each folder a dialect), tiled to about ${o.target.toLocaleString("en")} events (the frames
-between its first and last content frames repeated; one without content, an error or a refusal, is read whole
-as many times as makes as many events), read three ways: **live**, one SSE event or NDJSON line a
+Every recording in \`tests/fixtures/recorded/\` (each folder a dialect), tiled to about ${o.target.toLocaleString("en")} events (its longest run of
+consecutive content frames, one block of the answer, repeated in place; one without such a run, an error, a
+refusal or only whole tool calls, is read whole as many times as makes as many events), read three ways: **live**, one SSE event or NDJSON line a
 read; **bursty**, 1-3 events a read (seeded); **buffered**, 4-16 KB reads cut anywhere (seeded). The JS baseline
 is what a developer writes without chatstream: \`TextDecoder\`, eventsource-parser (a line splitter for NDJSON),
 \`JSON.parse\` and the dialect's field access for text, thinking and tool arguments. \`push\` and the baseline read

@@ -2,6 +2,7 @@
 // (bench/live-run.js, the first section), results.json and browser.md (bench/run.js), memory.json (bench/memory.js), loading.json (bench/loading.js),
 // twiggy-full.csv and twiggy-streaming.csv (`twiggy top` of each module, names kept) and
 // native.txt (criterion's output). The proxy's section comes from `./build.sh load` and is kept.
+// `node bench/report.js --live-only`: BENCHMARKS.md from live.json alone, saying the rest was not run.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +11,33 @@ import { liveMarkdown } from "./live-run.js";
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const dir = join(root, "target/bench");
 const read = (name) => readFileSync(join(dir, name), "utf8");
+
+/** The proxy's section comes from `./build.sh load`: kept as it is. */
+function proxySection() {
+  try {
+    const current = readFileSync(join(root, "BENCHMARKS.md"), "utf8");
+    const at = current.indexOf("## Proxy under load");
+    return at >= 0 ? "\n" + current.slice(at) : "";
+  } catch {
+    return ""; // no BENCHMARKS.md yet
+  }
+}
+
+if (process.argv.includes("--live-only")) {
+  const md = `# Benchmarks
+
+Produced by \`node --expose-gc bench/live-run.js\` (headless Chromium, then Node) and \`node bench/report.js
+--live-only\`: the first part of \`./build.sh bench\` alone. The rest of it (the generated streams against
+eventsource-parser and the AI SDK, memory, loading, size, the native stages) was not run with it, so none
+of its figures are here. The machine is shared and noisy: compare ratios within this file, not absolute
+times across runs.
+
+${liveMarkdown(JSON.parse(read("live.json")))}`;
+  writeFileSync(join(root, "BENCHMARKS.md"), md + proxySection());
+  console.log("wrote BENCHMARKS.md (the live part only)");
+  process.exit(0);
+}
+
 const { results, size } = JSON.parse(read("results.json"));
 const browser = read("browser.md");
 const native = read("native.txt");
@@ -181,14 +209,5 @@ at ${longLine.heapBig.toFixed(1)} and ${longLine.heapSmall.toFixed(1)} MiB/s, ${
 }
 Run one: \`cargo bench --bench pipeline -- dialect/anthropic\`.
 `;
-// The proxy's section comes from `./build.sh load`: kept as it is.
-let load = "";
-try {
-  const current = readFileSync(join(root, "BENCHMARKS.md"), "utf8");
-  const at = current.indexOf("## Proxy under load");
-  if (at >= 0) load = "\n" + current.slice(at);
-} catch {
-  // no BENCHMARKS.md yet
-}
-writeFileSync(join(root, "BENCHMARKS.md"), md + load);
+writeFileSync(join(root, "BENCHMARKS.md"), md + proxySection());
 console.log("wrote BENCHMARKS.md");
