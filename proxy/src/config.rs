@@ -145,9 +145,10 @@ pub struct ConnectionLimits {
     pub max_connections: usize,
 }
 
-/// Every configured key, for the redactor. Hand-written `Debug` so that a `{:?}` never prints one.
+/// Every configured key with the variable it came from, for the redactor. Hand-written `Debug` so that a
+/// `{:?}` never prints one.
 #[derive(Clone, Default)]
-pub struct Keys(pub Vec<String>);
+pub struct Keys(pub Vec<(&'static str, String)>);
 
 impl std::fmt::Debug for Keys {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -205,7 +206,7 @@ impl Config {
         };
         let keys = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "COMPAT_API_KEY"]
             .into_iter()
-            .filter_map(|name| env(name).map(|key| key.trim().to_string()))
+            .filter_map(|name| env(name).map(|key| (name, key.trim().to_string())))
             .collect();
         Config {
             host: args.host,

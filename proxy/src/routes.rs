@@ -50,7 +50,7 @@ pub fn router(config: Config, address: SocketAddr) -> Router {
     let state = Arc::new(AppState {
         client: upstream::client(&config.limits),
         limiter: RateLimiter::new(config.limits.requests_per_minute),
-        redactor: Redactor::new(&config.keys.0),
+        redactor: Redactor::new(config.keys.0.iter().map(|(_, key)| key.as_str())),
         config,
     });
     let api = Router::new()

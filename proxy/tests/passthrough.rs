@@ -110,16 +110,18 @@ async fn bytes_pass_through_unchanged_and_unbuffered() {
     }
     let mut body = response.bytes_stream();
     let mut received = Vec::new();
-    // Each chunk reaches the client before the upstream sends the next one: nothing is held back.
-    for (i, chunk) in chunks.iter().enumerate() {
+    // Each chunk reaches the client before the upstream sends the next one, but for the end of a word cut
+    // at the chunk's end: it could be the start of a key, so it waits for the next chunk (see `redact`).
+    let sent_as = [&chunks[0][..chunks[0].len() - 3], b"caf\xc3", chunks[2], chunks[3]];
+    for (i, (chunk, expected)) in chunks.iter().zip(sent_as).enumerate() {
         if i > 0 {
             tx.send(Ok(Bytes::from_static(chunk))).unwrap();
         }
         let mut got = Vec::new();
-        while got.len() < chunk.len() {
+        while got.len() < expected.len() {
             got.extend_from_slice(&next_chunk(&mut body).await.expect("the chunk arrives"));
         }
-        assert_eq!(got, *chunk, "chunk {i}");
+        assert_eq!(got, expected, "chunk {i}");
         received.extend_from_slice(&got);
     }
     drop(tx);
