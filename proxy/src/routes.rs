@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequest, Path, Request, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequest, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -14,6 +14,7 @@ use axum::routing::{any, get, post};
 use axum::{Extension, Router};
 use bytes::Bytes;
 use futures_util::StreamExt;
+use percent_encoding::percent_decode_str;
 use serde_json::Value;
 use tokio::time::Instant;
 use tower_http::cors::CorsLayer;
@@ -54,7 +55,6 @@ pub fn router(config: Config, address: SocketAddr) -> Router {
         config,
     });
     let api = Router::new()
-        .route("/api/chat/stream", post(agent))
         .route("/api/chat/{provider}", post(provider_chat))
         .route_layer(middleware::from_fn_with_state(state.clone(), chat_gate))
         .route_layer(DefaultBodyLimit::max(body_limit))
@@ -73,14 +73,18 @@ pub fn router(config: Config, address: SocketAddr) -> Router {
 
 /// What a chat request must pass before its body is read, each refusal in the route's provider error
 /// format: a body declared as JSON (else 415; see [`crate::access`]), and the client's rate (else 429).
+///
+/// The provider is decided here, once, from the percent-decoded path (the form the router matched), and
+/// handed to the handler: every spelling of a route meets the same checks.
 async fn chat_gate(
     State(state): State<Arc<AppState>>,
     ConnectInfo(client): ConnectInfo<SocketAddr>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
+    let decoded = percent_decode_str(request.uri().path()).decode_utf8().ok();
     // An unknown provider is the handler's 404.
-    let Some(provider) = Provider::from_path(request.uri().path()) else { return next.run(request).await };
+    let Some(provider) = decoded.and_then(|path| Provider::from_path(&path)) else { return next.run(request).await };
     if !is_json(request.headers()) {
         let message = "The request body must be JSON, sent as Content-Type: application/json.";
         return proxy_error(provider, StatusCode::UNSUPPORTED_MEDIA_TYPE, message);
@@ -91,17 +95,19 @@ async fn chat_gate(
         response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
         return response;
     }
+    request.extensions_mut().insert(provider);
     next.run(request).await
 }
 
+/// `POST /api/chat/{provider}`, the agent's `stream` included, for the provider [`chat_gate`] decided.
 async fn provider_chat(
     State(state): State<Arc<AppState>>,
-    Path(name): Path<String>,
+    provider: Option<Extension<Provider>>,
     close: Option<Extension<CloseConnection>>,
     request: Request,
 ) -> Response {
-    match Provider::from_route(&name) {
-        Some(provider) => chat(&state, provider, close.map(|c| c.0), request).await,
+    match provider {
+        Some(Extension(provider)) => chat(&state, provider, close.map(|c| c.0), request).await,
         None => (StatusCode::NOT_FOUND, axum::Json(serde_json::json!({"error": {"message": "Unknown provider."}})))
             .into_response(),
     }
@@ -125,14 +131,6 @@ async fn providers(State(state): State<Arc<AppState>>) -> Response {
         .map(|(name, real)| (name.to_owned(), Value::from(if real { "configured" } else { "simulated" })))
         .collect();
     axum::Json(Value::Object(listed)).into_response()
-}
-
-async fn agent(
-    State(state): State<Arc<AppState>>,
-    close: Option<Extension<CloseConnection>>,
-    request: Request,
-) -> Response {
-    chat(&state, Provider::Agent, close.map(|c| c.0), request).await
 }
 
 /// The body, within the body limit (413) and the header timeout, counted from the headers (408).
