@@ -201,6 +201,22 @@ async fn a_stream_cut_mid_event_never_shows_the_client_a_half_event() {
 }
 
 #[tokio::test]
+async fn a_byte_order_mark_before_the_first_frame_does_not_hide_its_data_line() {
+    // The SSE rules strip one leading BOM: the first line is a `data` line, half written, so the stream
+    // ends there rather than with a blank line that would dispatch it.
+    for (route, sent) in [
+        ("openai", "\u{feff}data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"the"),
+        ("gemini", "\u{feff}data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"the\r"),
+    ] {
+        let events = cut_after(route, "Content-Type: text/event-stream", sent).await;
+        let errors = errors(&events);
+        // One error: the stream's own end, not the half frame read as a whole one.
+        assert_eq!(errors.len(), 1, "{route}: {errors:?}");
+        assert!(!errors[0].1.contains("EOF while parsing") && !errors[0].1.contains("idle"), "{route}: {errors:?}");
+    }
+}
+
+#[tokio::test]
 async fn a_cut_ndjson_line_is_ended_before_the_proxys_error_line() {
     let head = "Content-Type: application/x-ndjson";
     let first = "{\"message\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"done\":false}\n";
