@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use chatstream::error::ErrorCode;
 use chatstream::event::StreamEvent;
-use common::{chunks, decode, post_json, raw_exchange, send, Proxy, RawUpstream, Step};
+use common::{body_text, chunks, decode, post_json, raw_exchange, send, Proxy, RawUpstream, Step};
 
 const KEY: &str = "sk-test-CANARY-5c1d9e";
 
@@ -65,6 +65,53 @@ async fn upstream_cors_headers_never_reach_the_client() {
         assert!(response.headers().get("access-control-allow-credentials").is_none());
         assert!(response.headers().get("access-control-expose-headers").is_none());
     }
+}
+
+#[tokio::test]
+async fn only_known_upstream_headers_pass_and_the_content_type_is_the_routes() {
+    let dangerous = "Content-Security-Policy: default-src *\r\nClear-Site-Data: \"*\"\r\n\
+                     Link: </evil.js>; rel=preload\r\nRefresh: 0; url=http://evil.example/\r\n\
+                     Location: http://evil.example/\r\nContent-Disposition: attachment; filename=x.html\r\n\
+                     X-Frame-Options: ALLOWALL\r\nServer: upstream/1.0";
+    let kept = "X-Request-Id: req_1\r\nRequest-Id: req_2\r\nX-Ratelimit-Remaining-Requests: 9\r\n\
+                anthropic-ratelimit-tokens-remaining: 99\r\nRetry-After: 3";
+    for (status, format) in [(200, None), (429, Some("application/json"))] {
+        let upstream = RawUpstream::start(vec![send(format!(
+            "HTTP/1.1 {status} X\r\nContent-Type: text/html\r\n{dangerous}\r\n{kept}\r\nConnection: close\r\n\r\n\
+             <script>alert(1)</script>"
+        ))])
+        .await;
+        let proxy = start(&["--rate-limit", "0"], &every_route_env(&upstream.base));
+        for route in ROUTES {
+            let response = post_json(proxy.endpoint(&format!("/api/chat/{route}")), "{}").send().await.unwrap();
+            assert_eq!(response.status(), status, "{route}");
+            let headers = response.headers();
+            let stream = if route == "ollama" { "application/x-ndjson" } else { "text/event-stream" };
+            assert_eq!(headers["content-type"], format.unwrap_or(stream), "{route}");
+            for name in ["x-request-id", "request-id", "x-ratelimit-remaining-requests", "retry-after"] {
+                assert!(headers.contains_key(name), "{route}: {name} dropped: {headers:?}");
+            }
+            assert_eq!(headers["anthropic-ratelimit-tokens-remaining"], "99");
+            for name in dangerous.split("\r\n").map(|line| line.split(':').next().unwrap().to_ascii_lowercase()) {
+                assert!(!headers.contains_key(&name), "{route}: {name} passed on: {headers:?}");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_compressed_body_is_refused_not_passed_on_raw() {
+    let upstream = RawUpstream::start(vec![send(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: gzip\r\nConnection: close\r\n\r\n\
+         \x1f\u{8b}\x08\x00garbled",
+    )])
+    .await;
+    let proxy = start(&[], &every_route_env(&upstream.base));
+    let response = post_json(proxy.endpoint("/api/chat/openai"), "{}").send().await.unwrap();
+    assert_eq!(response.status(), 502);
+    let body: serde_json::Value = serde_json::from_str(&body_text(response).await).unwrap();
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("Content-Encoding: gzip"), "{message}");
 }
 
 #[tokio::test]
