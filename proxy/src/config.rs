@@ -62,7 +62,8 @@ pub struct Args {
     /// Delay between simulated chunks, in milliseconds.
     #[arg(long, env = "PROXY_SIM_DELAY_MS", default_value_t = 20)]
     pub sim_delay_ms: u64,
-    /// Largest accepted request body, in bytes (larger: 413).
+    /// Largest accepted request body, in bytes. A larger one is read on and thrown away (up to 100 MiB, within
+    /// the header timeout) so that the client, a browser's fetch too, reads the 413; then the connection closes.
     #[arg(long, env = "PROXY_BODY_LIMIT", default_value_t = 1024 * 1024)]
     pub body_limit: usize,
     /// Chat requests allowed per client address per minute (more: 429 with Retry-After). 0 disables.

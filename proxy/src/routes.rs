@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequest, Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -47,7 +47,6 @@ pub fn router(config: Config, address: SocketAddr) -> Router {
             .allow_methods([Method::GET, Method::POST])
             .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION])
     });
-    let body_limit = config.limits.body_bytes;
     let state = Arc::new(AppState {
         client: upstream::client(&config.limits),
         limiter: RateLimiter::new(config.limits.requests_per_minute),
@@ -57,7 +56,6 @@ pub fn router(config: Config, address: SocketAddr) -> Router {
     let api = Router::new()
         .route("/api/chat/{provider}", post(provider_chat))
         .route_layer(middleware::from_fn_with_state(state.clone(), chat_gate))
-        .route_layer(DefaultBodyLimit::max(body_limit))
         .route("/api/providers", get(providers))
         .route("/api/{*rest}", any(|| async { StatusCode::NOT_FOUND }))
         .with_state(state);
@@ -133,13 +131,50 @@ async fn providers(State(state): State<Arc<AppState>>) -> Response {
     axum::Json(Value::Object(listed)).into_response()
 }
 
+/// The most of a body over the limit that is read and thrown away so that its client reads the 413.
+const DRAIN_BYTES: u64 = 100 << 20;
+
 /// The body, within the body limit (413) and the header timeout, counted from the headers (408).
+///
+/// A body over the limit is read on and thrown away (up to [`DRAIN_BYTES`], within the header timeout
+/// again) before the 413 goes out, and the connection is closed after it. A browser's `fetch`, like
+/// Node's, reads no answer while it is still sending: a connection closed under it is a network error,
+/// with no status and no message.
 async fn read_body(state: &AppState, provider: Provider, request: Request) -> Result<Bytes, Response> {
-    match tokio::time::timeout(state.config.connections.header, Bytes::from_request(request, &())).await {
-        Ok(Ok(body)) => Ok(body),
-        Ok(Err(rejection)) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+    let limit = state.config.limits.body_bytes;
+    let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let mut body = request.into_body().into_data_stream();
+    let mut read = Vec::new();
+    let within_limit = async {
+        if declared.is_some_and(|length| length > limit as u64) {
+            return Ok(false);
+        }
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk?;
+            if read.len() + chunk.len() > limit {
+                return Ok(false);
+            }
+            read.extend_from_slice(&chunk);
+        }
+        Ok::<_, axum::Error>(true)
+    };
+    match tokio::time::timeout(state.config.connections.header, within_limit).await {
+        Ok(Ok(true)) => Ok(Bytes::from(read)),
+        Ok(Ok(false)) => {
+            let drain = async {
+                let mut drained = 0;
+                while let Some(Ok(chunk)) = body.next().await {
+                    drained += chunk.len() as u64;
+                    if drained > DRAIN_BYTES {
+                        break;
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(state.config.connections.header, drain).await;
             let message = "The request body is larger than the proxy's limit (--body-limit).";
-            Err(proxy_error(provider, StatusCode::PAYLOAD_TOO_LARGE, message))
+            let mut response = proxy_error(provider, StatusCode::PAYLOAD_TOO_LARGE, message);
+            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            Err(response)
         }
         Ok(Err(_)) => Err(proxy_error(provider, StatusCode::BAD_REQUEST, "The request body could not be read.")),
         Err(_) => Err(proxy_error(provider, StatusCode::REQUEST_TIMEOUT, "The request body did not arrive in time.")),
