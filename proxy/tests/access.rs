@@ -199,3 +199,40 @@ async fn every_spelling_of_a_chat_route_meets_the_same_checks() {
     assert!(served <= 2, "{served} requests served past a rate limit of 2");
     assert!(hits.load(Ordering::SeqCst) <= served, "a refused request went upstream");
 }
+
+#[tokio::test]
+async fn a_dev_server_forwarding_to_the_proxy_is_served_and_every_refusal_says_how_to_allow_it() {
+    let (proxy, _upstream, hits) = keyed_proxy(&[]).await;
+    let body = r#"{"messages":[{"role":"user","content":"hi"}]}"#;
+    // What Vite's `server.proxy: { '/api': 'http://127.0.0.1:8787' }` forwards: the browser's own Host and
+    // Origin, the dev server's port.
+    for dev in ["localhost:5173", "127.0.0.1:5173", "[::1]:3000"] {
+        let request = format!(
+            "POST /api/chat/openai HTTP/1.1\r\nHost: {dev}\r\nOrigin: http://{dev}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let answer = raw_exchange(proxy.address(), &request).await;
+        assert_eq!(status(&answer), 200, "{dev}: {answer}");
+    }
+    assert_eq!(hits.load(Ordering::SeqCst), 3);
+
+    let request = |host: &str, origin: &str| {
+        format!("GET /api/providers HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\nConnection: close\r\n\r\n")
+    };
+    let foreign_host = raw_exchange(proxy.address(), &request("chat.example:5173", "http://chat.example:5173")).await;
+    assert_eq!(status(&foreign_host), 421);
+    let expected = "the host \"chat.example:5173\": start it with --allowed-host chat.example:5173";
+    assert!(foreign_host.contains(expected), "{foreign_host}");
+    let foreign_origin = raw_exchange(proxy.address(), &request(proxy.address(), "http://chat.example:5173")).await;
+    assert_eq!(status(&foreign_origin), 403);
+    let expected =
+        "from \"http://chat.example:5173\" refused: start the proxy with --cors-origin http://chat.example:5173";
+    assert!(foreign_origin.contains(expected), "{foreign_origin}");
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let log = proxy.output();
+    assert!(
+        log.contains("--allowed-host chat.example:5173") && log.contains("--cors-origin http://chat.example:5173"),
+        "{log}"
+    );
+}
