@@ -152,22 +152,19 @@ fn next_start(first: u8, bytes: &[u8]) -> Option<usize> {
 /// The length of the key at the start of `bytes`, each of its characters as itself, percent-encoded or
 /// JSON-escaped (the longest, when a `%` or `\` in the key can be read either way).
 fn match_at(key: &[u8], bytes: &[u8]) -> Option<usize> {
+    // Without a `%` or `\` in the key, the first byte of each spelling tells them apart: one way to read.
+    if !key.iter().any(|b| matches!(b, b'%' | b'\\')) {
+        return key.iter().try_fold(0, |at, &want| Some(at + spellings(want, &bytes[at..]).next()?));
+    }
     // Where the spellings of the key so far can end.
     let mut ends = vec![0];
     let mut next = Vec::new();
     for &want in key {
         next.clear();
         for &at in &ends {
-            let rest = &bytes[at..];
-            let spellings = [
-                (rest.first() == Some(&want), 1),
-                (rest.len() >= 3 && rest[0] == b'%' && hex_is(&rest[1..3], want), 3),
-                (rest.len() >= 6 && rest.starts_with(b"\\u00") && hex_is(&rest[4..6], want), 6),
-                (want == b'/' && rest.starts_with(b"\\/"), 2),
-            ];
-            for (_, len) in spellings.into_iter().filter(|(spelt, _)| *spelt) {
-                if !next.contains(&(at + len)) {
-                    next.push(at + len);
+            for end in spellings(want, &bytes[at..]).map(|len| at + len) {
+                if !next.contains(&end) {
+                    next.push(end);
                 }
             }
         }
@@ -177,6 +174,18 @@ fn match_at(key: &[u8], bytes: &[u8]) -> Option<usize> {
         std::mem::swap(&mut ends, &mut next);
     }
     ends.into_iter().max()
+}
+
+/// The lengths of the spellings of `want` that `rest` starts with: itself, percent-encoded, JSON-escaped.
+fn spellings(want: u8, rest: &[u8]) -> impl Iterator<Item = usize> {
+    [
+        (rest.first() == Some(&want), 1),
+        (rest.len() >= 3 && rest[0] == b'%' && hex_is(&rest[1..3], want), 3),
+        (rest.len() >= 6 && rest.starts_with(b"\\u00") && hex_is(&rest[4..6], want), 6),
+        (want == b'/' && rest.starts_with(b"\\/"), 2),
+    ]
+    .into_iter()
+    .filter_map(|(spelt, len)| spelt.then_some(len))
 }
 
 /// Two hex digits, in either case, that spell `byte`.
