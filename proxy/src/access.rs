@@ -102,7 +102,7 @@ fn refuse(status: StatusCode, message: String) -> Response {
 }
 
 /// A header value as a refusal shows it: quoted, escaped, and not too long.
-fn shown(value: &str) -> String {
+pub fn shown(value: &str) -> String {
     format!("{:?}", value.chars().take(100).collect::<String>())
 }
 

@@ -20,7 +20,7 @@ use tokio::time::Instant;
 use tower_http::cors::CorsLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use crate::access::{is_json, same_site, Allowed};
+use crate::access::{is_json, same_site, shown, Allowed};
 use crate::config::Config;
 use crate::limits::{guard, RateLimiter, Watch};
 use crate::provider::Provider;
@@ -84,17 +84,32 @@ async fn chat_gate(
     // An unknown provider is the handler's 404.
     let Some(provider) = decoded.and_then(|path| Provider::from_path(&path)) else { return next.run(request).await };
     if !is_json(request.headers()) {
-        let message = "The request body must be JSON, sent as Content-Type: application/json.";
-        return proxy_error(provider, StatusCode::UNSUPPORTED_MEDIA_TYPE, message);
+        let sent = match request.headers().get(header::CONTENT_TYPE) {
+            Some(value) => format!("sent as {}", shown(value.to_str().unwrap_or_default())),
+            None => "sent without one".to_string(),
+        };
+        let message =
+            format!("The request body must be JSON, sent as Content-Type: application/json; this one was {sent}.");
+        return refused(provider, StatusCode::UNSUPPORTED_MEDIA_TYPE, &message);
     }
     if let Err(retry_after) = state.limiter.check(client.ip()) {
-        let mut response =
-            proxy_error(provider, StatusCode::TOO_MANY_REQUESTS, "Too many requests to the proxy; retry later.");
+        let message = format!(
+            "Too many requests from this client, over the proxy's --rate-limit of {} a minute; retry later.",
+            state.config.limits.requests_per_minute
+        );
+        let mut response = refused(provider, StatusCode::TOO_MANY_REQUESTS, &message);
         response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
         return response;
     }
     request.extensions_mut().insert(provider);
     next.run(request).await
+}
+
+/// A request the proxy refuses itself, in the route's error format, and in the log: the message names what
+/// was refused and what would allow it.
+fn refused(provider: Provider, status: StatusCode, message: &str) -> Response {
+    tracing::warn!("{}: {message}", provider.name());
+    proxy_error(provider, status, message)
 }
 
 /// `POST /api/chat/{provider}`, the agent's `stream` included, for the provider [`chat_gate`] decided.
@@ -172,7 +187,7 @@ async fn read_body(state: &AppState, provider: Provider, request: Request) -> Re
             };
             let _ = tokio::time::timeout(state.config.connections.header, drain).await;
             let message = "The request body is larger than the proxy's limit (--body-limit).";
-            let mut response = proxy_error(provider, StatusCode::PAYLOAD_TOO_LARGE, message);
+            let mut response = refused(provider, StatusCode::PAYLOAD_TOO_LARGE, message);
             response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
             Err(response)
         }
