@@ -186,7 +186,7 @@ export interface ParsedResponse {
   suggested_actions: Json | null;
   /** `{ type, data }` from a registered marker such as `SCHEMA_PROPOSAL:`. */
   custom_payload: Json | null;
-  /** Why a payload marker was left in the text (its JSON missing or malformed). */
+  /** Why a payload marker was left in the text (its JSON missing or malformed), once per kind. */
   diagnostics: string[];
 }
 
