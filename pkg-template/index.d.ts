@@ -217,7 +217,8 @@ export class ChatStream {
   /**
    * Feeds a chunk: text, or bytes in any form (`ArrayBuffer`, `Uint8Array` or another typed
    * array, `DataView`); returns the events it completed (adjacent text deltas merged). Any other
-   * value throws a `TypeError`.
+   * value throws a `TypeError`. Bytes whose buffer was transferred away (detached) cannot be
+   * read: they give an `error` event, and the stream goes on.
    */
   push(chunk: string | ArrayBuffer | ArrayBufferView): StreamEvent[];
   /** The body ended: the last events, always including `complete`. */
