@@ -442,7 +442,10 @@ export class ChatSession {
   getSnapshot(): ChatState;
   saveMessages(): string;
   loadMessages(json: string | StoredMessage[]): void;
-  /** Stops the turn in flight and frees the session's memory; unusable after. */
+  /**
+   * Stops the turn in flight and frees the session's memory; unusable after. Also from inside a
+   * callback: the turn's events end there, and nothing else is sent or called.
+   */
   dispose(): void;
 }
 
