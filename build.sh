@@ -145,6 +145,11 @@ build_examples() {
 
 # --- tests -------------------------------------------------------------------------------
 
+test_size() {
+  say "size budget: each entry's download against size-budget.json (node tests/size/check.js)"
+  node tests/size/check.js
+}
+
 test_native() {
   say "native tests (cargo test --workspace)"
   cargo test --workspace
@@ -192,6 +197,7 @@ test_types() {
 
 run_tests() {
   build_pkg
+  test_size
   test_native
   test_wasm
   test_node
