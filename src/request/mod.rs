@@ -35,7 +35,7 @@ mod openai;
 mod openai_responses;
 
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::error::ErrorCode;
 
@@ -292,8 +292,21 @@ fn reasoning_effort(profile: &Profile) -> &'static str {
     }
 }
 
-fn insert_some<T: Serialize>(body: &mut Map<String, Value>, key: &str, value: Option<T>) {
+// The bodies are built as values directly, not with `json!`: its `to_value` brings serde_json's
+// value serializer into the wasm module, once for each type it is given.
+
+/// A JSON object of `fields`.
+fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    Value::Object(fields.into_iter().map(|(key, value)| (key.to_owned(), value)).collect())
+}
+
+/// A JSON string.
+fn string(text: &str) -> Value {
+    Value::String(text.to_owned())
+}
+
+fn insert_some(body: &mut Map<String, Value>, key: &str, value: Option<impl Into<Value>>) {
     if let Some(value) = value {
-        body.insert(key.into(), json!(value));
+        body.insert(key.into(), value.into());
     }
 }
