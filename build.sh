@@ -38,6 +38,19 @@ ensure_rust() {
   fi
 }
 
+# The package's modules are built on this nightly, which rebuilds the standard library with panics
+# that abort at once (-Cpanic=immediate-abort): the panic messages, their formatting and the
+# unwinding paths leave the module. Pinned, so that a build today and next month make the same
+# module; the tests and everything else use the stable toolchain.
+NIGHTLY=nightly-2026-05-20
+
+ensure_nightly() {
+  if [ ! -d "$(rustup run "$NIGHTLY" rustc --print sysroot 2>/dev/null)/lib/rustlib/src/rust/library" ]; then
+    say "installing Rust $NIGHTLY with the standard library's source (rust-src), for the package's modules"
+    rustup toolchain install "$NIGHTLY" --profile minimal --component rust-src
+  fi
+}
+
 ensure_node_modules() {
   # package-lock.json pins the dev tools: binaryen's wasm-opt (Debian's is too old), playwright-core, tsc.
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
@@ -70,8 +83,11 @@ WASM_OPT_FLAGS=(-Oz --converge --low-memory-unused --enable-simd --enable-refere
 build_module() {
   local name=$1 features=$2 out=$3 target=${CARGO_TARGET_DIR:-target}
   [ "$name" = full ] || target="$target/$name"
+  # The flags join .cargo/config.toml's for the target (an array on both sides, so cargo appends).
   # shellcheck disable=SC2086 # $features is cargo's flags, split on purpose
-  cargo build --release --target wasm32-unknown-unknown --lib --target-dir "$target" $features
+  cargo "+$NIGHTLY" build --release --target wasm32-unknown-unknown --lib --target-dir "$target" $features \
+    -Z build-std=std,panic_abort \
+    --config 'target.wasm32-unknown-unknown.rustflags = ["-Zunstable-options", "-Cpanic=immediate-abort"]'
   wasm-bindgen --target web --out-dir "$out" --out-name chatstream \
     "$target/wasm32-unknown-unknown/release/chatstream.wasm"
   node_modules/.bin/wasm-opt "${WASM_OPT_FLAGS[@]}" "$out/chatstream_bg.wasm" -o "$out/chatstream_bg.wasm"
@@ -83,6 +99,7 @@ build_module() {
 
 build_pkg() {
   ensure_rust
+  ensure_nightly
   ensure_node_modules
   local out
   # Built beside pkg/ and swapped in at the end, so a test reading pkg/ meanwhile never sees half a package.
