@@ -28,6 +28,8 @@ seed() {
     name=${file#../tests/fixtures/}
     name=${name//\//-}
     [ "$target" = framing ] && { { printf '\x00\x00'; cat "$file"; } > "$dir/$name"; continue; }
+    # The redactor's input starts with a key: its length, then the key.
+    [ "$target" = redactor ] && { { printf '\x15sk-test-CANARY-5c1d9e\x00'; cat "$file"; } > "$dir/$name"; continue; }
     { printf '\x00'; cat "$file"; } > "$dir/$name"
   done
 }

@@ -1,12 +1,9 @@
 import { defineConfig } from "vite";
 import react from "@vitejs/plugin-react";
 
-// `npm run dev`: the chat requests go to chatstream-proxy (`./build.sh demo` starts it on 8787).
-const proxy = process.env.PROXY_URL ?? "http://127.0.0.1:8787";
-
+// `npm run dev`: the chat requests go to chatstream-proxy (`./build.sh demo` starts it on 8787). The proxy
+// listens on loopback, so it serves the dev server's localhost host and origin as they are forwarded.
 export default defineConfig({
   plugins: [react()],
-  // The proxy serves only its own host and origin (so that no other page can spend its keys):
-  // the dev server forwards as that origin.
-  server: { proxy: { "/api": { target: proxy, changeOrigin: true, headers: { origin: new URL(proxy).origin } } } },
+  server: { proxy: { "/api": process.env.PROXY_URL ?? "http://127.0.0.1:8787" } },
 });

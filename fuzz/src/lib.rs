@@ -143,3 +143,37 @@ fn two_frames(dialects: &[chatstream::dialect::Dialect], learned: &str, other: &
         modes_agree(dialect, &frames);
     }
 }
+
+/// The proxy's key redactor, built from its source (the proxy is a binary, not a library).
+#[path = "../../proxy/src/redact.rs"]
+#[allow(dead_code)]
+mod redact;
+
+/// The proxy's redactor over a random key and text cut anywhere: no panic, the same output as in one
+/// piece, and a key of [`redact::MIN_KEY`] bytes or more never left in it. The first byte is the key's
+/// length (0-64), the key follows, then the cuts and the text as for every target; the key is put in the
+/// middle of the text too, so that there is one to find.
+pub fn redaction(data: &[u8]) {
+    let Some((&length, rest)) = data.split_first() else { return };
+    let length = (length as usize % 65).min(rest.len());
+    let (key, rest) = rest.split_at(length);
+    let Ok(key) = std::str::from_utf8(key) else { return };
+    let (input, cuts) = cuts(rest);
+    let middle = input.len() / 2;
+    let text = [&input[..middle], key.as_bytes(), &input[middle..]].concat();
+    let redactor = redact::Redactor::new([key]);
+    let whole = redactor.redact(&text).unwrap_or_else(|| text.clone());
+    let mut stream = redactor.stream();
+    let mut split = Vec::new();
+    for piece in pieces(&text, &cuts) {
+        split.extend_from_slice(&stream.push(bytes::Bytes::copy_from_slice(piece)));
+    }
+    split.extend_from_slice(&stream.finish());
+    assert_eq!(whole, split, "key {key:?}, cut at {cuts:?}");
+    // A key with a bracket could be made of a mark and what is around it.
+    if key.len() >= redact::MIN_KEY && !key.contains(['[', ']']) {
+        assert!(memchr::memmem::find(&whole, key.as_bytes()).is_none(), "key {key:?} left in {whole:?}");
+    } else if key.len() < redact::MIN_KEY {
+        assert_eq!(whole, text, "a short key changed the text");
+    }
+}

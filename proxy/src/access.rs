@@ -7,10 +7,16 @@
 //!   `--cors-origin`; otherwise 403. Browsers send one with every cross-origin request and every POST;
 //!   server-side clients send none and are not affected.
 //!
+//! When the proxy listens on loopback, a loopback `Host` or `Origin` (localhost, 127.x.x.x, [::1]) on any
+//! port is its own machine's too, as Ollama has it: a dev server (Vite's `server.proxy`) forwards the
+//! browser's `Host` and `Origin`, its own port's. A rebinding page cannot send those: its name is not one.
+//!
+//! Every refusal names what it refused and the flag that would allow it, in the answer and the log.
+//!
 //! And on the chat routes, the body must be declared `application/json` (415 otherwise): that is what a
 //! page cannot send cross-site without a CORS preflight, which only `--cors-origin` passes.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
@@ -25,6 +31,8 @@ struct AllowedInner {
     /// Every accepted `Host` value, lowercase.
     hosts: Vec<String>,
     cors_origin: Option<String>,
+    /// The proxy listens on loopback: loopback hosts and origins on any port are allowed.
+    loopback: bool,
 }
 
 impl Allowed {
@@ -51,17 +59,21 @@ impl Allowed {
             hosts.push(name);
         }
         let cors_origin = cors_origin.map(str::to_ascii_lowercase);
-        Allowed(Arc::new(AllowedInner { hosts, cors_origin }))
+        Allowed(Arc::new(AllowedInner { hosts, cors_origin, loopback: address.ip().is_loopback() }))
     }
 
     fn host_allowed(&self, host: &str) -> bool {
-        self.0.hosts.iter().any(|allowed| allowed.eq_ignore_ascii_case(host))
+        self.0.hosts.iter().any(|allowed| allowed.eq_ignore_ascii_case(host)) || (self.0.loopback && is_loopback(host))
     }
 
     /// The proxy's own origin for this `Host`, over http or https (behind a TLS front), or the CORS origin.
     fn origin_allowed(&self, origin: &str, host: &str) -> bool {
         let own = ["http://", "https://"].iter().any(|scheme| origin.eq_ignore_ascii_case(&format!("{scheme}{host}")));
-        own || self.0.cors_origin.as_deref().is_some_and(|cors| cors.eq_ignore_ascii_case(origin))
+        let loopback = || {
+            let authority = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://"));
+            self.0.loopback && authority.is_some_and(is_loopback)
+        };
+        own || self.0.cors_origin.as_deref().is_some_and(|cors| cors.eq_ignore_ascii_case(origin)) || loopback()
     }
 }
 
@@ -71,19 +83,62 @@ fn has_port(host: &str) -> bool {
     after_bracket.rsplit_once(':').is_some_and(|(_, port)| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// `localhost`, a 127.x.x.x address or `[::1]`, with or without a port.
+fn is_loopback(authority: &str) -> bool {
+    let name = match authority.rsplit_once(':') {
+        Some((name, port)) if !name.ends_with(':') && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit()) => {
+            name
+        }
+        _ => authority,
+    };
+    let name = name.strip_prefix('[').and_then(|v6| v6.strip_suffix(']')).unwrap_or(name);
+    name.eq_ignore_ascii_case("localhost") || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// A refusal, with what was refused and how to allow it: in the answer, and in the log.
+fn refuse(status: StatusCode, message: String) -> Response {
+    tracing::warn!("{message}");
+    (status, message + "\n").into_response()
+}
+
+/// A header value as a refusal shows it: quoted, escaped, and not too long.
+pub fn shown(value: &str) -> String {
+    format!("{:?}", value.chars().take(100).collect::<String>())
+}
+
 /// Middleware for every route: refuses a foreign `Host` (421) or `Origin` (403).
 pub async fn same_site(State(allowed): State<Allowed>, request: Request, next: Next) -> Response {
     let headers = request.headers();
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
     // An absolute request target names the host too; it must agree.
     let target = request.uri().authority().map(|a| a.as_str());
-    if !allowed.host_allowed(host) || target.is_some_and(|target| !allowed.host_allowed(target)) {
-        return (StatusCode::MISDIRECTED_REQUEST, "This proxy does not serve that host.\n").into_response();
+    if let Some(refused) = [Some(host), target].into_iter().flatten().find(|name| !allowed.host_allowed(name)) {
+        let message = if refused.is_empty() {
+            "This proxy serves only requests with a Host header.".to_string()
+        } else {
+            format!(
+                "This proxy does not serve the host {}: start it with --allowed-host {refused} (or \
+                 PROXY_ALLOWED_HOSTS) to allow that name.",
+                shown(refused)
+            )
+        };
+        return refuse(StatusCode::MISDIRECTED_REQUEST, message);
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or_default();
         if !allowed.origin_allowed(origin, host) {
-            return (StatusCode::FORBIDDEN, "Cross-origin requests to this proxy are not allowed.\n").into_response();
+            let message = if origin.eq_ignore_ascii_case("null") {
+                "Cross-origin request from an opaque origin (Origin: null: a sandboxed frame or a file:// page) \
+                 refused: serve the page over http, and allow its origin with --cors-origin (or PROXY_CORS_ORIGIN)."
+                    .to_string()
+            } else {
+                format!(
+                    "Cross-origin request from {} refused: start the proxy with --cors-origin {origin} (or \
+                     PROXY_CORS_ORIGIN) to allow that origin.",
+                    shown(origin)
+                )
+            };
+            return refuse(StatusCode::FORBIDDEN, message);
         }
     }
     next.run(request).await
@@ -101,9 +156,10 @@ mod tests {
 
     #[test]
     fn hosts_are_the_listen_address_loopback_names_and_the_allowed_ones() {
-        let allowed =
-            Allowed::new("127.0.0.1:8787".parse().unwrap(), &["Chat.Example".into(), "lan.example:9000".into()], None);
+        let extra = ["Chat.Example".to_string(), "lan.example:9000".to_string()];
+        let allowed = Allowed::new("192.0.2.10:8787".parse().unwrap(), &extra, None);
         for host in [
+            "192.0.2.10:8787",
             "127.0.0.1:8787",
             "localhost:8787",
             "LOCALHOST:8787",
@@ -126,18 +182,40 @@ mod tests {
         ] {
             assert!(!allowed.host_allowed(host), "{host}");
         }
-        let v6 = Allowed::new("[::1]:80".parse().unwrap(), &[], None);
+        let v6 = Allowed::new("[2001:db8::1]:80".parse().unwrap(), &[], None);
         assert!(v6.host_allowed("[::1]") && v6.host_allowed("localhost") && v6.host_allowed("[::1]:80"));
     }
 
     #[test]
+    fn on_loopback_any_loopback_host_and_origin_is_allowed_on_any_port() {
+        let allowed = Allowed::new("127.0.0.1:8787".parse().unwrap(), &[], None);
+        for host in ["localhost:5173", "127.0.0.1", "127.0.0.2:3000", "[::1]:5173", "LocalHost:1"] {
+            assert!(allowed.host_allowed(host), "{host}");
+            assert!(allowed.origin_allowed(&format!("http://{host}"), "127.0.0.1:8787"), "{host}");
+        }
+        for host in [
+            "",
+            "attacker.example:5173",
+            "127.0.0.1.nip.io:8787",
+            "localhost.evil.example",
+            "localhost:x",
+            "0.0.0.0:8787",
+        ] {
+            assert!(!allowed.host_allowed(host), "{host}");
+            assert!(!allowed.origin_allowed(&format!("http://{host}"), "127.0.0.1:8787"), "{host}");
+        }
+        assert!(!allowed.origin_allowed("null", "localhost:5173"));
+        assert!(!allowed.origin_allowed("ftp://localhost:5173", "localhost:5173"));
+    }
+
+    #[test]
     fn origins_are_the_proxys_own_or_the_cors_one() {
-        let allowed = Allowed::new("127.0.0.1:8787".parse().unwrap(), &[], Some("http://localhost:5173"));
-        assert!(allowed.origin_allowed("http://127.0.0.1:8787", "127.0.0.1:8787"));
-        assert!(allowed.origin_allowed("http://localhost:5173", "127.0.0.1:8787"));
-        assert!(!allowed.origin_allowed("http://localhost:8787", "127.0.0.1:8787"));
-        assert!(!allowed.origin_allowed("null", "127.0.0.1:8787"));
-        assert!(!allowed.origin_allowed("http://127.0.0.1:8787.evil.example", "127.0.0.1:8787"));
+        let allowed = Allowed::new("192.0.2.10:8787".parse().unwrap(), &[], Some("http://localhost:5173"));
+        assert!(allowed.origin_allowed("http://192.0.2.10:8787", "192.0.2.10:8787"));
+        assert!(allowed.origin_allowed("http://localhost:5173", "192.0.2.10:8787"));
+        assert!(!allowed.origin_allowed("http://localhost:8787", "192.0.2.10:8787"));
+        assert!(!allowed.origin_allowed("null", "192.0.2.10:8787"));
+        assert!(!allowed.origin_allowed("http://192.0.2.10:8787.evil.example", "192.0.2.10:8787"));
     }
 
     #[test]

@@ -12,7 +12,9 @@ use clap::Parser;
 /// other provider with an offline simulated one.
 ///
 /// Keys come from the environment only: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY (or
-/// GOOGLE_API_KEY), COMPAT_API_KEY. A provider without its key (or URL) is simulated.
+/// GOOGLE_API_KEY), COMPAT_API_KEY. A provider without its key (or URL) is simulated. A key an upstream
+/// echoes is redacted from answers, whole; one shorter than 16 characters (a placeholder such as EMPTY) is
+/// not, and the proxy says so at start-up.
 #[derive(Debug, Parser)]
 #[command(name = "chatstream-proxy", version)]
 pub struct Args {
@@ -24,7 +26,9 @@ pub struct Args {
     pub port: u16,
     /// Another name the proxy answers to in the `Host` header, besides its listen address, localhost,
     /// 127.0.0.1 and [::1] (with its port). `NAME` allows NAME and NAME:PORT; `NAME:PORT` only that.
-    /// Repeatable. Any other Host is refused (421), so a DNS-rebinding page cannot reach the proxy.
+    /// Repeatable. Any other Host is refused (421), so a DNS-rebinding page cannot reach the proxy. While the
+    /// proxy listens on loopback, loopback names (localhost, 127.x.x.x, [::1]) on any port need no flag: a dev
+    /// server such as Vite's forwards its own.
     #[arg(long = "allowed-host", env = "PROXY_ALLOWED_HOSTS", value_delimiter = ',')]
     pub allowed_hosts: Vec<String>,
     /// Directory served at `/` (the demo page). No static files when unset.
@@ -33,7 +37,9 @@ pub struct Args {
     /// Directory served at `/pkg/` (the wasm package). No static files there when unset.
     #[arg(long, env = "PROXY_PKG")]
     pub pkg: Option<PathBuf>,
-    /// Allow cross-origin requests from this origin (e.g. http://localhost:5173). Same origin only when unset.
+    /// Allow cross-origin requests from this origin, with CORS headers (e.g. http://app.example:3000). When
+    /// unset: the proxy's own origin only, and, while it listens on loopback, loopback origins on any port
+    /// (without CORS headers: a dev server's proxy needs none).
     #[arg(long, env = "PROXY_CORS_ORIGIN")]
     pub cors_origin: Option<String>,
 
@@ -62,7 +68,8 @@ pub struct Args {
     /// Delay between simulated chunks, in milliseconds.
     #[arg(long, env = "PROXY_SIM_DELAY_MS", default_value_t = 20)]
     pub sim_delay_ms: u64,
-    /// Largest accepted request body, in bytes (larger: 413).
+    /// Largest accepted request body, in bytes. A larger one is read on and thrown away (up to 100 MiB, within
+    /// the header timeout) so that the client, a browser's fetch too, reads the 413; then the connection closes.
     #[arg(long, env = "PROXY_BODY_LIMIT", default_value_t = 1024 * 1024)]
     pub body_limit: usize,
     /// Chat requests allowed per client address per minute (more: 429 with Retry-After). 0 disables.
@@ -145,9 +152,10 @@ pub struct ConnectionLimits {
     pub max_connections: usize,
 }
 
-/// Every configured key, for the redactor. Hand-written `Debug` so that a `{:?}` never prints one.
+/// Every configured key with the variable it came from, for the redactor. Hand-written `Debug` so that a
+/// `{:?}` never prints one.
 #[derive(Clone, Default)]
-pub struct Keys(pub Vec<String>);
+pub struct Keys(pub Vec<(&'static str, String)>);
 
 impl std::fmt::Debug for Keys {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -205,7 +213,7 @@ impl Config {
         };
         let keys = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "COMPAT_API_KEY"]
             .into_iter()
-            .filter_map(|name| env(name).map(|key| key.trim().to_string()))
+            .filter_map(|name| env(name).map(|key| (name, key.trim().to_string())))
             .collect();
         Config {
             host: args.host,

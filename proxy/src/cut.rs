@@ -14,6 +14,9 @@
 //!   unreadable frame before the real error. So the stream ends right there, without an error frame: the
 //!   client sees a cut stream (what it is), and the proxy logs why.
 //!
+//! Before the first line, the SSE rules strip one UTF-8 byte order mark: it is not part of the first
+//! field's name (with it, `data` would read as an unknown field, and its half line would be "safe" to end).
+//!
 //! NDJSON (Ollama): every line is a record, an unfinished one included (readers parse a last line without
 //! its newline too), so there is no way to discard a cut line. It is ended with a newline and the error
 //! line follows; a reader reports the cut line as unreadable, then the error.
@@ -22,6 +25,8 @@ use crate::provider::Provider;
 
 pub struct Position {
     ndjson: bool,
+    /// How many bytes of a leading byte order mark have been seen; `None` once there can be none.
+    bom: Option<usize>,
     /// The bytes of the unfinished line up to its first colon (at most a few kept: only `data` matters).
     name: Vec<u8>,
     /// The unfinished line has reached its colon (or begins with one: a comment).
@@ -36,6 +41,8 @@ pub struct Position {
     event_has_data: bool,
 }
 
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
 /// Bytes of a field name kept: enough to tell `data` from any longer name.
 const NAME_KEPT: usize = 5;
 
@@ -43,6 +50,7 @@ impl Position {
     pub fn new(provider: Provider) -> Position {
         Position {
             ndjson: provider == Provider::Ollama,
+            bom: (provider != Provider::Ollama).then_some(0),
             name: Vec::new(),
             colon: false,
             in_line: false,
@@ -57,7 +65,23 @@ impl Position {
         if bytes.is_empty() {
             return;
         }
-        if std::mem::take(&mut self.after_cr) && bytes[0] == b'\n' {
+        if let Some(seen) = self.bom {
+            let rest = &BOM[seen..];
+            let matched = bytes.iter().zip(rest).take_while(|(a, b)| a == b).count();
+            if matched == rest.len() {
+                // The whole mark: no part of a line (its first bytes, seen so far, are forgotten).
+                self.bom = None;
+                self.name.clear();
+                self.in_line = false;
+                bytes = &bytes[matched..];
+            } else if matched == bytes.len() {
+                // Maybe a mark, maybe not: a line so far, until the rest shows.
+                self.bom = Some(seen + matched);
+            } else {
+                self.bom = None;
+            }
+        }
+        if std::mem::take(&mut self.after_cr) && bytes.first() == Some(&b'\n') {
             bytes = &bytes[1..];
         }
         while let Some(end) = memchr::memchr2(b'\n', b'\r', bytes) {
@@ -166,6 +190,26 @@ mod tests {
         assert_eq!(sse(&["data: {}\n\nda", "ta:"]), None);
         assert_eq!(sse(&["data: {\"a\":1}\n"]), None);
         assert_eq!(sse(&["data\n"]), None);
+    }
+
+    #[test]
+    fn one_leading_byte_order_mark_is_not_part_of_the_first_line() {
+        let bom = "\u{feff}";
+        let sse = |chunks: &[&[u8]]| {
+            let mut position = Position::new(Provider::OpenAi);
+            chunks.iter().for_each(|c| position.observe(c));
+            position.before_error_frame()
+        };
+        let first = format!("{bom}data: {{\"a\"");
+        let bytes = first.as_bytes();
+        for split in 0..=bytes.len() {
+            assert_eq!(sse(&[&bytes[..split], &bytes[split..]]), None, "split at {split}");
+        }
+        assert_eq!(sse(&[bom.as_bytes()]), Some(""));
+        // Half a mark is not a mark: a line that no parser knows.
+        assert_eq!(sse(&[&bom.as_bytes()[..2]]), Some("_\n\n"));
+        assert_eq!(sse(&[format!("{bom}{bom}data: x").as_bytes()]), Some("\n\n"));
+        assert_eq!(sse(&[format!("data: {{}}\n\n{bom}data: x").as_bytes()]), Some("\n\n"));
     }
 
     #[test]

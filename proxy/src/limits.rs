@@ -148,7 +148,7 @@ where
     };
     // Read to the end or cut short, the upstream is let go now.
     drop(body);
-    // The bytes the redactor kept back are fewer than a key window: they go out as they are.
+    // The bytes the redactor kept back, redacted.
     let mut last = redactor.finish().to_vec();
     position.observe(&last);
     if ending != Ending::Complete {

@@ -60,6 +60,16 @@ async fn main() -> ExitCode {
     ] {
         tracing::info!("{name}: {}", if configured { "forwarded" } else { "simulated" });
     }
+    for (name, key) in &config.keys.0 {
+        if key.len() < redact::MIN_KEY {
+            tracing::warn!(
+                "{name} is too short to be a secret ({} characters; a placeholder such as EMPTY?): answers that \
+                 contain it are passed on unredacted. Keys of {} characters or more are redacted.",
+                key.len(),
+                redact::MIN_KEY
+            );
+        }
+    }
     let connections = config.connections;
     let app = routes::router(config, address);
     tokio::select! {

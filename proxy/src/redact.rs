@@ -1,144 +1,234 @@
-//! Keeps the configured keys out of what upstreams send back: some providers echo the key, or part of
-//! it, in a 401 body or a header such as `WWW-Authenticate`.
+//! Keeps the configured keys out of what upstreams send back: some providers echo the key in a 401 body
+//! or a header such as `WWW-Authenticate`.
 //!
-//! Key material is any run of bytes covered by an 8-byte window of a key (the whole key when it is
-//! shorter), compared ASCII-case-insensitively: that finds the whole key, any prefix or substring of 8
-//! bytes or more, and nothing shorter (a 7-byte fragment cannot be told from ordinary text). Each run is
-//! replaced by one [`MARK`]. On a stream, a chunk that ends in what could be the start of a window keeps
-//! those bytes (at most 7) back until the next chunk shows whether a key continues there; any other
-//! chunk passes at once and, when it holds no key material, unchanged and uncopied.
+//! Only a whole key is redacted, never a part of one. The client controls text that upstreams echo (the
+//! `model` in OpenAI's "The model `X` does not exist", a prompt the model repeats); a redactor that marked
+//! fragments would answer, for every guess sent that way, whether it is a piece of the key, and give the
+//! key away a character at a time. Marking only the whole key answers a guess of the whole key, which
+//! nobody can make for a secret. Found, exactly (never case-folded, which would also answer guesses):
+//! - the key with each character as itself, percent-encoded (`%2D`, `%2d`) or JSON-escaped (`\u002d`,
+//!   and `\/` for `/`), in any mix: how it reads inside a URL or a JSON string;
+//! - the key in base64 wherever it starts in the encoded text, as in a Basic `Authorization` value
+//!   (`base64(user:key)`), with the base64 characters around it that carry its first and last bytes.
+//!
+//! Keys shorter than [`MIN_KEY`] bytes are not redacted at all: such a key is a placeholder (vLLM's
+//! `EMPTY`), not a secret, and redacting it would rewrite ordinary words.
+//!
+//! On a stream, a key may arrive split across chunks. A chunk that ends in a run of bytes that could be
+//! part of an encoded key (letters, digits, the punctuation of keys and encodings) keeps the end of that
+//! run back (at most the longest encoded key) until the next chunk or the end of the stream. What is kept
+//! back depends on the kinds of characters only, not on the key, so its timing tells nothing either. Any
+//! other chunk without a key passes at once, unchanged and uncopied.
 
-use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::Arc;
 
-use aho_corasick::AhoCorasick;
+use base64::Engine;
 use bytes::Bytes;
+use memchr::memmem;
 
-const WINDOW: usize = 8;
+/// The shortest key that is redacted: 16 bytes of even hex digits are 2^64 guesses of the whole key.
+pub const MIN_KEY: usize = 16;
 pub const MARK: &[u8] = b"[REDACTED]";
+/// The bytes an encoded form of a key takes per byte of the key, at most (`\u002d`).
+const LONGEST_ESCAPE: usize = 6;
+/// Base64 characters around a key's base64 that may carry its first or last bytes (one group of four).
+const BASE64_EDGE: usize = 4;
 
 #[derive(Clone, Default)]
 pub struct Redactor(Option<Arc<Matcher>>);
 
 struct Matcher {
-    windows: AhoCorasick,
-    /// Every proper prefix of a window, lowercase: a chunk ending in one may end inside a key.
-    starts: HashSet<Vec<u8>>,
+    /// The keys, [`MIN_KEY`] bytes or longer.
+    keys: Vec<Vec<u8>>,
+    /// For each key and each of the three places it can start in a base64 group, the base64 of the key's
+    /// bytes that fill whole groups there.
+    base64: Vec<memmem::Finder<'static>>,
+    /// Bytes that can appear in an encoded key: what a stream keeps back at the end of a chunk.
+    in_key: [bool; 256],
+    /// The longest encoded key, in bytes: the most a stream keeps back.
+    longest: usize,
 }
 
 impl Redactor {
-    pub fn new(keys: &[String]) -> Redactor {
-        let mut windows = HashSet::new();
-        for key in keys.iter().map(|k| k.as_bytes()).filter(|k| !k.is_empty()) {
-            windows.extend(key.windows(WINDOW.min(key.len())).map(|w| w.to_ascii_lowercase()));
-        }
-        if windows.is_empty() {
+    /// A redactor for `keys`; those shorter than [`MIN_KEY`] bytes are left out.
+    pub fn new<'a>(keys: impl IntoIterator<Item = &'a str>) -> Redactor {
+        let keys: Vec<Vec<u8>> =
+            keys.into_iter().filter(|k| k.len() >= MIN_KEY).map(|k| k.as_bytes().to_vec()).collect();
+        if keys.is_empty() {
             return Redactor(None);
         }
-        let starts = windows.iter().flat_map(|w| (1..w.len()).map(|n| w[..n].to_vec())).collect();
-        let windows = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .build(&windows)
-            .expect("a few hundred short patterns build");
-        Redactor(Some(Arc::new(Matcher { windows, starts })))
+        let mut base64 = Vec::new();
+        for key in &keys {
+            for skip in 0..3 {
+                let whole_groups = (key.len() - skip) / 3 * 3;
+                let encoded = base64::engine::general_purpose::STANDARD_NO_PAD.encode(&key[skip..skip + whole_groups]);
+                base64.push(memmem::Finder::new(encoded.as_bytes()).into_owned());
+            }
+        }
+        let mut in_key = [false; 256];
+        for byte in (0..=255u8).filter(|b| b.is_ascii_alphanumeric() || b"%\\/+=-_.~".contains(b)) {
+            in_key[byte as usize] = true;
+        }
+        for &byte in keys.iter().flatten() {
+            in_key[byte as usize] = true;
+        }
+        let longest = keys.iter().map(|k| k.len() * LONGEST_ESCAPE).max().unwrap_or(0);
+        Redactor(Some(Arc::new(Matcher { keys, base64, in_key, longest })))
     }
 
-    /// `bytes` with each run of key material replaced by [`MARK`]; `None` when there is none.
+    /// `bytes` with each key in it replaced by [`MARK`]; `None` when there is none.
     pub fn redact(&self, bytes: &[u8]) -> Option<Vec<u8>> {
-        let runs = self.0.as_ref()?.runs(bytes);
-        if runs.is_empty() {
-            return None;
-        }
-        let mut out = Vec::with_capacity(bytes.len());
-        let mut at = 0;
-        for run in runs {
-            out.extend_from_slice(&bytes[at..run.start]);
-            out.extend_from_slice(MARK);
-            at = run.end;
-        }
-        out.extend_from_slice(&bytes[at..]);
-        Some(out)
+        let found = self.0.as_ref()?.find(bytes);
+        (!found.is_empty()).then(|| marked(bytes, &found))
     }
 
     pub fn stream(&self) -> StreamRedactor {
-        StreamRedactor { matcher: self.0.clone(), held: Vec::new(), run_tail: Vec::new() }
+        StreamRedactor { redactor: self.clone(), held: Vec::new() }
     }
 }
 
+/// `bytes` with each of the `found` ranges (sorted, disjoint) replaced by [`MARK`].
+fn marked(bytes: &[u8], found: &[Range<usize>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    for range in found {
+        out.extend_from_slice(&bytes[at..range.start]);
+        out.extend_from_slice(MARK);
+        at = range.end;
+    }
+    out.extend_from_slice(&bytes[at..]);
+    out
+}
+
 impl Matcher {
-    /// The runs of `bytes` covered by windows, merged, in order.
-    fn runs(&self, bytes: &[u8]) -> Vec<Range<usize>> {
-        let mut found: Vec<Range<usize>> = self.windows.find_overlapping_iter(bytes).map(|m| m.range()).collect();
-        found.sort_unstable_by_key(|r| r.start);
-        let mut runs: Vec<Range<usize>> = Vec::new();
-        for range in found {
-            match runs.last_mut() {
-                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
-                _ => runs.push(range),
+    /// Where keys are in `bytes`: sorted, overlapping finds merged.
+    fn find(&self, bytes: &[u8]) -> Vec<Range<usize>> {
+        let mut found = Vec::new();
+        for key in &self.keys {
+            let mut from = 0;
+            while let Some(start) = next_start(key[0], &bytes[from..]).map(|at| from + at) {
+                match match_at(key, &bytes[start..]) {
+                    Some(len) => {
+                        found.push(start..start + len);
+                        from = start + len;
+                    }
+                    None => from = start + 1,
+                }
             }
         }
-        runs
+        for finder in &self.base64 {
+            for start in finder.find_iter(bytes) {
+                let end = start + finder.needle().len();
+                let before = bytes[..start].iter().rev().take(BASE64_EDGE).take_while(|b| is_base64(**b)).count();
+                let after = bytes[end..].iter().take(BASE64_EDGE).take_while(|b| is_base64(**b) || **b == b'=').count();
+                found.push(start - before..end + after);
+            }
+        }
+        found.sort_unstable_by_key(|range| range.start);
+        let mut merged: Vec<Range<usize>> = Vec::with_capacity(found.len());
+        for range in found {
+            match merged.last_mut() {
+                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+                _ => merged.push(range),
+            }
+        }
+        merged
     }
 
-    /// Where the bytes to keep back start: the longest tail of `bytes` after `from`, and after every run,
-    /// that could begin a window (`bytes.len()` when none).
-    fn hold_from(&self, bytes: &[u8], from: usize, runs: &[Range<usize>]) -> usize {
-        let earliest = from.max(bytes.len().saturating_sub(WINDOW - 1)).max(runs.last().map_or(0, |r| r.end));
-        let tail = bytes[earliest.min(bytes.len())..].to_ascii_lowercase();
-        let held = (0..tail.len()).find(|&s| self.starts.contains(&tail[s..])).unwrap_or(tail.len());
-        bytes.len() - tail.len() + held
+    /// Where the bytes a stream keeps back begin: the trailing run of bytes that can be in an encoded key
+    /// (its last [`Matcher::longest`] bytes at most).
+    fn hold_from(&self, bytes: &[u8]) -> usize {
+        let run = bytes.iter().rev().take(self.longest).take_while(|b| self.in_key[**b as usize]).count();
+        bytes.len() - run
     }
+}
+
+/// Where a key could begin in `bytes`: its first character, a `%` or a `\`.
+fn next_start(first: u8, bytes: &[u8]) -> Option<usize> {
+    memchr::memchr3(first, b'%', b'\\', bytes)
+}
+
+/// The length of the key at the start of `bytes`, each of its characters as itself, percent-encoded or
+/// JSON-escaped (the longest, when a `%` or `\` in the key can be read either way).
+fn match_at(key: &[u8], bytes: &[u8]) -> Option<usize> {
+    // Without a `%` or `\` in the key, the first byte of each spelling tells them apart: one way to read.
+    if !key.iter().any(|b| matches!(b, b'%' | b'\\')) {
+        return key.iter().try_fold(0, |at, &want| Some(at + spellings(want, &bytes[at..]).next()?));
+    }
+    // Where the spellings of the key so far can end.
+    let mut ends = vec![0];
+    let mut next = Vec::new();
+    for &want in key {
+        next.clear();
+        for &at in &ends {
+            for end in spellings(want, &bytes[at..]).map(|len| at + len) {
+                if !next.contains(&end) {
+                    next.push(end);
+                }
+            }
+        }
+        if next.is_empty() {
+            return None;
+        }
+        std::mem::swap(&mut ends, &mut next);
+    }
+    ends.into_iter().max()
+}
+
+/// The lengths of the spellings of `want` that `rest` starts with: itself, percent-encoded, JSON-escaped.
+fn spellings(want: u8, rest: &[u8]) -> impl Iterator<Item = usize> {
+    [
+        (rest.first() == Some(&want), 1),
+        (rest.len() >= 3 && rest[0] == b'%' && hex_is(&rest[1..3], want), 3),
+        (rest.len() >= 6 && rest.starts_with(b"\\u00") && hex_is(&rest[4..6], want), 6),
+        (want == b'/' && rest.starts_with(b"\\/"), 2),
+    ]
+    .into_iter()
+    .filter_map(|(spelt, len)| spelt.then_some(len))
+}
+
+/// Two hex digits, in either case, that spell `byte`.
+fn hex_is(digits: &[u8], byte: u8) -> bool {
+    let value = |d: u8| (d as char).to_digit(16);
+    matches!((value(digits[0]), value(digits[1])), (Some(high), Some(low)) if high * 16 + low == byte as u32)
+}
+
+fn is_base64(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'+' || byte == b'/'
 }
 
 /// The redactor for one stream.
 pub struct StreamRedactor {
-    matcher: Option<Arc<Matcher>>,
+    redactor: Redactor,
     /// Bytes kept back: they may begin a key that the next chunk completes.
     held: Vec<u8>,
-    /// When the output so far ends in a [`MARK`]: the last bytes (at most 7) of the key material it
-    /// stands for, so that a key continuing in the next chunk is found and joins the same mark.
-    run_tail: Vec<u8>,
 }
 
 impl StreamRedactor {
     pub fn push(&mut self, chunk: Bytes) -> Bytes {
-        let Some(matcher) = self.matcher.clone() else { return chunk };
-        if self.held.is_empty() && self.run_tail.is_empty() {
-            let runs = matcher.runs(&chunk);
-            if runs.is_empty() && matcher.hold_from(&chunk, 0, &runs) == chunk.len() {
-                return chunk;
-            }
+        let Some(matcher) = self.redactor.0.clone() else { return chunk };
+        if self.held.is_empty() && matcher.hold_from(&chunk) == chunk.len() && matcher.find(&chunk).is_empty() {
+            return chunk;
         }
-        let from = self.run_tail.len();
-        let mut bytes = std::mem::take(&mut self.run_tail);
-        bytes.append(&mut self.held);
+        let mut bytes = std::mem::take(&mut self.held);
         bytes.extend_from_slice(&chunk);
-        let runs = matcher.runs(&bytes);
-        let hold = matcher.hold_from(&bytes, from, &runs);
-        let mut out = Vec::with_capacity(hold - from + MARK.len());
-        let mut at = from;
-        for run in runs.iter().filter(|run| run.end > from) {
-            out.extend_from_slice(&bytes[at..run.start.max(at)]);
-            // A run that starts in (or right after) `run_tail` continues the mark already sent.
-            if from == 0 || run.start > from {
-                out.extend_from_slice(MARK);
-            }
-            at = run.end;
+        let mut found = matcher.find(&bytes);
+        let mut hold = matcher.hold_from(&bytes);
+        // A key that reaches into the bytes kept back may go on in the next chunk (a longer spelling, base64
+        // around it): it is kept back whole, to be marked once.
+        if let Some(first) = found.iter().position(|key| key.end > hold) {
+            hold = hold.min(found[first].start);
+            found.truncate(first);
         }
-        out.extend_from_slice(&bytes[at..hold]);
-        self.run_tail = match runs.last() {
-            Some(last) if last.end == hold && hold > from => bytes[last.start.max(hold - (WINDOW - 1))..hold].to_vec(),
-            _ if hold == from => bytes[..from].to_vec(),
-            _ => Vec::new(),
-        };
         self.held = bytes.split_off(hold);
-        Bytes::from(out)
+        Bytes::from(marked(&bytes, &found))
     }
 
-    /// The bytes kept back, at the end of the stream: too few to hold a window.
+    /// The bytes kept back, at the end of the stream.
     pub fn finish(&mut self) -> Bytes {
-        Bytes::from(std::mem::take(&mut self.held))
+        let held = std::mem::take(&mut self.held);
+        Bytes::from(self.redactor.redact(&held).unwrap_or(held))
     }
 }
 
@@ -146,64 +236,96 @@ impl StreamRedactor {
 mod tests {
     use super::*;
 
-    const KEY: &str = "sk-test-CANARY-5c1d9e";
+    const KEY: &str = "sk-test-CANARY-5c1d9e/x";
 
-    fn redactor() -> Redactor {
-        Redactor::new(&[KEY.to_string(), "short".to_string()])
+    fn whole(redactor: &Redactor, text: &[u8]) -> Vec<u8> {
+        redactor.redact(text).unwrap_or_else(|| text.to_vec())
     }
 
-    fn whole(text: &str) -> String {
-        let redacted = redactor().redact(text.as_bytes());
-        String::from_utf8(redacted.unwrap_or_else(|| text.as_bytes().to_vec())).unwrap()
-    }
-
-    fn streamed(redactor: &Redactor, chunks: &[&[u8]]) -> String {
+    fn streamed(redactor: &Redactor, chunks: &[&[u8]]) -> Vec<u8> {
         let mut stream = redactor.stream();
         let mut out = Vec::new();
         for chunk in chunks {
             out.extend_from_slice(&stream.push(Bytes::copy_from_slice(chunk)));
         }
         out.extend_from_slice(&stream.finish());
-        String::from_utf8(out).unwrap()
+        out
+    }
+
+    fn text(redactor: &Redactor, text: &str) -> String {
+        String::from_utf8(whole(redactor, text.as_bytes())).unwrap()
     }
 
     #[test]
-    fn keys_prefixes_and_substrings_of_eight_bytes_or_more_are_marked() {
-        assert_eq!(whole(&format!("bad key {KEY}.")), "bad key [REDACTED].");
-        assert_eq!(whole("prefix sk-test-C only"), "prefix [REDACTED] only");
-        assert_eq!(whole("middle CANARY-5c1 here"), "middle [REDACTED] here");
-        assert_eq!(whole("SK-TEST-canary-5C1D9E"), "[REDACTED]");
-        assert_eq!(whole("a short key"), "a [REDACTED] key");
-        assert_eq!(whole("seven: sk-test and CANARY-"), "seven: sk-test and CANARY-");
-        assert_eq!(redactor().redact(b"nothing here"), None);
-        assert!(Redactor::new(&[]).redact(KEY.as_bytes()).is_none());
-    }
-
-    #[test]
-    fn a_key_split_anywhere_across_chunks_is_marked_as_if_whole() {
-        let redactor = redactor();
-        for text in
-            [format!("{{\"error\":\"key {KEY} is invalid\"}}\n"), format!("{KEY}{KEY} sk-test-"), format!("x {KEY}")]
+    fn the_whole_key_is_marked_in_each_encoding_and_nothing_less() {
+        let redactor = Redactor::new([KEY]);
+        assert_eq!(text(&redactor, &format!("bad key {KEY}.")), "bad key [REDACTED].");
+        assert_eq!(text(&redactor, "sk%2Dtest-CANARY%2d5c1d9e%2Fx"), "[REDACTED]");
+        assert_eq!(text(&redactor, "\"sk\\u002Dtest-CANARY-5c1d9e\\/x\""), "\"[REDACTED]\"");
+        let basic = |user: &str| base64::engine::general_purpose::STANDARD.encode(format!("{user}:{KEY}"));
+        for user in ["", "u", "us", "use", "user"] {
+            let encoded = basic(user);
+            let got = text(&redactor, &format!("Basic {encoded}, then"));
+            // What is left of the value encodes the user name at most.
+            assert!(got.starts_with("Basic ") && got.ends_with("[REDACTED], then"), "{user}: {got}");
+            let left = &got["Basic ".len()..got.len() - "[REDACTED], then".len()];
+            assert!(left.len() < user.len().div_ceil(3) * 4 + 1, "{user}: {got}");
+        }
+        for not_the_key in ["sk-test-CANARY-5c1d9e/", "k-test-CANARY-5c1d9e/x", "SK-TEST-canary-5C1D9E/X", "sk-test-C"]
         {
-            let (bytes, expected) = (text.as_bytes(), whole(&text));
-            for i in 0..=bytes.len() {
-                for j in i..=bytes.len() {
-                    let got = streamed(&redactor, &[&bytes[..i], &bytes[i..j], &bytes[j..]]);
-                    assert_eq!(got, expected, "split at {i} and {j}");
-                    assert!(!got.contains("CANARY"), "{got}");
-                }
+            assert_eq!(redactor.redact(not_the_key.as_bytes()), None, "{not_the_key}");
+        }
+        assert!(Redactor::new([]).redact(KEY.as_bytes()).is_none());
+    }
+
+    #[test]
+    fn keys_too_short_to_be_secret_are_not_redacted() {
+        let redactor = Redactor::new(["EMPTY", "fifteen-bytes-x"]);
+        assert_eq!(redactor.redact(b"The list is EMPTY; fifteen-bytes-x"), None);
+        assert_eq!(streamed(&redactor, &[b"EMP", b"TY"]), b"EMPTY");
+    }
+
+    /// Every key length from 0 to 64, every place to cut the text in two: no panic, the same as in one
+    /// piece, and no key of [`MIN_KEY`] bytes or more left in the output.
+    #[test]
+    fn every_key_length_and_every_split_gives_the_answer_in_one_piece() {
+        let source = "Ab3-_x.9/Zq%yK7~mW2+pL5=nR8tV0cE4hJ6gF1sD$uI@oQ\\wB";
+        for length in 0..=64 {
+            let key: String = source.chars().cycle().take(length).collect();
+            let redactor = Redactor::new([key.as_str()]);
+            let half = &key[..length / 2];
+            let percent: String = key.bytes().map(|b| format!("%{b:02x}")).collect();
+            let escaped: String = key.bytes().map(|b| format!("\\u{b:04X}")).collect();
+            let basic = base64::engine::general_purpose::STANDARD.encode(format!("ab:{key}"));
+            let text = format!("x{key}{key} {half}, {percent}\"{escaped}\" Basic {basic}=\n{key}");
+            let expected = whole(&redactor, text.as_bytes());
+            if length >= MIN_KEY {
+                let out = String::from_utf8_lossy(&expected);
+                assert!(!out.contains(&key) && !out.contains(&percent) && !out.contains(&escaped), "{out}");
+                assert!(!out.contains(&basic[4..]), "{out}");
+            } else {
+                assert_eq!(expected, text.as_bytes());
             }
+            let bytes = text.as_bytes();
+            for split in 0..=bytes.len() {
+                let got = streamed(&redactor, &[&bytes[..split], &bytes[split..]]);
+                assert_eq!(got, expected, "key length {length}, split at {split}");
+            }
+            let one_by_one: Vec<&[u8]> = bytes.chunks(1).collect();
+            assert_eq!(streamed(&redactor, &one_by_one), expected, "key length {length}, byte by byte");
         }
     }
 
     #[test]
-    fn chunks_without_key_material_pass_unchanged_and_uncopied() {
-        let mut stream = redactor().stream();
+    fn chunks_without_a_key_pass_unchanged_and_uncopied() {
+        let redactor = Redactor::new([KEY]);
+        let mut stream = redactor.stream();
         let chunk = Bytes::from_static(b"data: {\"text\":\"hello\"}\n\n");
         let out = stream.push(chunk.clone());
         assert_eq!(out.as_ptr(), chunk.as_ptr());
-        // A chunk that ends where a key could begin keeps only those bytes back.
+        // A chunk that ends in what could be part of a key keeps that back, key or not.
         assert_eq!(stream.push(Bytes::from_static(b"text sk-te")), "text ");
         assert_eq!(stream.push(Bytes::from_static(b"xt\n")), "sk-text\n");
+        assert_eq!(stream.push(Bytes::from_static(b"word ")), "word ");
     }
 }

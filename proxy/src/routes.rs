@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequest, Path, Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -14,12 +14,13 @@ use axum::routing::{any, get, post};
 use axum::{Extension, Router};
 use bytes::Bytes;
 use futures_util::StreamExt;
+use percent_encoding::percent_decode_str;
 use serde_json::Value;
 use tokio::time::Instant;
 use tower_http::cors::CorsLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use crate::access::{is_json, same_site, Allowed};
+use crate::access::{is_json, same_site, shown, Allowed};
 use crate::config::Config;
 use crate::limits::{guard, RateLimiter, Watch};
 use crate::provider::Provider;
@@ -46,18 +47,15 @@ pub fn router(config: Config, address: SocketAddr) -> Router {
             .allow_methods([Method::GET, Method::POST])
             .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION])
     });
-    let body_limit = config.limits.body_bytes;
     let state = Arc::new(AppState {
         client: upstream::client(&config.limits),
         limiter: RateLimiter::new(config.limits.requests_per_minute),
-        redactor: Redactor::new(&config.keys.0),
+        redactor: Redactor::new(config.keys.0.iter().map(|(_, key)| key.as_str())),
         config,
     });
     let api = Router::new()
-        .route("/api/chat/stream", post(agent))
         .route("/api/chat/{provider}", post(provider_chat))
         .route_layer(middleware::from_fn_with_state(state.clone(), chat_gate))
-        .route_layer(DefaultBodyLimit::max(body_limit))
         .route("/api/providers", get(providers))
         .route("/api/{*rest}", any(|| async { StatusCode::NOT_FOUND }))
         .with_state(state);
@@ -73,35 +71,56 @@ pub fn router(config: Config, address: SocketAddr) -> Router {
 
 /// What a chat request must pass before its body is read, each refusal in the route's provider error
 /// format: a body declared as JSON (else 415; see [`crate::access`]), and the client's rate (else 429).
+///
+/// The provider is decided here, once, from the percent-decoded path (the form the router matched), and
+/// handed to the handler: every spelling of a route meets the same checks.
 async fn chat_gate(
     State(state): State<Arc<AppState>>,
     ConnectInfo(client): ConnectInfo<SocketAddr>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
+    let decoded = percent_decode_str(request.uri().path()).decode_utf8().ok();
     // An unknown provider is the handler's 404.
-    let Some(provider) = Provider::from_path(request.uri().path()) else { return next.run(request).await };
+    let Some(provider) = decoded.and_then(|path| Provider::from_path(&path)) else { return next.run(request).await };
     if !is_json(request.headers()) {
-        let message = "The request body must be JSON, sent as Content-Type: application/json.";
-        return proxy_error(provider, StatusCode::UNSUPPORTED_MEDIA_TYPE, message);
+        let sent = match request.headers().get(header::CONTENT_TYPE) {
+            Some(value) => format!("sent as {}", shown(value.to_str().unwrap_or_default())),
+            None => "sent without one".to_string(),
+        };
+        let message =
+            format!("The request body must be JSON, sent as Content-Type: application/json; this one was {sent}.");
+        return refused(provider, StatusCode::UNSUPPORTED_MEDIA_TYPE, &message);
     }
     if let Err(retry_after) = state.limiter.check(client.ip()) {
-        let mut response =
-            proxy_error(provider, StatusCode::TOO_MANY_REQUESTS, "Too many requests to the proxy; retry later.");
+        let message = format!(
+            "Too many requests from this client, over the proxy's --rate-limit of {} a minute; retry later.",
+            state.config.limits.requests_per_minute
+        );
+        let mut response = refused(provider, StatusCode::TOO_MANY_REQUESTS, &message);
         response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
         return response;
     }
+    request.extensions_mut().insert(provider);
     next.run(request).await
 }
 
+/// A request the proxy refuses itself, in the route's error format, and in the log: the message names what
+/// was refused and what would allow it.
+fn refused(provider: Provider, status: StatusCode, message: &str) -> Response {
+    tracing::warn!("{}: {message}", provider.name());
+    proxy_error(provider, status, message)
+}
+
+/// `POST /api/chat/{provider}`, the agent's `stream` included, for the provider [`chat_gate`] decided.
 async fn provider_chat(
     State(state): State<Arc<AppState>>,
-    Path(name): Path<String>,
+    provider: Option<Extension<Provider>>,
     close: Option<Extension<CloseConnection>>,
     request: Request,
 ) -> Response {
-    match Provider::from_route(&name) {
-        Some(provider) => chat(&state, provider, close.map(|c| c.0), request).await,
+    match provider {
+        Some(Extension(provider)) => chat(&state, provider, close.map(|c| c.0), request).await,
         None => (StatusCode::NOT_FOUND, axum::Json(serde_json::json!({"error": {"message": "Unknown provider."}})))
             .into_response(),
     }
@@ -127,21 +146,50 @@ async fn providers(State(state): State<Arc<AppState>>) -> Response {
     axum::Json(Value::Object(listed)).into_response()
 }
 
-async fn agent(
-    State(state): State<Arc<AppState>>,
-    close: Option<Extension<CloseConnection>>,
-    request: Request,
-) -> Response {
-    chat(&state, Provider::Agent, close.map(|c| c.0), request).await
-}
+/// The most of a body over the limit that is read and thrown away so that its client reads the 413.
+const DRAIN_BYTES: u64 = 100 << 20;
 
 /// The body, within the body limit (413) and the header timeout, counted from the headers (408).
+///
+/// A body over the limit is read on and thrown away (up to [`DRAIN_BYTES`], within the header timeout
+/// again) before the 413 goes out, and the connection is closed after it. A browser's `fetch`, like
+/// Node's, reads no answer while it is still sending: a connection closed under it is a network error,
+/// with no status and no message.
 async fn read_body(state: &AppState, provider: Provider, request: Request) -> Result<Bytes, Response> {
-    match tokio::time::timeout(state.config.connections.header, Bytes::from_request(request, &())).await {
-        Ok(Ok(body)) => Ok(body),
-        Ok(Err(rejection)) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+    let limit = state.config.limits.body_bytes;
+    let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let mut body = request.into_body().into_data_stream();
+    let mut read = Vec::new();
+    let within_limit = async {
+        if declared.is_some_and(|length| length > limit as u64) {
+            return Ok(false);
+        }
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk?;
+            if read.len() + chunk.len() > limit {
+                return Ok(false);
+            }
+            read.extend_from_slice(&chunk);
+        }
+        Ok::<_, axum::Error>(true)
+    };
+    match tokio::time::timeout(state.config.connections.header, within_limit).await {
+        Ok(Ok(true)) => Ok(Bytes::from(read)),
+        Ok(Ok(false)) => {
+            let drain = async {
+                let mut drained = 0;
+                while let Some(Ok(chunk)) = body.next().await {
+                    drained += chunk.len() as u64;
+                    if drained > DRAIN_BYTES {
+                        break;
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(state.config.connections.header, drain).await;
             let message = "The request body is larger than the proxy's limit (--body-limit).";
-            Err(proxy_error(provider, StatusCode::PAYLOAD_TOO_LARGE, message))
+            let mut response = refused(provider, StatusCode::PAYLOAD_TOO_LARGE, message);
+            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            Err(response)
         }
         Ok(Err(_)) => Err(proxy_error(provider, StatusCode::BAD_REQUEST, "The request body could not be read.")),
         Err(_) => Err(proxy_error(provider, StatusCode::REQUEST_TIMEOUT, "The request body did not arrive in time.")),

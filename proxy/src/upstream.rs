@@ -1,6 +1,6 @@
 //! Pass-through to a configured provider: the browser's body to the provider's fixed URL with the key from
-//! the environment, and the provider's bytes back unchanged, as they arrive (but for any key material,
-//! see [`crate::redact`]).
+//! the environment, and the provider's bytes back unchanged, as they arrive (but for any key, see
+//! [`crate::redact`]), with only the headers that are safe on the proxy's origin.
 
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -25,25 +25,29 @@ pub fn client(limits: &Limits) -> reqwest::Client {
         .expect("the TLS backend initialises")
 }
 
-/// Response headers that describe one hop or one encoding, not the stream: hop-by-hop headers
-/// (RFC 9110 §7.6.1), framing and encoding (the proxy re-frames and never re-encodes), cookies of another
-/// origin, and the caching headers the proxy sets itself. `Access-Control-*` headers are dropped too: the
-/// proxy alone decides who may read its answers cross-origin.
-const NOT_COPIED: [&str; 13] = [
-    "connection",
-    "keep-alive",
-    "proxy-authenticate",
-    "proxy-authorization",
-    "proxy-connection",
-    "te",
-    "trailer",
-    "transfer-encoding",
-    "upgrade",
-    "content-encoding",
-    "content-length",
-    "set-cookie",
-    "cache-control",
-];
+/// The upstream response headers passed on: request ids (what a provider's support asks for) and the
+/// rate-limit state (what a client backs off by). No other: the rest either acts on the origin they are
+/// served from, which is the proxy's (`Content-Security-Policy`, `Clear-Site-Data`, `Link`, `Refresh`,
+/// `Location`, `Content-Disposition`, `Set-Cookie`, `Access-Control-*`: the proxy alone decides who may
+/// read its answers), or describes the upstream's hop and encoding, which the proxy replaces with its own.
+fn passed_on(name: &str) -> bool {
+    matches!(name, "x-request-id" | "request-id" | "retry-after" | "retry-after-ms")
+        || ["x-ratelimit-", "anthropic-ratelimit-", "ratelimit"].iter().any(|prefix| name.starts_with(prefix))
+}
+
+/// The content type of a forwarded answer: the route's stream format, or JSON (an error, or an answer not
+/// streamed), whatever else the upstream says, so that nothing from it is rendered on the proxy's origin.
+fn content_type(provider: Provider, status: StatusCode, upstream: Option<&HeaderValue>) -> HeaderValue {
+    let essence = upstream.and_then(|v| v.to_str().ok()).and_then(|v| v.split(';').next()).map(str::trim);
+    let json = "application/json";
+    let format = match essence {
+        Some(essence) if essence.eq_ignore_ascii_case(provider.content_type()) => provider.content_type(),
+        Some(essence) if essence.eq_ignore_ascii_case(json) => json,
+        _ if status.is_success() => provider.content_type(),
+        _ => json,
+    };
+    HeaderValue::from_static(format)
+}
 
 /// What a forwarded request goes out with and comes back through.
 pub struct Forward<'a> {
@@ -84,12 +88,23 @@ pub async fn forward(via: Forward<'_>, provider: Provider, upstream: &Upstream, 
     if status.is_informational() || status.as_u16() > 599 {
         return proxy_error(provider, StatusCode::BAD_GATEWAY, "The upstream answered with an unexpected status.");
     }
+    // Asked for `identity`; a body encoded anyway would reach the client as bytes it cannot read.
+    if let Some(encoding) = response.headers().get(header::CONTENT_ENCODING) {
+        if !encoding.as_bytes().trim_ascii().eq_ignore_ascii_case(b"identity") {
+            let encoding = redactor.redact(encoding.as_bytes()).unwrap_or_else(|| encoding.as_bytes().to_vec());
+            let encoding: String = String::from_utf8_lossy(&encoding).chars().take(40).collect();
+            let message = format!(
+                "The upstream sent its body encoded (Content-Encoding: {encoding}) although asked for none; \
+                 the proxy does not decode it."
+            );
+            return proxy_error(provider, StatusCode::BAD_GATEWAY, &message);
+        }
+    }
     let mut headers = HeaderMap::new();
+    headers.insert(header::CONTENT_TYPE, content_type(provider, status, response.headers().get(header::CONTENT_TYPE)));
     for (name, value) in response.headers() {
-        let name_str = name.as_str();
-        // A header whose very name holds key material is dropped whole.
-        let named_with_key = redactor.redact(name_str.as_bytes()).is_some();
-        if NOT_COPIED.contains(&name_str) || name_str.starts_with("access-control-") || named_with_key {
+        // A header whose very name holds a key is dropped whole.
+        if !passed_on(name.as_str()) || redactor.redact(name.as_str().as_bytes()).is_some() {
             continue;
         }
         let value = match redactor.redact(value.as_bytes()) {

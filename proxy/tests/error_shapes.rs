@@ -43,7 +43,8 @@ async fn refusals_415_413_and_429_come_in_each_routes_format() {
         let url = proxy.endpoint(&format!("/api/chat/{route}"));
         let response = client().post(&url).header("content-type", "text/plain").body("{}").send().await.unwrap();
         assert_eq!(response.status(), 415, "{route}");
-        message_in_route_format(route, 415, &response.text().await.unwrap());
+        let message = message_in_route_format(route, 415, &response.text().await.unwrap());
+        assert!(message.contains("sent as \"text/plain\""), "{route}: {message}");
 
         let response = post_json(&url, format!("{{\"model\":\"{}\"}}", "x".repeat(200))).send().await.unwrap();
         assert_eq!(response.status(), 413, "{route}");
@@ -57,8 +58,12 @@ async fn refusals_415_413_and_429_come_in_each_routes_format() {
         let response = post_json(proxy.endpoint(&format!("/api/chat/{route}")), "{}").send().await.unwrap();
         assert_eq!(response.status(), 429, "{route}");
         assert!(response.headers().contains_key("retry-after"), "{route}");
-        message_in_route_format(route, 429, &response.text().await.unwrap());
+        let message = message_in_route_format(route, 429, &response.text().await.unwrap());
+        assert!(message.contains("--rate-limit of 1 a minute"), "{route}: {message}");
     }
+    // Each refusal is in the log too, with what would allow it.
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(proxy.output().matches("--rate-limit of 1 a minute").count(), ROUTES.len(), "{}", proxy.output());
 }
 
 #[tokio::test]
