@@ -228,15 +228,15 @@ pub fn validate(profile: &Profile, conversation: &[Turn], tools: &[ToolDef]) -> 
             return Err(invalid("temperature", "temperature must be between 0 and 2"));
         }
     }
-    let mut names = std::collections::HashSet::new();
-    for tool in tools {
+    for (i, tool) in tools.iter().enumerate() {
         let valid_name = !tool.name.is_empty()
             && tool.name.len() <= 64
             && tool.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
         if !valid_name {
             return Err(invalid("tools", format!("tool name {:?} must be 1-64 of a-z, A-Z, 0-9, _ or -", tool.name)));
         }
-        if !names.insert(tool.name.as_str()) {
+        // A scan, not a set: a request offers a few tools, and a set's code weighs in the module.
+        if tools[..i].iter().any(|earlier| earlier.name == tool.name) {
             return Err(invalid("tools", format!("two tools are named {:?}", tool.name)));
         }
         if !tool.input_schema.is_object() {
