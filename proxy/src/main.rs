@@ -8,6 +8,7 @@ mod cut;
 mod limits;
 mod provider;
 mod redact;
+mod resume;
 mod routes;
 mod server;
 mod simulate;
