@@ -28,6 +28,7 @@ use tokio::sync::{watch, Notify};
 use tokio::time::Instant;
 
 use crate::provider::Provider;
+use crate::server::CloseConnection;
 use crate::upstream::{proxy_error, stream_headers};
 
 /// The response header that carries a kept answer's id.
@@ -47,6 +48,8 @@ pub struct AnswerStore(Arc<StoreInner>);
 
 struct StoreInner {
     bounds: Bounds,
+    /// How long a client may take to read an answer: the total time limit and one idle timeout more.
+    patience: Duration,
     kept: Mutex<Kept>,
 }
 
@@ -95,13 +98,13 @@ fn new_id() -> String {
 }
 
 impl AnswerStore {
-    pub fn new(bounds: Bounds) -> AnswerStore {
-        AnswerStore(Arc::new(StoreInner { bounds, kept: Mutex::default() }))
+    pub fn new(bounds: Bounds, patience: Duration) -> AnswerStore {
+        AnswerStore(Arc::new(StoreInner { bounds, patience, kept: Mutex::default() }))
     }
 
     /// Keeps `response` if it is a streamed answer (a 2xx in the route's stream format) and hands its
     /// client a reader of it, with the id in [`STREAM_ID`]; any other response passes unchanged.
-    pub fn keep(&self, provider: Provider, response: Response) -> Response {
+    pub fn keep(&self, provider: Provider, response: Response, close: Option<CloseConnection>) -> Response {
         let streamed = response.headers().get(header::CONTENT_TYPE).is_some_and(|v| v == provider.content_type());
         if !response.status().is_success() || !streamed {
             return response;
@@ -125,14 +128,14 @@ impl AnswerStore {
         });
         lock(&self.0.kept).answers.insert(answer.id.clone(), answer.clone());
         // The first reader is attached before the keeper starts, so that it never sees the answer alone.
-        let reader = read(answer.clone(), 0);
+        let reader = self.read(answer.clone(), 0, close);
         tokio::spawn(self.clone().keeper(answer.clone(), body));
         parts.headers.insert(STREAM_ID, HeaderValue::from_str(&answer.id).expect("hex is a header value"));
         Response::from_parts(parts, Body::from_stream(reader))
     }
 
     /// `GET` on a stream's URL: the answer from byte `from` on, then live until it ends.
-    pub fn resume(&self, provider: Provider, id: &str, from: Option<&str>) -> Response {
+    pub fn resume(&self, provider: Provider, id: &str, from: Option<&str>, close: Option<CloseConnection>) -> Response {
         let Some(answer) = self.find(provider, id) else { return unknown(provider) };
         let from = match from.map(str::parse::<usize>) {
             None => 0,
@@ -147,7 +150,7 @@ impl AnswerStore {
             let message = format!("`from` is {from}, but the answer has only {sent} bytes so far.");
             return proxy_error(provider, StatusCode::RANGE_NOT_SATISFIABLE, &message);
         }
-        let mut response = Response::new(Body::from_stream(read(answer, from)));
+        let mut response = Response::new(Body::from_stream(self.read(answer, from, close)));
         response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(provider.content_type()));
         response.headers_mut().insert(STREAM_ID, HeaderValue::from_str(id).expect("found ids are hex"));
         stream_headers(response.headers_mut());
@@ -184,7 +187,8 @@ impl AnswerStore {
         let mut state = lock(&answer.state);
         if state.kept {
             let mut kept = lock(&self.0.kept);
-            if state.bytes.len() + chunk.len() <= bounds.stream_bytes && kept.bytes + chunk.len() <= bounds.total_bytes {
+            if state.bytes.len() + chunk.len() <= bounds.stream_bytes && kept.bytes + chunk.len() <= bounds.total_bytes
+            {
                 kept.bytes += chunk.len();
             } else {
                 drop(kept);
@@ -278,16 +282,40 @@ fn unknown(provider: Provider) -> Response {
     proxy_error(provider, StatusCode::NOT_FOUND, message)
 }
 
-/// A reader of `answer` from byte `from` on; it counts as reading until dropped.
-fn read(answer: Arc<Answer>, from: usize) -> impl Stream<Item = Result<Bytes, std::convert::Infallible>> {
-    let id = {
-        let mut state = lock(&answer.state);
-        let id = state.next_reader;
-        state.next_reader += 1;
-        state.readers.insert(id, from);
-        id
-    };
-    answer.keeper.notify_one();
+impl AnswerStore {
+    /// A reader of `answer` from byte `from` on; it counts as reading until dropped.
+    ///
+    /// A client still reading once the patience has passed (the upstream is gone by then, whatever it
+    /// was doing) has stopped reading: its connection is closed rather than held.
+    fn read(
+        &self,
+        answer: Arc<Answer>,
+        from: usize,
+        close: Option<CloseConnection>,
+    ) -> impl Stream<Item = Result<Bytes, std::convert::Infallible>> {
+        let id = {
+            let mut state = lock(&answer.state);
+            let id = state.next_reader;
+            state.next_reader += 1;
+            state.readers.insert(id, from);
+            id
+        };
+        answer.keeper.notify_one();
+        if let Some(close) = close {
+            let give_up = Instant::now() + self.0.patience;
+            let answer = answer.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep_until(give_up).await;
+                if lock(&answer.state).readers.contains_key(&id) {
+                    close.close();
+                }
+            });
+        }
+        read_from(answer, id, from)
+    }
+}
+
+fn read_from(answer: Arc<Answer>, id: u64, from: usize) -> impl Stream<Item = Result<Bytes, std::convert::Infallible>> {
     let news = answer.news.subscribe();
     let reader = Reader { answer, id, taken: from };
     stream::unfold((reader, news), |(mut reader, mut news)| async move {

@@ -55,7 +55,7 @@ pub fn router(config: Config, address: SocketAddr) -> Router {
         client: upstream::client(&config.limits),
         limiter: RateLimiter::new(config.limits.requests_per_minute),
         redactor: Redactor::new(config.keys.0.iter().map(|(_, key)| key.as_str())),
-        answers: AnswerStore::new(config.resume),
+        answers: AnswerStore::new(config.resume, config.limits.total + config.limits.idle),
         config,
     });
     let api = Router::new()
@@ -127,8 +127,9 @@ async fn provider_chat(
 ) -> Response {
     match provider {
         Some(Extension(provider)) => {
-            let response = chat(&state, provider, close.map(|c| c.0), request).await;
-            state.answers.keep(provider, response)
+            let close = close.map(|c| c.0);
+            let response = chat(&state, provider, close.clone(), request).await;
+            state.answers.keep(provider, response, close)
         }
         None => unknown_provider(),
     }
@@ -145,9 +146,10 @@ async fn resume(
     State(state): State<Arc<AppState>>,
     Path((route, id)): Path<(String, String)>,
     Query(query): Query<HashMap<String, String>>,
+    close: Option<Extension<CloseConnection>>,
 ) -> Response {
     let Some(provider) = Provider::from_path(&format!("/api/chat/{route}")) else { return unknown_provider() };
-    state.answers.resume(provider, &id, query.get("from").map(String::as_str))
+    state.answers.resume(provider, &id, query.get("from").map(String::as_str), close.map(|c| c.0))
 }
 
 /// `DELETE /api/chat/{provider}/streams/{id}`: stops the answer: its upstream is dropped at once.

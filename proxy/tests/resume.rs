@@ -60,7 +60,10 @@ fn frame(text: &str) -> Bytes {
 }
 
 /// Reads from `body` until `want` bytes in all have come (a chunk may hold several frames).
-async fn read_bytes(body: &mut (impl futures_util::Stream<Item = reqwest::Result<Bytes>> + Unpin), want: usize) -> Vec<u8> {
+async fn read_bytes(
+    body: &mut (impl futures_util::Stream<Item = reqwest::Result<Bytes>> + Unpin),
+    want: usize,
+) -> Vec<u8> {
     let mut read = Vec::new();
     while read.len() < want {
         let chunk = tokio::time::timeout(Duration::from_secs(20), body.next()).await.expect("no hang");
