@@ -158,8 +158,9 @@ test_wasm() {
   ensure_chromium
   say "wasm tests in headless Chromium (wasm-bindgen-test)"
   # .cargo/config.toml makes wasm-bindgen-test-runner the runner; it drives Chromium through
-  # ChromeDriver (CHROMEDRIVER) and passes --no-sandbox itself.
-  cargo test --target wasm32-unknown-unknown --test wasm
+  # ChromeDriver (CHROMEDRIVER) and passes --no-sandbox itself. Its 20 s default timeout is a hang
+  # detector; a busy machine runs the unoptimised fixture test past it, so it gets 10 minutes.
+  WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-600} cargo test --target wasm32-unknown-unknown --test wasm
 }
 
 test_node() {
