@@ -115,6 +115,11 @@ pub struct Args {
     /// resumable.
     #[arg(long, env = "PROXY_RESUME_TOTAL_BYTES", default_value_t = 256 << 20)]
     pub resume_total_bytes: usize,
+    /// Where answers are kept for resuming: in this proxy's memory (unset), or also in Redis
+    /// (`redis://host:port`), so that any proxy using the same Redis can resume or stop an answer another
+    /// one is reading (several proxies behind one address, without sticky sessions).
+    #[arg(long, env = "PROXY_RESUME_STORE")]
+    pub resume_store: Option<String>,
 }
 
 /// One configured upstream: its URL and the headers that carry its key.
@@ -193,6 +198,7 @@ pub struct Config {
     pub limits: Limits,
     pub connections: ConnectionLimits,
     pub resume: Bounds,
+    pub resume_store: Option<String>,
 }
 
 impl Config {
@@ -260,6 +266,7 @@ impl Config {
                 stream_bytes: args.resume_stream_bytes,
                 total_bytes: args.resume_total_bytes,
             },
+            resume_store: args.resume_store.filter(|url| !url.trim().is_empty()),
         }
     }
 }

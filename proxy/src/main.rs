@@ -9,6 +9,7 @@ mod limits;
 mod provider;
 mod redact;
 mod resume;
+mod resume_redis;
 mod routes;
 mod server;
 mod simulate;
@@ -71,8 +72,18 @@ async fn main() -> ExitCode {
             );
         }
     }
+    let mirror = match config.resume_store.as_deref() {
+        None => None,
+        Some(url) => match resume_redis::RedisMirror::connect(url, config.resume.grace, config.limits.total).await {
+            Ok(mirror) => Some(mirror),
+            Err(err) => {
+                eprintln!("chatstream-proxy: cannot use the resume store --resume-store {url}: {err}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
     let connections = config.connections;
-    let app = routes::router(config, address);
+    let app = routes::router(config, address, mirror);
     tokio::select! {
         () = server::serve(listener, app, connections) => {}
         _ = tokio::signal::ctrl_c() => {}

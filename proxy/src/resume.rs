@@ -28,6 +28,7 @@ use tokio::sync::{watch, Notify};
 use tokio::time::Instant;
 
 use crate::provider::Provider;
+use crate::resume_redis::{RedisMirror, Remote};
 use crate::server::CloseConnection;
 use crate::upstream::{proxy_error, stream_headers};
 
@@ -50,6 +51,8 @@ struct StoreInner {
     bounds: Bounds,
     /// How long a client may take to read an answer: the total time limit and one idle timeout more.
     patience: Duration,
+    /// With `--resume-store redis://…`: where answers are mirrored for the other proxies.
+    mirror: Option<RedisMirror>,
     kept: Mutex<Kept>,
 }
 
@@ -98,8 +101,26 @@ fn new_id() -> String {
 }
 
 impl AnswerStore {
-    pub fn new(bounds: Bounds, patience: Duration) -> AnswerStore {
-        AnswerStore(Arc::new(StoreInner { bounds, patience, kept: Mutex::default() }))
+    pub fn new(bounds: Bounds, patience: Duration, mirror: Option<RedisMirror>) -> AnswerStore {
+        let store = AnswerStore(Arc::new(StoreInner { bounds, patience, mirror, kept: Mutex::default() }));
+        if let Some(mirror) = store.0.mirror.clone() {
+            let store = store.clone();
+            tokio::spawn(async move {
+                match mirror.stops().await {
+                    Ok(stops) => {
+                        futures_util::pin_mut!(stops);
+                        while let Some(id) = stops.next().await {
+                            let answer = lock(&store.0.kept).answers.get(&id).cloned();
+                            if let Some(answer) = answer {
+                                store.stop_answer(&answer);
+                            }
+                        }
+                    }
+                    Err(err) => tracing::warn!("resume store: cannot follow stops from other proxies: {err}"),
+                }
+            });
+        }
+        store
     }
 
     /// Keeps `response` if it is a streamed answer (a 2xx in the route's stream format) and hands its
@@ -135,8 +156,13 @@ impl AnswerStore {
     }
 
     /// `GET` on a stream's URL: the answer from byte `from` on, then live until it ends.
-    pub fn resume(&self, provider: Provider, id: &str, from: Option<&str>, close: Option<CloseConnection>) -> Response {
-        let Some(answer) = self.find(provider, id) else { return unknown(provider) };
+    pub async fn resume(
+        &self,
+        provider: Provider,
+        id: &str,
+        from: Option<&str>,
+        close: Option<CloseConnection>,
+    ) -> Response {
         let from = match from.map(str::parse::<usize>) {
             None => 0,
             Some(Ok(from)) => from,
@@ -145,12 +171,25 @@ impl AnswerStore {
                 return proxy_error(provider, StatusCode::BAD_REQUEST, message);
             }
         };
-        let sent = lock(&answer.state).bytes.len();
-        if from > sent {
-            let message = format!("`from` is {from}, but the answer has only {sent} bytes so far.");
-            return proxy_error(provider, StatusCode::RANGE_NOT_SATISFIABLE, &message);
-        }
-        let mut response = Response::new(Body::from_stream(self.read(answer, from, close)));
+        let body = match self.find(provider, id) {
+            Some(answer) => {
+                let sent = lock(&answer.state).bytes.len();
+                if from > sent {
+                    return past(provider, from, sent);
+                }
+                Body::from_stream(self.read(answer, from, close))
+            }
+            None => match &self.0.mirror {
+                None => return unknown(provider),
+                Some(mirror) => match mirror.resume(provider, id, from).await {
+                    Ok(Remote::Found(rest)) => Body::from_stream(rest.map(Ok::<_, std::convert::Infallible>)),
+                    Ok(Remote::Past(sent)) => return past(provider, from, sent),
+                    Ok(Remote::Unknown) => return unknown(provider),
+                    Err(err) => return unreachable_store(provider, &err),
+                },
+            },
+        };
+        let mut response = Response::new(body);
         response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(provider.content_type()));
         response.headers_mut().insert(STREAM_ID, HeaderValue::from_str(id).expect("found ids are hex"));
         stream_headers(response.headers_mut());
@@ -158,12 +197,23 @@ impl AnswerStore {
     }
 
     /// `DELETE` on a stream's URL: drops the upstream at once and forgets the answer.
-    pub fn stop(&self, provider: Provider, id: &str) -> Response {
-        let Some(answer) = self.find(provider, id) else { return unknown(provider) };
-        lock(&answer.state).stopped = true;
-        self.forget(&answer);
-        answer.keeper.notify_one();
+    pub async fn stop(&self, provider: Provider, id: &str) -> Response {
+        match (self.find(provider, id), &self.0.mirror) {
+            (Some(answer), _) => self.stop_answer(&answer),
+            (None, None) => return unknown(provider),
+            (None, Some(mirror)) => match mirror.stop(provider, id).await {
+                Ok(true) => {}
+                Ok(false) => return unknown(provider),
+                Err(err) => return unreachable_store(provider, &err),
+            },
+        }
         Response::builder().status(StatusCode::NO_CONTENT).body(Body::empty()).expect("a valid response")
+    }
+
+    fn stop_answer(&self, answer: &Answer) {
+        lock(&answer.state).stopped = true;
+        self.forget(answer);
+        answer.keeper.notify_one();
     }
 
     /// A kept answer of this route.
@@ -181,8 +231,9 @@ impl AnswerStore {
         }
     }
 
-    /// Adds a chunk to an answer: kept while within the bounds, forgotten past them.
-    fn append(&self, answer: &Answer, chunk: &[u8]) {
+    /// Adds a chunk to an answer: kept while within the bounds, forgotten past them. The chunk's offset
+    /// when the answer is (still) kept.
+    fn append(&self, answer: &Answer, chunk: &[u8]) -> Option<usize> {
         let bounds = self.0.bounds;
         let mut state = lock(&answer.state);
         if state.kept {
@@ -204,23 +255,35 @@ impl AnswerStore {
                 state = lock(&answer.state);
             }
         }
+        let offset = state.kept.then_some(state.bytes.len());
         state.bytes.extend_from_slice(chunk);
         state.drop_taken();
         answer.news.send_replace(());
+        offset
     }
 
     /// Reads `body` (the upstream, through its guard) into `answer` until it ends, nobody has read it
     /// for the grace period, or it is stopped; then keeps the finished answer for the grace period.
     async fn keeper(self, answer: Arc<Answer>, body: Body) {
         let grace = self.0.bounds.grace;
+        let mirror = self.0.mirror.as_ref();
+        let mirrored = |result: redis::RedisResult<()>| {
+            if let Err(err) = result {
+                tracing::warn!("resume store: {err}");
+            }
+        };
+        if let Some(mirror) = mirror {
+            mirrored(mirror.start(&answer.id, answer.provider).await);
+        }
         let mut body = Some(body.into_data_stream());
+        let mut forgotten_elsewhere = false;
         loop {
             // What the keeper waits for now: when set, the instant nobody-reading becomes final.
             let (alone_until, full, done) = {
                 let mut state = lock(&answer.state);
                 state.drop_taken();
                 let alone = state.readers.is_empty();
-                let done = state.stopped || (state.ended && alone && state.alone_since + grace <= Instant::now());
+                let done = state.stopped;
                 // Forgotten and unread by anyone: nobody can ever read the rest.
                 let done = done || (!state.kept && alone);
                 let alone_until = alone.then_some(state.alone_since + grace);
@@ -235,21 +298,43 @@ impl AnswerStore {
                 chunk = async { reading.expect("only polled when reading").next().await }, if reading.is_some() => chunk,
                 () = answer.keeper.notified() => continue,
                 () = tokio::time::sleep_until(alone_until.unwrap_or_else(Instant::now)), if alone_until.is_some() => {
+                    let elsewhere = match mirror {
+                        Some(mirror) => mirror.read_elsewhere(&answer.id).await,
+                        None => false,
+                    };
                     let mut state = lock(&answer.state);
-                    if state.readers.is_empty() && state.alone_since + grace <= Instant::now() && !state.ended {
-                        // Nobody came back: let the upstream go.
+                    if elsewhere {
+                        // A reader on another proxy: the grace period starts again.
+                        state.alone_since = Instant::now();
+                    } else if state.readers.is_empty() && state.alone_since + grace <= Instant::now() {
+                        // Nobody came back: let the upstream go, or forget the finished answer.
                         state.stopped = true;
                     }
                     continue;
                 }
             };
             match read {
-                Some(Ok(chunk)) => self.append(&answer, &chunk),
+                Some(Ok(chunk)) => {
+                    let offset = self.append(&answer, &chunk);
+                    if let Some(mirror) = mirror {
+                        match offset {
+                            Some(offset) => mirrored(mirror.append(&answer.id, offset, &chunk).await),
+                            None if !forgotten_elsewhere => {
+                                forgotten_elsewhere = true;
+                                mirrored(mirror.forget(&answer.id).await);
+                            }
+                            None => {}
+                        }
+                    }
+                }
                 // The guard ends a failing upstream with its own error frame: an error here is the end.
                 Some(Err(_)) | None => {
                     body = None;
                     lock(&answer.state).ended = true;
                     answer.news.send_replace(());
+                    if let Some(mirror) = mirror {
+                        mirrored(mirror.end(&answer.id).await);
+                    }
                 }
             }
         }
@@ -258,6 +343,9 @@ impl AnswerStore {
         self.forget(&answer);
         lock(&answer.state).ended = true;
         answer.news.send_replace(());
+        if let Some(mirror) = mirror {
+            mirrored(mirror.forget(&answer.id).await);
+        }
     }
 }
 
@@ -272,6 +360,18 @@ impl AnswerState {
         self.bytes.drain(..drop);
         self.base += drop;
     }
+}
+
+/// 416 in the route's format: `from` is past what was sent so far.
+fn past(provider: Provider, from: usize, sent: usize) -> Response {
+    let message = format!("`from` is {from}, but the answer has only {sent} bytes so far.");
+    proxy_error(provider, StatusCode::RANGE_NOT_SATISFIABLE, &message)
+}
+
+/// 502 in the route's format: the shared store did not answer.
+fn unreachable_store(provider: Provider, err: &redis::RedisError) -> Response {
+    tracing::warn!("resume store: {err}");
+    proxy_error(provider, StatusCode::BAD_GATEWAY, "The proxy's resume store (--resume-store) did not answer.")
 }
 
 /// 404 in the route's format.

@@ -27,6 +27,7 @@ use crate::limits::{guard, RateLimiter, Watch};
 use crate::provider::Provider;
 use crate::redact::Redactor;
 use crate::resume::{AnswerStore, STREAM_ID};
+use crate::resume_redis::RedisMirror;
 use crate::server::CloseConnection;
 use crate::simulate::{paced, simulate, Simulated};
 use crate::static_files::{self, Roots};
@@ -41,7 +42,7 @@ struct AppState {
 }
 
 /// `address` is where the proxy listens (with the real port when `--port 0`): the `Host` it answers to.
-pub fn router(config: Config, address: SocketAddr) -> Router {
+pub fn router(config: Config, address: SocketAddr, mirror: Option<RedisMirror>) -> Router {
     let allowed = Allowed::new(address, &config.allowed_hosts, config.cors_origin.as_deref());
     let roots = Roots::new(config.www.clone(), config.pkg.clone());
     let cors = config.cors_origin.as_deref().and_then(|origin| HeaderValue::from_str(origin).ok()).map(|origin| {
@@ -55,7 +56,7 @@ pub fn router(config: Config, address: SocketAddr) -> Router {
         client: upstream::client(&config.limits),
         limiter: RateLimiter::new(config.limits.requests_per_minute),
         redactor: Redactor::new(config.keys.0.iter().map(|(_, key)| key.as_str())),
-        answers: AnswerStore::new(config.resume, config.limits.total + config.limits.idle),
+        answers: AnswerStore::new(config.resume, config.limits.total + config.limits.idle, mirror),
         config,
     });
     let api = Router::new()
@@ -149,13 +150,13 @@ async fn resume(
     close: Option<Extension<CloseConnection>>,
 ) -> Response {
     let Some(provider) = Provider::from_path(&format!("/api/chat/{route}")) else { return unknown_provider() };
-    state.answers.resume(provider, &id, query.get("from").map(String::as_str), close.map(|c| c.0))
+    state.answers.resume(provider, &id, query.get("from").map(String::as_str), close.map(|c| c.0)).await
 }
 
 /// `DELETE /api/chat/{provider}/streams/{id}`: stops the answer: its upstream is dropped at once.
 async fn stop(State(state): State<Arc<AppState>>, Path((route, id)): Path<(String, String)>) -> Response {
     let Some(provider) = Provider::from_path(&format!("/api/chat/{route}")) else { return unknown_provider() };
-    state.answers.stop(provider, &id)
+    state.answers.stop(provider, &id).await
 }
 
 /// Which routes reach a real upstream and which the simulated provider answers (for the demo's

@@ -4,59 +4,17 @@
 
 mod common;
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::body::{Body, Bytes};
-use axum::response::Response;
-use axum::routing::post;
-use axum::Router;
-use common::{body_text, client, post_json, FakeUpstream, OnDrop, Proxy};
+use axum::body::Bytes;
+use common::{body_text, client, frame, post_json, upstream, Answer, FakeUpstream, Proxy};
 use futures_util::StreamExt;
-use tokio::sync::mpsc;
 
 const KEY: &str = "sk-test-CANARY-5c1d9e";
-
-/// One upstream answer under the test's control: frames go in through `send`, dropping `send` ends the
-/// answer, and `dropped` hears when the proxy let go of it (ended or cancelled).
-struct Answer {
-    send: mpsc::UnboundedSender<Bytes>,
-    dropped: mpsc::UnboundedReceiver<()>,
-}
-
-/// An OpenAI upstream that answers its requests with the given answers' streams, in order.
-async fn upstream(count: usize) -> (FakeUpstream, Vec<Answer>) {
-    let mut answers = Vec::new();
-    let mut streams = VecDeque::new();
-    for _ in 0..count {
-        let (send, frames) = mpsc::unbounded_channel::<Bytes>();
-        let (dropped_tx, dropped) = mpsc::unbounded_channel();
-        answers.push(Answer { send, dropped });
-        streams.push_back((frames, OnDrop(dropped_tx)));
-    }
-    let streams = Arc::new(Mutex::new(streams));
-    let app = Router::new().route(
-        "/v1/chat/completions",
-        post(move || async move {
-            let stream = streams.lock().unwrap().pop_front().expect("one answer per request");
-            let body = futures_util::stream::unfold(stream, |(mut frames, guard)| async move {
-                let frame = frames.recv().await?;
-                Some((Ok::<_, std::io::Error>(frame), (frames, guard)))
-            });
-            Response::builder().header("content-type", "text/event-stream").body(Body::from_stream(body)).unwrap()
-        }),
-    );
-    (FakeUpstream::start(app).await, answers)
-}
 
 fn proxy(upstream: &FakeUpstream, args: &[&str]) -> Proxy {
     let base = format!("{}/v1", upstream.base);
     Proxy::start(args, &[("OPENAI_API_KEY", KEY), ("OPENAI_BASE_URL", &base)])
-}
-
-fn frame(text: &str) -> Bytes {
-    Bytes::from(format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{text}\"}}}}]}}\n\n"))
 }
 
 /// Reads from `body` until `want` bytes in all have come (a chunk may hold several frames).
