@@ -186,7 +186,7 @@ export interface ParsedResponse {
   suggested_actions: Json | null;
   /** `{ type, data }` from a registered marker such as `SCHEMA_PROPOSAL:`. */
   custom_payload: Json | null;
-  /** Why a payload marker was left in the text (its JSON missing or malformed). */
+  /** Why a payload marker was left in the text (its JSON missing or malformed), once per kind. */
   diagnostics: string[];
 }
 
@@ -217,7 +217,8 @@ export class ChatStream {
   /**
    * Feeds a chunk: text, or bytes in any form (`ArrayBuffer`, `Uint8Array` or another typed
    * array, `DataView`); returns the events it completed (adjacent text deltas merged). Any other
-   * value throws a `TypeError`.
+   * value throws a `TypeError`. Bytes whose buffer was transferred away (detached) cannot be
+   * read: they give an `error` event, and the stream goes on.
    */
   push(chunk: string | ArrayBuffer | ArrayBufferView): StreamEvent[];
   /** The body ended: the last events, always including `complete`. */
@@ -441,7 +442,10 @@ export class ChatSession {
   getSnapshot(): ChatState;
   saveMessages(): string;
   loadMessages(json: string | StoredMessage[]): void;
-  /** Stops the turn in flight and frees the session's memory; unusable after. */
+  /**
+   * Stops the turn in flight and frees the session's memory; unusable after. Also from inside a
+   * callback: the turn's events end there, and nothing else is sent or called.
+   */
   dispose(): void;
 }
 

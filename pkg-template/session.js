@@ -137,7 +137,10 @@ export function makeChatSession(wasm, loaded) {
       this.#apply(this.#live().loadMessages(typeof json === "string" ? json : JSON.stringify(json)));
     }
 
-    /** Stops the turn in flight and frees the session's memory; the session is unusable after. */
+    /**
+     * Stops the turn in flight and frees the session's memory; the session is unusable after.
+     * Also from inside a callback: the turn's events end there, and nothing else is sent or called.
+     */
     dispose() {
       if (this.#disposed) return;
       this.#disposed = true;
@@ -174,7 +177,8 @@ export function makeChatSession(wasm, loaded) {
     #start(started) {
       const queue = new EventQueue(() => this.#turn?.queue === queue && this.#turn.controller.abort());
       this.#step(started, queue);
-      if (!started.request) {
+      // A subscriber may have disposed of the session on this very step.
+      if (!started.request || this.#disposed) {
         queue.close();
         return queue;
       }
@@ -295,6 +299,8 @@ export function makeChatSession(wasm, loaded) {
      * which hear of data and tool calls before the answer they belong to is finished.
      */
     #step({ events, patches }, queue) {
+      // Disposed from a callback: the turn winds down without a word (its cancel is no news).
+      if (this.#disposed) return queue.close();
       const settled = this.#apply(patches, false);
       queue.push(events);
       for (const event of events) {
@@ -307,7 +313,7 @@ export function makeChatSession(wasm, loaded) {
     /** Calls the app's callback; what it throws is reported to the host, never to the stream. */
     #call(name, value) {
       const callback = this.#callbacks[name];
-      if (callback === undefined) return;
+      if (callback === undefined || this.#disposed) return;
       try {
         callback(value);
       } catch (error) {

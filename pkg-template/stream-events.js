@@ -1,6 +1,6 @@
 // streamEvents: the clean events of a response body, as an async iterable. The body is read here;
 // the module's ChatStream parses each chunk.
-import { EventQueue, errorParts, isThenable, readBody, settle } from "./io.js";
+import { EventQueue, errorParts, isThenable, readBody, report, settle } from "./io.js";
 
 /** `streamEvents` over the module's bindings `wasm` (ChatStream, httpError, …). */
 export function makeStreamEvents(wasm) {
@@ -35,8 +35,13 @@ export function makeStreamEvents(wasm) {
       .catch((error) => deliver([{ type: "error", code: "NETWORK_ERROR", message: String(error?.message ?? error) }]))
       .finally(() => {
         signal?.removeEventListener("abort", onAbort);
-        stream.free();
         queue.close();
+        // Never a rejection nobody handles: a failure here is a bug, for the host to hear of.
+        try {
+          stream.free();
+        } catch (error) {
+          report(error);
+        }
       });
     return queue;
   };

@@ -147,9 +147,10 @@ impl Chat {
         Err(self.refused(ErrorCode::ValidationError, &message))
     }
 
-    /// A chunk of the response was neither bytes nor text: skipped, and said so.
-    pub fn skipped_chunk(&mut self) -> Step {
-        self.step(vec![StreamEvent::skipped_chunk()])
+    /// A chunk of the response could not be used (neither bytes nor text, or unreadable):
+    /// skipped, and said so with `error`.
+    pub fn skipped_chunk(&mut self, error: StreamEvent) -> Step {
+        self.step(vec![error])
     }
 
     /// The response's headers arrived (see [`ChatStream::use_response_headers`]).

@@ -7,6 +7,13 @@
 //! balance (capped at [`MAX_PAYLOAD_BYTES`]); JSON that does not parse is released as text, never
 //! lost. Text already scanned is never scanned again, except a payload's JSON when it is
 //! released, which is read once more as ordinary text.
+//!
+//! Linear whatever the text holds: a payload marker is looked for in text read for the first
+//! time and in a failed payload's JSON read again, but not in the JSON of a failed payload that
+//! was itself found in text read again. Otherwise an answer repeating `SUGGESTED_VALUES: [`
+//! would be read once more for every marker in it; this way each byte is read a bounded number
+//! of times (as text, as JSON, as text again, as JSON again, as text). A failed payload is
+//! reported once per kind: one answer can hold thousands.
 
 use serde_json::Value;
 
@@ -44,10 +51,19 @@ pub(crate) fn strip_unwanted_chars(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// How often text has been read again: 0 for text read for the first time, one more than the
+/// text its payload's marker was found in for a failed payload's JSON.
+type Level = u8;
+
+/// Payload markers are looked for in text below this level (see the module's doc).
+const PAYLOAD_LEVELS: Level = 2;
+
 /// A payload marker seen, its JSON not finished.
 #[derive(Debug)]
 struct OpenPayload {
     kind: PayloadKind,
+    /// The level of the text its marker was found in.
+    level: Level,
     /// The marker and the whitespace after it, as written (released as text if the JSON fails).
     lead: String,
     marker_len: usize,
@@ -69,8 +85,9 @@ enum PayloadStep {
     NeedMore,
     /// The payload closed after this many bytes.
     Closed(usize),
-    /// The payload failed after this many bytes; this text must be read again as ordinary text.
-    Failed(usize, String),
+    /// The payload failed after this many bytes; this text must be read again as ordinary text,
+    /// at this level.
+    Failed(usize, String, Level),
 }
 
 #[derive(Debug)]
@@ -83,6 +100,8 @@ pub(crate) struct MarkerStripper {
     /// Undecided text: a proper prefix of some marker.
     tail: String,
     payload: Option<OpenPayload>,
+    /// The kinds of failed payloads already reported.
+    reported: Vec<PayloadKind>,
 }
 
 impl MarkerStripper {
@@ -100,7 +119,15 @@ impl MarkerStripper {
         for (literal, _) in &payload_markers {
             starts[usize::from(literal.as_bytes()[0])] = true;
         }
-        MarkerStripper { tags, payload_markers, thinking, starts, tail: String::new(), payload: None }
+        MarkerStripper {
+            tags,
+            payload_markers,
+            thinking,
+            starts,
+            tail: String::new(),
+            payload: None,
+            reported: Vec::new(),
+        }
     }
 
     /// Recognises only `[[tool:N]]` (for stored messages, already clean otherwise).
@@ -115,25 +142,26 @@ impl MarkerStripper {
         }
         let mut buf = std::mem::take(&mut self.tail);
         buf.push_str(text);
-        self.run(buf, out);
+        self.run(buf, 0, out);
     }
 
     /// The text ended: a payload still open is released as text, and a held tail is text.
     pub(crate) fn finish(&mut self, out: &mut Vec<Token>) {
         while let Some(open) = self.payload.take() {
             let reason = if open.json.is_some() { "its JSON never closed" } else { "no JSON followed it" };
-            let again = self.release(open, reason, out);
-            self.run(again, out);
+            let (again, level) = self.release(open, reason, out);
+            self.run(again, level, out);
         }
         let tail = std::mem::take(&mut self.tail);
         self.emit(&tail, out);
     }
 
-    /// Reads `buf`. A failed payload's JSON is read before the text after it, from a stack of
-    /// buffers rather than by joining the two, so a failure costs the length of its JSON only.
-    fn run(&mut self, buf: String, out: &mut Vec<Token>) {
-        let mut stack = vec![(buf, 0)];
-        while let Some((buf, pos)) = stack.last_mut() {
+    /// Reads `buf`, text at `level`. A failed payload's JSON is read before the text after it,
+    /// from a stack of buffers rather than by joining the two, so a failure costs the length of
+    /// its JSON only.
+    fn run(&mut self, buf: String, level: Level, out: &mut Vec<Token>) {
+        let mut stack = vec![(buf, 0, level)];
+        while let Some((buf, pos, level)) = stack.last_mut() {
             let rest = &buf[*pos..];
             if self.payload.is_some() {
                 match self.feed_payload(rest, out) {
@@ -141,22 +169,22 @@ impl MarkerStripper {
                         stack.pop();
                     }
                     PayloadStep::Closed(n) => *pos += n,
-                    PayloadStep::Failed(n, again) => {
+                    PayloadStep::Failed(n, again, again_level) => {
                         *pos += n;
-                        stack.push((again, 0));
+                        stack.push((again, 0, again_level));
                     }
                 }
                 continue;
             }
-            match self.scan_text(rest, out) {
+            match self.scan_text(rest, *level, out) {
                 Scan::PayloadEndsAt(n) => *pos += n,
                 Scan::HeldFrom(n) => {
-                    let (buf, pos) = stack.pop().expect("the buffer just read");
+                    let (buf, pos, _) = stack.pop().expect("the buffer just read");
                     let held = &buf[pos + n..];
                     match stack.last_mut() {
                         None => self.tail = held.to_owned(),
                         // Only a released JSON cut off at the cap can end in a held tail.
-                        Some((next, next_pos)) if !held.is_empty() => {
+                        Some((next, next_pos, _)) if !held.is_empty() => {
                             *next = format!("{held}{}", &next[*next_pos..]);
                             *next_pos = 0;
                         }
@@ -167,8 +195,9 @@ impl MarkerStripper {
         }
     }
 
-    /// Scans ordinary text, releasing everything but an undecided tail or a payload's JSON.
-    fn scan_text(&mut self, s: &str, out: &mut Vec<Token>) -> Scan {
+    /// Scans ordinary text at `level`, releasing everything but an undecided tail or a payload's
+    /// JSON.
+    fn scan_text(&mut self, s: &str, level: Level, out: &mut Vec<Token>) -> Scan {
         let bytes = s.as_bytes();
         let mut released = 0;
         let mut i = 0;
@@ -180,7 +209,7 @@ impl MarkerStripper {
                 i += 1;
                 continue;
             }
-            let (found, what) = self.match_at(&s[i..], bytes[i]);
+            let (found, what) = self.match_at(&s[i..], bytes[i], level < PAYLOAD_LEVELS);
             match found {
                 Match::No => i += 1,
                 Match::Partial => {
@@ -198,7 +227,7 @@ impl MarkerStripper {
                         Marker::Tag(Tag::Close) => self.thinking = Thinking::Outside,
                         Marker::Payload(kind) => {
                             self.payload =
-                                Some(OpenPayload { kind, lead: marker.to_owned(), marker_len: len, json: None });
+                                Some(OpenPayload { kind, level, lead: marker.to_owned(), marker_len: len, json: None });
                             return Scan::PayloadEndsAt(i);
                         }
                     }
@@ -209,10 +238,10 @@ impl MarkerStripper {
         Scan::HeldFrom(s.len())
     }
 
-    /// The marker, if any, at the start of `rest` (whose first byte is `first`).
-    /// The marker, if any, at the start of `rest` (whose first byte is `first`). A whole marker
-    /// wins over a prefix of another, so a held tail is always a prefix of no whole marker.
-    fn match_at(&self, rest: &str, first: u8) -> (Match, Marker) {
+    /// The marker, if any, at the start of `rest` (whose first byte is `first`), payload markers
+    /// only when `payloads`. A whole marker wins over a prefix of another, so a held tail is
+    /// always a prefix of no whole marker.
+    fn match_at(&self, rest: &str, first: u8, payloads: bool) -> (Match, Marker) {
         let mut partial = false;
         if first == b'<' && !self.tags.is_empty() {
             match self.tags.match_at(rest, self.thinking) {
@@ -227,7 +256,8 @@ impl MarkerStripper {
                     (found, _) => partial |= found == Match::Partial,
                 }
             }
-            for (literal, kind) in self.payload_markers.iter().filter(|(l, _)| l.as_bytes()[0] == first) {
+            let payload_markers = if payloads { &self.payload_markers[..] } else { &[] };
+            for (literal, kind) in payload_markers.iter().filter(|(l, _)| l.as_bytes()[0] == first) {
                 match match_literal(rest, literal) {
                     Match::Full(n) => return (Match::Full(n), Marker::Payload(kind.clone())),
                     found => partial |= found == Match::Partial,
@@ -250,7 +280,8 @@ impl MarkerStripper {
                 Some(b'[' | b'{') if !too_long => open.json = Some(BalancedJson::default()),
                 _ => {
                     let open = self.payload.take().expect("open");
-                    return PayloadStep::Failed(taken, self.release(open, "no JSON followed it", out));
+                    let (again, level) = self.release(open, "no JSON followed it", out);
+                    return PayloadStep::Failed(taken, again, level);
                 }
             }
         }
@@ -266,26 +297,32 @@ impl MarkerStripper {
                     }
                     Err(err) => {
                         let reason = format!("its JSON is not valid ({err})");
-                        PayloadStep::Failed(taken + n, self.release(open, &reason, out))
+                        let (again, level) = self.release(open, &reason, out);
+                        PayloadStep::Failed(taken + n, again, level)
                     }
                 }
             }
             None if json.raw.len() > MAX_PAYLOAD_BYTES => {
                 let open = self.payload.take().expect("open");
                 let reason = format!("its JSON is longer than {MAX_PAYLOAD_BYTES} bytes");
-                PayloadStep::Failed(s.len(), self.release(open, &reason, out))
+                let (again, level) = self.release(open, &reason, out);
+                PayloadStep::Failed(s.len(), again, level)
             }
             None => PayloadStep::NeedMore,
         }
     }
 
-    /// Gives up on a payload: its marker goes out as text with a diagnostic, and its JSON is
-    /// returned to be read again as ordinary text.
-    fn release(&mut self, open: OpenPayload, reason: &str, out: &mut Vec<Token>) -> String {
-        let marker = open.lead.trim_end();
-        out.push(Token::Malformed { kind: open.kind, reason: format!("{marker} was left in the text: {reason}") });
+    /// Gives up on a payload: its marker goes out as text with a diagnostic (the first of its
+    /// kind), and its JSON is returned to be read again as ordinary text, at the level returned.
+    fn release(&mut self, open: OpenPayload, reason: &str, out: &mut Vec<Token>) -> (String, Level) {
+        if !self.reported.contains(&open.kind) {
+            let marker = open.lead.trim_end();
+            let reason = format!("{marker} was left in the text: {reason}");
+            self.reported.push(open.kind.clone());
+            out.push(Token::Malformed { kind: open.kind, reason });
+        }
         self.emit(&open.lead, out);
-        open.json.map(|json| json.raw).unwrap_or_default()
+        (open.json.map(|json| json.raw).unwrap_or_default(), open.level + 1)
     }
 
     fn emit(&self, s: &str, out: &mut Vec<Token>) {

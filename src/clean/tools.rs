@@ -2,15 +2,24 @@
 //! Each keeps its streamed arguments (and their best JSON so far), the call once its arguments
 //! are complete, and the result once it ran.
 
+use std::collections::{BTreeSet, HashMap};
+
 use serde_json::{json, Value};
 
 use super::partial_json::PartialJson;
 use crate::error::ErrorCode;
 use crate::event::{StreamEvent, ToolRecord};
 
+/// Besides the list, indexes that let each event find its tool at once: a stream may make tens
+/// of thousands of calls, and a search of the list per event would cost their square.
 #[derive(Debug, Default)]
 pub(crate) struct Tools {
     list: Vec<Tool>,
+    /// The first tool with each id.
+    by_id: HashMap<String, usize>,
+    /// The tools without a result, all of them and by name, oldest first.
+    unfinished: BTreeSet<usize>,
+    unfinished_by_name: HashMap<String, BTreeSet<usize>>,
 }
 
 #[derive(Debug)]
@@ -38,7 +47,7 @@ impl Tools {
     }
 
     pub(crate) fn find(&self, id: &str) -> Option<usize> {
-        self.list.iter().position(|t| t.id == id)
+        self.by_id.get(id).copied()
     }
 
     /// A new tool at the next index: `tool_start`.
@@ -52,6 +61,10 @@ impl Tools {
     ) -> usize {
         let index = self.list.len() as u32;
         out.push(StreamEvent::ToolStart { tool_use_id: id.clone(), tool: name.clone(), index, input: input.clone() });
+        let at = self.list.len();
+        self.by_id.entry(id.clone()).or_insert(at);
+        self.unfinished.insert(at);
+        self.unfinished_by_name.entry(name.clone()).or_default().insert(at);
         self.list.push(Tool {
             id,
             name,
@@ -70,6 +83,12 @@ impl Tools {
     /// Names a tool that started without a name (its arguments came first).
     pub(crate) fn name_if_unnamed(&mut self, at: usize, name: String) {
         if self.list[at].name.is_empty() {
+            if self.unfinished.contains(&at) {
+                if let Some(unnamed) = self.unfinished_by_name.get_mut("") {
+                    unnamed.remove(&at);
+                }
+                self.unfinished_by_name.entry(name.clone()).or_default().insert(at);
+            }
             self.list[at].name = name;
         }
     }
@@ -179,16 +198,15 @@ impl Tools {
     /// same name if there is one). `None` for a result that names an id no tool has, and no
     /// index: a tool of its own, given to no other call.
     pub(crate) fn for_result(&self, id: Option<&str>, name: Option<&str>, index: Option<u32>) -> Option<usize> {
-        let unfinished = |t: &Tool| t.output.is_none();
         match (id, index) {
             (Some(id), _) if self.find(id).is_some() => self.find(id),
             (_, Some(index)) if (index as usize) < self.list.len() => Some(index as usize),
             (Some(_), _) => None,
-            (None, _) => self
-                .list
-                .iter()
-                .position(|t| unfinished(t) && Some(t.name.as_str()) == name)
-                .or_else(|| self.list.iter().position(unfinished)),
+            (None, _) => name
+                .and_then(|name| self.unfinished_by_name.get(name))
+                .and_then(|tools| tools.first())
+                .or_else(|| self.unfinished.first())
+                .copied(),
         }
     }
 
@@ -197,6 +215,10 @@ impl Tools {
         let tool = &mut self.list[at];
         tool.output = Some(output.clone());
         tool.is_error = is_error;
+        self.unfinished.remove(&at);
+        if let Some(named) = self.unfinished_by_name.get_mut(&tool.name) {
+            named.remove(&at);
+        }
         out.push(StreamEvent::ToolComplete {
             tool_use_id: tool.id.clone(),
             tool: tool.name.clone(),

@@ -46,8 +46,7 @@ impl Session {
                     output: Value::Null,
                     is_error: false,
                 };
-                patches.push(Patch::Push { key: "streamingSegments", value: PatchValue::Segment(segment.clone()) });
-                self.state.streaming_segments.push(segment);
+                self.push_segment(segment, &mut patches);
                 // A backend that runs the tool itself starts it with its input; a model's call
                 // starts empty and its input streams.
                 let streaming = input.as_object().is_some_and(|o| o.is_empty());
@@ -97,16 +96,13 @@ impl Session {
                     output: output.clone(),
                     is_error: *is_error,
                 };
-                let value = PatchValue::Segment(finished.clone());
                 match self.tool_segment(tool_use_id) {
                     Some(at) => {
+                        let value = PatchValue::Segment(finished.clone());
                         self.state.streaming_segments[at] = finished;
                         patches.push(Patch::SetAt { key: "streamingSegments", at, value });
                     }
-                    None => {
-                        self.state.streaming_segments.push(finished);
-                        patches.push(Patch::Push { key: "streamingSegments", value });
-                    }
+                    None => self.push_segment(finished, &mut patches),
                 }
                 self.enter(&mut patches, Phase::Streaming);
             }
@@ -168,9 +164,7 @@ impl Session {
         if segment_continues {
             patches.push(Patch::AppendToLast { key: "streamingSegments", text: text.to_owned() });
         } else if !fresh.is_empty() {
-            let segment = Segment::Text { text: fresh.to_owned() };
-            patches.push(Patch::Push { key: "streamingSegments", value: PatchValue::Segment(segment.clone()) });
-            self.state.streaming_segments.push(segment);
+            self.push_segment(Segment::Text { text: fresh.to_owned() }, patches);
         }
         if part_continues {
             patches.push(Patch::AppendToLast { key: "streamingParts", text: text.to_owned() });
@@ -180,8 +174,26 @@ impl Session {
     }
 
     pub(super) fn push_part(&mut self, part: MessagePart, patches: &mut Vec<Patch>) {
+        if let MessagePart::Tool { tool_use_id, .. } = &part {
+            let place = self.tool_places.entry(tool_use_id.clone()).or_default();
+            place.part.get_or_insert(self.state.streaming_parts.len());
+        }
         patches.push(Patch::Push { key: "streamingParts", value: PatchValue::Part(part.clone()) });
         self.state.streaming_parts.push(part);
+    }
+
+    fn push_segment(&mut self, segment: Segment, patches: &mut Vec<Patch>) {
+        if let Segment::Tool { tool_use_id: Some(id), .. } = &segment {
+            let place = self.tool_places.entry(id.clone()).or_default();
+            place.segment.get_or_insert(self.state.streaming_segments.len());
+        }
+        patches.push(Patch::Push { key: "streamingSegments", value: PatchValue::Segment(segment.clone()) });
+        self.state.streaming_segments.push(segment);
+    }
+
+    /// Where the tool part of this call is in `streaming_parts`.
+    fn tool_part(&self, id: &str) -> Option<usize> {
+        self.tool_places.get(id).and_then(|place| place.part)
     }
 
     /// Changes the tool part of this call (its state, its input), if there is one.
@@ -191,8 +203,8 @@ impl Session {
         patches: &mut Vec<Patch>,
         change: impl FnOnce(&mut ToolState, &mut Value),
     ) {
-        let found = self.state.streaming_parts.iter_mut().enumerate().find_map(|(at, part)| match part {
-            MessagePart::Tool { tool_use_id, state, input, .. } if tool_use_id == id => Some((at, state, input)),
+        let found = self.tool_part(id).and_then(|at| match &mut self.state.streaming_parts[at] {
+            MessagePart::Tool { state, input, .. } => Some((at, state, input)),
             _ => None,
         });
         if let Some((at, state, input)) = found {
@@ -205,11 +217,7 @@ impl Session {
     /// A `tool_complete`: the tool part gets its output (a denied call stays denied).
     pub(super) fn tool_finished(&mut self, event: &StreamEvent, patches: &mut Vec<Patch>) {
         let StreamEvent::ToolComplete { tool_use_id, tool, index, input, output, is_error } = event else { return };
-        let at = self
-            .state
-            .streaming_parts
-            .iter()
-            .position(|part| matches!(part, MessagePart::Tool { tool_use_id: id, .. } if id == tool_use_id));
+        let at = self.tool_part(tool_use_id);
         let denied = at.is_some_and(|at| {
             matches!(self.state.streaming_parts[at], MessagePart::Tool { state: ToolState::OutputDenied, .. })
         });
@@ -277,10 +285,8 @@ impl Session {
         parts
     }
 
+    /// Where the tool segment of this call is in `streaming_segments`.
     pub(super) fn tool_segment(&self, tool_use_id: &str) -> Option<usize> {
-        self.state
-            .streaming_segments
-            .iter()
-            .position(|s| matches!(s, Segment::Tool { tool_use_id: Some(id), .. } if id == tool_use_id))
+        self.tool_places.get(tool_use_id).and_then(|place| place.segment)
     }
 }

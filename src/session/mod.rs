@@ -27,6 +27,8 @@ pub use state::{
     ToolProgressState,
 };
 
+use std::collections::HashMap;
+
 use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
@@ -44,6 +46,16 @@ pub struct Session {
     context: Value,
     /// Makes the ids of new messages.
     ids: Box<dyn FnMut() -> String>,
+    /// Where each tool call of the turn is in `streaming_parts` and `streaming_segments`, so that
+    /// an event about a call finds it at once however many calls the turn made.
+    tool_places: HashMap<String, ToolPlace>,
+}
+
+/// A tool call's part and segment in the streaming state (the first of each, if its id repeats).
+#[derive(Debug, Default, Clone, Copy)]
+struct ToolPlace {
+    part: Option<usize>,
+    segment: Option<usize>,
 }
 
 impl Default for Session {
@@ -73,7 +85,7 @@ pub fn counting_ids(prefix: &str) -> impl FnMut() -> String + 'static {
 impl Session {
     /// A session whose new messages get their ids from `ids`.
     pub fn with_ids(ids: impl FnMut() -> String + 'static) -> Session {
-        Session { state: ChatState::default(), context: Value::Null, ids: Box::new(ids) }
+        Session { state: ChatState::default(), context: Value::Null, ids: Box::new(ids), tool_places: HashMap::new() }
     }
 
     /// What the UI renders.
@@ -279,6 +291,7 @@ impl Session {
     }
 
     fn clear_streaming(&mut self, patches: &mut Vec<Patch>) {
+        self.tool_places.clear();
         if !self.state.streaming_text.is_empty() {
             self.state.streaming_text.clear();
             patches.push(Patch::Set { key: "streamingText", value: Value::from("").into() });

@@ -3,10 +3,13 @@
 //! number to a `&str` parameter of wasm-bindgen's glue traps the module instead, and a trap
 //! leaves it unusable for every chat on the page.
 
-use js_sys::{ArrayBuffer, Uint8Array};
+use js_sys::Uint8Array;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+
+use crate::error::ErrorCode;
+use crate::event::StreamEvent;
 
 /// A `TypeError` with this message.
 pub(crate) fn type_error(message: &str) -> JsValue {
@@ -182,38 +185,62 @@ pub(crate) fn json(value: &JsValue, what: &str) -> Result<Value, JsValue> {
     serde_json::from_str(&text).map_err(|e| type_error(&format!("{what}: {e}")))
 }
 
+/// What [`bytes`] found in a chunk.
+pub(crate) enum Chunk {
+    /// Text or bytes, now in `out`.
+    Read,
+    /// Neither text nor bytes.
+    NotBytes,
+    /// Bytes that cannot be read, and the engine's reason: their buffer was transferred away
+    /// (`postMessage(…, [buffer])`, `structuredClone(…, { transfer })`), which detaches it.
+    Unreadable(String),
+}
+
 /// The bytes of a chunk, into `out` (cleared first): a string (as UTF-8), an `ArrayBuffer` or
 /// `SharedArrayBuffer`, or any view of one (`Uint8Array` and the other typed arrays, `DataView`,
-/// `Buffer`). `false` when `chunk` is none of these.
-pub(crate) fn bytes(chunk: &JsValue, out: &mut Vec<u8>) -> bool {
+/// `Buffer`).
+pub(crate) fn bytes(chunk: &JsValue, out: &mut Vec<u8>) -> Chunk {
     out.clear();
     if let Some(text) = chunk.as_string() {
         out.extend_from_slice(text.as_bytes());
-        return true;
+        return Chunk::Read;
     }
-    let view = if let Some(array) = chunk.dyn_ref::<Uint8Array>() {
-        array.clone()
-    } else if ArrayBuffer::is_view(chunk) {
-        let view: &ArrayBufferView = chunk.unchecked_ref();
-        Uint8Array::new_with_byte_offset_and_length(&view.buffer(), view.byte_offset(), view.byte_length())
-    } else if chunk.is_instance_of::<ArrayBuffer>() || chunk.is_instance_of::<js_sys::SharedArrayBuffer>() {
-        Uint8Array::new(chunk)
-    } else {
-        return false;
+    let view = match byte_view(chunk) {
+        Ok(view) if view.is_undefined() => return Chunk::NotBytes,
+        Ok(view) => view.unchecked_into::<Uint8Array>(),
+        Err(error) => return Chunk::Unreadable(reason_of(&error).unwrap_or_else(|_| "it threw".into())),
     };
+    // A view made just now: nothing has run since that could detach its buffer.
     out.resize(view.length() as usize, 0);
     view.copy_to(out);
-    true
+    Chunk::Read
 }
 
-#[wasm_bindgen]
+/// The error event for a chunk whose bytes cannot be read: it is skipped, and the stream goes on.
+pub(crate) fn unreadable_chunk(reason: &str) -> StreamEvent {
+    let message = format!("Failed to read response: a chunk of the body could not be read ({reason}); it was skipped");
+    StreamEvent::error(ErrorCode::ServiceUnavailable, message)
+}
+
+// In JS behind `catch`, because a detached buffer throws wherever it is touched (a `DataView`'s
+// getters, `new Uint8Array(buffer)`, copying out of a view), and an exception thrown through the
+// module would leave the object mid-call: unusable, still borrowed.
+#[wasm_bindgen(inline_js = r#"
+export function byteView(chunk) {
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  const shared = typeof SharedArrayBuffer === "function" && chunk instanceof SharedArrayBuffer;
+  return chunk instanceof ArrayBuffer || shared ? new Uint8Array(chunk) : undefined;
+}
+export function reasonOf(error) {
+  return error instanceof Error ? String(error.message) : "it threw";
+}
+"#)]
 extern "C" {
-    /// A typed array or `DataView`.
-    type ArrayBufferView;
-    #[wasm_bindgen(method, getter)]
-    fn buffer(this: &ArrayBufferView) -> JsValue;
-    #[wasm_bindgen(method, getter, js_name = byteOffset)]
-    fn byte_offset(this: &ArrayBufferView) -> u32;
-    #[wasm_bindgen(method, getter, js_name = byteLength)]
-    fn byte_length(this: &ArrayBufferView) -> u32;
+    /// A new `Uint8Array` over a chunk's bytes; `undefined` when it has none; `Err` when they
+    /// cannot be read.
+    #[wasm_bindgen(js_name = byteView, catch)]
+    fn byte_view(chunk: &JsValue) -> Result<JsValue, JsValue>;
+    /// An exception's message.
+    #[wasm_bindgen(js_name = reasonOf, catch)]
+    fn reason_of(error: &JsValue) -> Result<String, JsValue>;
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::args::{self, Options};
+use super::args::{self, Chunk, Options};
 use super::partial_input::PartialInputs;
 use super::stream::JsStreamOptions;
 use super::{is_text, text_event_to_js, to_js, values_to_js, PoisonGuard};
@@ -126,10 +126,10 @@ impl SessionCore {
     pub fn push(&self, chunk: &JsValue) -> Result<JsValue, JsValue> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
         let mut bytes = Vec::new();
-        let step = if args::bytes(chunk, &mut bytes) {
-            self.chat.borrow_mut().push(&bytes)
-        } else {
-            self.chat.borrow_mut().skipped_chunk()
+        let step = match args::bytes(chunk, &mut bytes) {
+            Chunk::Read => self.chat.borrow_mut().push(&bytes),
+            Chunk::NotBytes => self.chat.borrow_mut().skipped_chunk(StreamEvent::skipped_chunk()),
+            Chunk::Unreadable(reason) => self.chat.borrow_mut().skipped_chunk(args::unreadable_chunk(&reason)),
         };
         Ok(self.step_to_js(step, None))
     }

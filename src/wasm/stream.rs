@@ -4,7 +4,7 @@ use std::cell::{Cell, RefCell};
 
 use wasm_bindgen::prelude::*;
 
-use super::args::{self, Options};
+use super::args::{self, Chunk, Options};
 use super::partial_input::PartialInputs;
 use super::{events_to_js, PoisonGuard};
 use crate::clean::{CleanOptions, PayloadMarker};
@@ -136,10 +136,13 @@ impl JsChatStream {
     pub fn push(&self, chunk: &JsValue) -> Result<JsValue, JsValue> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
         let mut bytes = self.bytes.borrow_mut();
-        if !args::bytes(chunk, &mut bytes) {
-            return Err(args::type_error("ChatStream.push: chunk must be a string, an ArrayBuffer or a typed array"));
+        match args::bytes(chunk, &mut bytes) {
+            Chunk::Read => Ok(self.run(|core, out| core.push(&bytes, out))),
+            Chunk::NotBytes => {
+                Err(args::type_error("ChatStream.push: chunk must be a string, an ArrayBuffer or a typed array"))
+            }
+            Chunk::Unreadable(reason) => Ok(events_to_js(&[args::unreadable_chunk(&reason)]).into()),
         }
-        Ok(self.run(|core, out| core.push(&bytes, out)))
     }
 
     /// The body ended: returns the last events (always including `complete`).

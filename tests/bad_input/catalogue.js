@@ -104,6 +104,9 @@ export function wrongArgumentTypes({ ChatStream, ChatSession, resolveToolMarkers
     ["push(42)", () => new ChatStream().push(42), /chunk/],
     ["push({})", () => new ChatStream().push({}), /chunk/],
     ["push(null)", () => new ChatStream().push(null), /chunk/],
+    // Objects that pass for a Uint8Array by their prototype, but hold no bytes.
+    ["push(Object.create(Uint8Array.prototype))", () => new ChatStream().push(Object.create(Uint8Array.prototype)), /chunk/],
+    ["push(new Proxy(new Uint8Array(2), {}))", () => new ChatStream().push(new Proxy(new Uint8Array(2), {})), /chunk/],
     ["new ChatSession(5)", () => new ChatSession(5), /options/],
     ["new ChatSession({ headers: 5 })", () => new ChatSession({ headers: 5 }), /options/],
     ["streamEvents(5)", () => streamEvents(5), /input/],
@@ -147,4 +150,100 @@ export function stillWorks({ ChatStream }) {
   const events = [...stream.push(body), ...stream.finish()];
   const text = events.find((e) => e.type === "complete")?.payload.text;
   return text === "still working" ? null : `a normal stream gave ${JSON.stringify(events)}`;
+}
+
+/** `promise`'s value, or `fallback` if it takes longer than `ms`. */
+function within(ms, promise, fallback) {
+  let timer;
+  const late = new Promise((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Chunks whose buffer was transferred away (detached, as by `postMessage(…, [buffer])`) before
+ * they were read, in each form a chunk can take. `push` must give an error event for it (or
+ * throw a TypeError) and go on; `streamEvents` and a `ChatSession` must end normally, with an
+ * error and the text around the chunk kept. Returns the failures.
+ */
+export async function detachedChunks({ ChatStream, ChatSession, streamEvents }) {
+  const encoder = new TextEncoder();
+  const before = encoder.encode('data: {"type":"text_delta","text":"kept"}\n\n');
+  const after = encoder.encode('data: {"type":"text_delta","text":" and after"}\n\ndata: {"type":"complete","payload":{}}\n\n');
+  const forms = [
+    ["a Uint8Array", (bytes) => bytes],
+    ["a Uint8Array at an offset", (bytes) => bytes.subarray(2)],
+    ["a DataView", (bytes) => new DataView(bytes.buffer)],
+    ["an ArrayBuffer", (bytes) => bytes.buffer],
+    ["a Uint16Array", (bytes) => new Uint16Array(bytes.buffer, 0, bytes.length >> 1)],
+  ];
+  const detached = (wrap) => {
+    const bytes = encoder.encode('data: {"type":"text_delta","text":" lost"}\n\n');
+    const chunk = wrap(bytes);
+    structuredClone(bytes.buffer, { transfer: [bytes.buffer] });
+    return chunk;
+  };
+  const body = (chunk) => {
+    const chunks = [before, chunk, after];
+    return new ReadableStream({
+      pull(controller) {
+        if (chunks.length > 0) controller.enqueue(chunks.shift());
+        else controller.close();
+      },
+    });
+  };
+  const textOf = (events) => events.find((e) => e.type === "complete")?.payload.text;
+  const failures = [];
+  for (const [form, wrap] of forms) {
+    try {
+      const stream = new ChatStream();
+      const events = [...stream.push(before)];
+      let threw = false;
+      try {
+        events.push(...stream.push(detached(wrap)));
+      } catch (error) {
+        if (!(error instanceof TypeError)) throw error;
+        threw = true;
+      }
+      events.push(...stream.push(after), ...stream.finish());
+      stream.free();
+      if (!threw && !events.some((e) => e.type === "error" && e.code && e.message)) {
+        failures.push(`push(${form}): no error event and no TypeError`);
+      }
+      if (textOf(events) !== "kept and after") failures.push(`push(${form}): the text is ${JSON.stringify(textOf(events))}`);
+    } catch (error) {
+      failures.push(`push(${form}) threw ${error?.name}: ${error?.message}`);
+    }
+
+    try {
+      const read = (async () => {
+        const events = [];
+        for await (const event of streamEvents(body(detached(wrap)))) events.push(event);
+        return events;
+      })();
+      const events = await within(5000, read, null);
+      if (events === null) failures.push(`streamEvents(${form}): never ended`);
+      else if (!events.some((e) => e.type === "error")) failures.push(`streamEvents(${form}): no error event`);
+      else if (textOf(events) !== "kept and after") failures.push(`streamEvents(${form}): the text is ${JSON.stringify(textOf(events))}`);
+    } catch (error) {
+      failures.push(`streamEvents(${form}) threw ${error?.name}: ${error?.message}`);
+    }
+
+    try {
+      const headers = new Headers({ "content-type": "text/event-stream" });
+      const fetch = async () => ({ ok: true, status: 200, headers, body: body(detached(wrap)) });
+      const session = new ChatSession({ fetch });
+      const ended = new Promise((resolve) => session.subscribe(() => !session.getSnapshot().isLoading && resolve()));
+      session.send("hi");
+      const state = await within(5000, ended.then(() => session.getSnapshot()), null);
+      if (state === null) failures.push(`ChatSession(${form}): still loading`);
+      else if (state.error === null) failures.push(`ChatSession(${form}): ended without an error`);
+      else if (state.messages.at(-1)?.content !== "kept and after") {
+        failures.push(`ChatSession(${form}): the answer is ${JSON.stringify(state.messages.at(-1)?.content)}`);
+      }
+      session.dispose();
+    } catch (error) {
+      failures.push(`ChatSession(${form}) threw ${error?.name}: ${error?.message}`);
+    }
+  }
+  return failures;
 }

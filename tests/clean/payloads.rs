@@ -96,6 +96,16 @@ fn parse_llm_response_reports_malformed_payloads() {
 }
 
 #[test]
+fn a_payload_inside_one_that_never_closes_is_still_found() {
+    let answer = "Pick. SUGGESTED_VALUES: [\"a\", \"b\"\nSUGGESTED_ACTIONS: [{\"label\": \"Go\"}] Done.";
+    let parsed = parse_llm_response(answer, &CleanOptions::default());
+    assert_eq!(parsed.suggested_actions, Some(json!([{"label": "Go"}])));
+    assert_eq!(parsed.suggested_values, None);
+    assert_eq!(parsed.text, "Pick. SUGGESTED_VALUES: [\"a\", \"b\"\n Done.");
+    assert_eq!(parsed.diagnostics.len(), 1, "{:?}", parsed.diagnostics);
+}
+
+#[test]
 fn a_payload_too_long_to_hold_is_released_before_the_end() {
     let mut cleaner = Cleaner::new(CleanOptions::default());
     let mut events = Vec::new();

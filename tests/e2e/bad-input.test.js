@@ -16,7 +16,7 @@ after(async () => {
   await closeChromium?.();
 });
 
-test("in Chromium: every bad-input case and every wrong argument type, then a normal stream", async () => {
+test("in Chromium: every bad-input case, every wrong argument type and detached chunks, then a normal stream", async () => {
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (err) => errors.push(err.message));
@@ -24,18 +24,20 @@ test("in Chromium: every bad-input case and every wrong argument type, then a no
   const result = await page.evaluate(async () => {
     const chatstream = await import("/pkg/index.js");
     await chatstream.default();
-    const { runCatalogue, wrongArgumentTypes, stillWorks } = await import("/tests/bad_input/catalogue.js");
+    const { runCatalogue, wrongArgumentTypes, stillWorks, detachedChunks } = await import("/tests/bad_input/catalogue.js");
     const catalogue = await (await fetch("/tests/bad_input/catalogue.json")).json();
     return {
       cases: catalogue.cases.length,
       catalogue: runCatalogue(chatstream, catalogue),
       types: wrongArgumentTypes(chatstream),
+      detached: await detachedChunks(chatstream),
       after: stillWorks(chatstream),
     };
   });
-  assert.ok(result.cases >= 49, `${result.cases} cases`);
+  assert.ok(result.cases >= 51, `${result.cases} cases`);
   assert.deepEqual(result.catalogue, []);
   assert.deepEqual(result.types, []);
+  assert.deepEqual(result.detached, []);
   assert.equal(result.after, null);
   assert.deepEqual(errors, []);
 });

@@ -5,19 +5,24 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import * as chatstream from "../../pkg/index.js";
-import { runCatalogue, wrongArgumentTypes, stillWorks } from "../bad_input/catalogue.js";
+import { runCatalogue, wrongArgumentTypes, stillWorks, detachedChunks } from "../bad_input/catalogue.js";
 
 chatstream.initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
 const catalogue = JSON.parse(readFileSync(new URL("../bad_input/catalogue.json", import.meta.url), "utf8"));
 
 test("every bad-input case, under every split, gives the catalogue's errors and serializes whole", () => {
-  assert.ok(catalogue.cases.length >= 49);
+  assert.ok(catalogue.cases.length >= 51);
   assert.deepEqual(runCatalogue(chatstream, catalogue), []);
   assert.equal(stillWorks(chatstream), null);
 });
 
 test("arguments of the wrong type throw a TypeError naming the parameter, and the module goes on", () => {
   assert.deepEqual(wrongArgumentTypes(chatstream), []);
+  assert.equal(stillWorks(chatstream), null);
+});
+
+test("a chunk whose buffer was transferred away is an error; the stream, streamEvents and a ChatSession end normally", async () => {
+  assert.deepEqual(await detachedChunks(chatstream), []);
   assert.equal(stillWorks(chatstream), null);
 });
 
