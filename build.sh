@@ -69,6 +69,16 @@ ensure_chromium() {
   export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
 }
 
+# The proxy's tests of its Redis resume store start a real redis-server.
+ensure_redis() {
+  if ! command -v redis-server >/dev/null; then
+    say "installing redis-server (Debian package)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update
+    apt-get install -y redis-server
+  fi
+}
+
 # --- build -------------------------------------------------------------------------------
 
 # wasm-opt's flags. Not --all-features: the module then fails to load with current wasm-bindgen.
@@ -168,6 +178,7 @@ test_size() {
 }
 
 test_native() {
+  ensure_redis
   say "native tests (cargo test --workspace)"
   cargo test --workspace
   say "native tests of the streaming-only build (cargo test --no-default-features)"
