@@ -425,7 +425,10 @@ export class ChatSession {
    * turn). With a turn in flight, the events are one CONFLICT error.
    */
   regenerate(): AsyncIterableIterator<StreamEvent>;
-  /** Stops the turn in flight; a CONFLICT error event when nothing is in flight. */
+  /**
+   * Stops the turn in flight; a CONFLICT error event when nothing is in flight. An answer the proxy
+   * keeps for resuming (an `X-Stream-Id` header) is also stopped there: `DELETE <endpoint>/streams/<id>`.
+   */
   cancel(): ErrorEvent | undefined;
   /** The same as `cancel()`. */
   stop(): ErrorEvent | undefined;

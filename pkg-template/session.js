@@ -209,10 +209,14 @@ export function makeChatSession(wasm, loaded) {
           return step(this.#core.refuse(code, message));
         }
         this.#core.useResponse(response.headers.get("content-type"), Object.fromEntries(response.headers));
+        const kept = keptStream(this.#request.endpoint, response.headers.get("x-stream-id"));
         const end = response.body
           ? await readBody(response.body, (chunk) => step(this.#core.push(chunk)), { idleMs: this.#stepTimeoutMs, signal })
           : { ended: true };
-        if (end.cancelled) return step(this.#core.cancel());
+        if (end.cancelled) {
+          if (kept !== null) this.#stopKept(kept);
+          return step(this.#core.cancel());
+        }
         const after = end.ended
           ? this.#core.finish()
           : this.#core.fail(
@@ -253,6 +257,19 @@ export function makeChatSession(wasm, loaded) {
       const fetch = this.#request.fetch ?? globalThis.fetch;
       const sent = (async () => fetch.call(globalThis, endpoint, init))();
       return settle(sent, this.#stepTimeoutMs, signal);
+    }
+
+    /**
+     * The proxy keeps an answer whose reader went away, so that it can be resumed; a stop says that
+     * it is not wanted, and the upstream is cancelled at once. Nothing waits for the answer.
+     */
+    #stopKept(url) {
+      const { credentials } = this.#request;
+      const fetch = this.#request.fetch ?? globalThis.fetch;
+      (async () => {
+        const headers = await evaluate(this.#request.headers);
+        await fetch.call(globalThis, url, { method: "DELETE", headers: { ...headers }, ...(credentials ? { credentials } : {}) });
+      })().catch(() => {});
     }
 
     /** Runs one tool call the model made (after the user's approval, when it needs one). */
@@ -427,6 +444,15 @@ export function makeChatSession(wasm, loaded) {
       }
     }
   };
+}
+
+/**
+ * Where the proxy keeps the answer to a POST to `endpoint` that it named `id` (its `X-Stream-Id`
+ * header): `<endpoint>/streams/<id>`; null when the backend keeps nothing.
+ */
+function keptStream(endpoint, id) {
+  if (!id) return null;
+  return `${endpoint.replace(/[?#].*$/s, "").replace(/\/$/, "")}/streams/${encodeURIComponent(id)}`;
 }
 
 /** An option that may be a function (sync or async), evaluated now. */

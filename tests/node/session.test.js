@@ -229,6 +229,37 @@ test("cancel keeps the partial answer: complete, then cancelled", async () => {
   assert.equal(state.isLoading, false);
 });
 
+test("cancel of an answer the proxy keeps for resuming asks the proxy to stop it (DELETE), with the app's headers", async () => {
+  const requests = [];
+  const fetch = async (url, init) => {
+    requests.push({ url, method: init.method, headers: init.headers });
+    if (init.method === "DELETE") return new Response(null, { status: 204 });
+    const headers = { "content-type": "text/event-stream", "x-stream-id": "9f0a" };
+    return new Response(body(sse([{ type: "text_delta", text: "Once" }]), { hang: true }), { headers });
+  };
+  const session = new ChatSession({ endpoint: "/api/agent/?v=2", headers: { "x-app": "1" }, fetch });
+  for await (const event of session.send("story")) {
+    if (event.type === "text_delta") session.cancel();
+  }
+  for (let wait = 0; requests.length < 2 && wait < 200; wait++) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.deepEqual(
+    requests.map(({ url, method }) => [method, url]),
+    [["POST", "/api/agent/?v=2"], ["DELETE", "/api/agent/streams/9f0a"]],
+  );
+  assert.equal(requests[1].headers["x-app"], "1");
+});
+
+test("cancel of an answer nobody keeps sends nothing more", async () => {
+  const requests = [];
+  const fetch = fetchReturning(() => new Response(body(sse([{ type: "text_delta", text: "Once" }]), { hang: true })), requests);
+  const session = new ChatSession({ fetch });
+  for await (const event of session.send("story")) {
+    if (event.type === "text_delta") session.cancel();
+  }
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(requests.length, 1);
+});
+
 test("stepTimeoutMs: a silent backend ends the turn with NETWORK_ERROR", async () => {
   const session = new ChatSession({ stepTimeoutMs: 30, fetch: fetchReturning(() => new Response(body([], { hang: true }))) });
   const events = await collect(session.send("hello"));
