@@ -94,12 +94,6 @@ impl SessionCore {
         to_js(self.chat.borrow().session().state())
     }
 
-    /// Whether a turn is in flight.
-    #[wasm_bindgen(getter, js_name = inFlight)]
-    pub fn in_flight(&self) -> bool {
-        self.chat.borrow().in_flight()
-    }
-
     /// Starts a turn for `message` (with the page's `context`), sent to `endpoint`:
     /// `{ request, events, patches }`, with no `request` when it is refused.
     pub fn send(&self, message: JsValue, context: JsValue, endpoint: &str) -> Result<JsValue, JsValue> {
