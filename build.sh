@@ -38,6 +38,19 @@ ensure_rust() {
   fi
 }
 
+# The package's modules are built on this nightly, which rebuilds the standard library with panics
+# that abort at once (-Cpanic=immediate-abort): the panic messages, their formatting and the
+# unwinding paths leave the module. Pinned, so that a build today and next month make the same
+# module; the tests and everything else use the stable toolchain.
+NIGHTLY=nightly-2026-05-20
+
+ensure_nightly() {
+  if [ ! -d "$(rustup run "$NIGHTLY" rustc --print sysroot 2>/dev/null)/lib/rustlib/src/rust/library" ]; then
+    say "installing Rust $NIGHTLY with the standard library's source (rust-src), for the package's modules"
+    rustup toolchain install "$NIGHTLY" --profile minimal --component rust-src
+  fi
+}
+
 ensure_node_modules() {
   # package-lock.json pins the dev tools: binaryen's wasm-opt (Debian's is too old), playwright-core, tsc.
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
@@ -56,6 +69,16 @@ ensure_chromium() {
   export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
 }
 
+# The proxy's tests of its Redis resume store start a real redis-server.
+ensure_redis() {
+  if ! command -v redis-server >/dev/null; then
+    say "installing redis-server (Debian package)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update
+    apt-get install -y redis-server
+  fi
+}
+
 # --- build -------------------------------------------------------------------------------
 
 # wasm-opt's flags. Not --all-features: the module then fails to load with current wasm-bindgen.
@@ -70,8 +93,11 @@ WASM_OPT_FLAGS=(-Oz --converge --low-memory-unused --enable-simd --enable-refere
 build_module() {
   local name=$1 features=$2 out=$3 target=${CARGO_TARGET_DIR:-target}
   [ "$name" = full ] || target="$target/$name"
+  # The flags join .cargo/config.toml's for the target (an array on both sides, so cargo appends).
   # shellcheck disable=SC2086 # $features is cargo's flags, split on purpose
-  cargo build --release --target wasm32-unknown-unknown --lib --target-dir "$target" $features
+  cargo "+$NIGHTLY" build --release --target wasm32-unknown-unknown --lib --target-dir "$target" $features \
+    -Z build-std=std,panic_abort \
+    --config 'target.wasm32-unknown-unknown.rustflags = ["-Zunstable-options", "-Cpanic=immediate-abort"]'
   wasm-bindgen --target web --out-dir "$out" --out-name chatstream \
     "$target/wasm32-unknown-unknown/release/chatstream.wasm"
   node_modules/.bin/wasm-opt "${WASM_OPT_FLAGS[@]}" "$out/chatstream_bg.wasm" -o "$out/chatstream_bg.wasm"
@@ -83,6 +109,7 @@ build_module() {
 
 build_pkg() {
   ensure_rust
+  ensure_nightly
   ensure_node_modules
   local out
   # Built beside pkg/ and swapped in at the end, so a test reading pkg/ meanwhile never sees half a package.
@@ -145,7 +172,13 @@ build_examples() {
 
 # --- tests -------------------------------------------------------------------------------
 
+test_size() {
+  say "size budget: each entry's download against size-budget.json (node tests/size/check.js)"
+  node tests/size/check.js
+}
+
 test_native() {
+  ensure_redis
   say "native tests (cargo test --workspace)"
   cargo test --workspace
   say "native tests of the streaming-only build (cargo test --no-default-features)"
@@ -193,6 +226,7 @@ test_types() {
 
 run_tests() {
   build_pkg
+  test_size
   test_native
   test_wasm
   test_node

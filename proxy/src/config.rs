@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use clap::Parser;
 
+use crate::resume::Bounds;
+
 /// The thin proxy for chatstream: forwards chat requests to the configured providers and answers every
 /// other provider with an offline simulated one.
 ///
@@ -99,6 +101,25 @@ pub struct Args {
     /// upstream connection, so keep twice this under the open-file limit (`ulimit -n`).
     #[arg(long, env = "PROXY_MAX_CONNECTIONS", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
+
+    /// How long a streamed answer is kept after its last reader went away, in milliseconds, for a client to
+    /// resume it (`GET` on its stream URL); the upstream is dropped only once this passes with nobody
+    /// reading. 0: dropped as soon as the client goes away, and a finished answer is not kept.
+    #[arg(long, env = "PROXY_RESUME_GRACE_MS", default_value_t = 60_000)]
+    pub resume_grace_ms: u64,
+    /// Most bytes kept of one answer for resuming (16 MiB). A longer answer still reaches the clients
+    /// reading it, but is no longer resumable.
+    #[arg(long, env = "PROXY_RESUME_STREAM_BYTES", default_value_t = 16 << 20)]
+    pub resume_stream_bytes: usize,
+    /// Most bytes kept of all answers together (256 MiB). An answer that would pass it is no longer
+    /// resumable.
+    #[arg(long, env = "PROXY_RESUME_TOTAL_BYTES", default_value_t = 256 << 20)]
+    pub resume_total_bytes: usize,
+    /// Where answers are kept for resuming: in this proxy's memory (unset), or also in Redis
+    /// (`redis://host:port`), so that any proxy using the same Redis can resume or stop an answer another
+    /// one is reading (several proxies behind one address, without sticky sessions).
+    #[arg(long, env = "PROXY_RESUME_STORE")]
+    pub resume_store: Option<String>,
 }
 
 /// One configured upstream: its URL and the headers that carry its key.
@@ -176,6 +197,8 @@ pub struct Config {
     pub sim_delay: Duration,
     pub limits: Limits,
     pub connections: ConnectionLimits,
+    pub resume: Bounds,
+    pub resume_store: Option<String>,
 }
 
 impl Config {
@@ -238,6 +261,12 @@ impl Config {
                 keep_alive: Duration::from_millis(args.keep_alive_timeout_ms),
                 max_connections: args.max_connections as usize,
             },
+            resume: Bounds {
+                grace: Duration::from_millis(args.resume_grace_ms),
+                stream_bytes: args.resume_stream_bytes,
+                total_bytes: args.resume_total_bytes,
+            },
+            resume_store: args.resume_store.filter(|url| !url.trim().is_empty()),
         }
     }
 }

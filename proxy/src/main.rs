@@ -8,6 +8,8 @@ mod cut;
 mod limits;
 mod provider;
 mod redact;
+mod resume;
+mod resume_redis;
 mod routes;
 mod server;
 mod simulate;
@@ -27,6 +29,18 @@ async fn main() -> ExitCode {
     let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(colour).with_target(false).init();
     let config = Config::from_args(Args::parse(), |name| std::env::var(name).ok());
+    // Before the URL is printed: a proxy that cannot use its store does not start.
+    let mirror = match config.resume_store.as_deref() {
+        None => None,
+        Some(url) => match resume_redis::RedisMirror::connect(url, config.resume.grace, config.limits.total).await {
+            Ok(mirror) => Some(mirror),
+            Err(err) => {
+                // Not the URL: it may hold a password.
+                eprintln!("chatstream-proxy: cannot reach the resume store (--resume-store): {err}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
     let listener = match tokio::net::TcpListener::bind((config.host, config.port)).await {
         Ok(listener) => listener,
         Err(err) => {
@@ -71,7 +85,7 @@ async fn main() -> ExitCode {
         }
     }
     let connections = config.connections;
-    let app = routes::router(config, address);
+    let app = routes::router(config, address, mirror);
     tokio::select! {
         () = server::serve(listener, app, connections) => {}
         _ = tokio::signal::ctrl_c() => {}

@@ -1,12 +1,13 @@
 //! The router: the chat routes (each forwarded or simulated), the static demo files, the access log,
 //! and what every route goes through first (the `Host` and `Origin` checks, CORS, `nosniff`).
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, Path, Query, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -25,6 +26,8 @@ use crate::config::Config;
 use crate::limits::{guard, RateLimiter, Watch};
 use crate::provider::Provider;
 use crate::redact::Redactor;
+use crate::resume::{AnswerStore, STREAM_ID};
+use crate::resume_redis::RedisMirror;
 use crate::server::CloseConnection;
 use crate::simulate::{paced, simulate, Simulated};
 use crate::static_files::{self, Roots};
@@ -35,27 +38,31 @@ struct AppState {
     client: reqwest::Client,
     limiter: RateLimiter,
     redactor: Redactor,
+    answers: AnswerStore,
 }
 
 /// `address` is where the proxy listens (with the real port when `--port 0`): the `Host` it answers to.
-pub fn router(config: Config, address: SocketAddr) -> Router {
+pub fn router(config: Config, address: SocketAddr, mirror: Option<RedisMirror>) -> Router {
     let allowed = Allowed::new(address, &config.allowed_hosts, config.cors_origin.as_deref());
     let roots = Roots::new(config.www.clone(), config.pkg.clone());
     let cors = config.cors_origin.as_deref().and_then(|origin| HeaderValue::from_str(origin).ok()).map(|origin| {
         CorsLayer::new()
             .allow_origin(origin)
-            .allow_methods([Method::GET, Method::POST])
+            .allow_methods([Method::GET, Method::POST, Method::DELETE])
             .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION])
+            .expose_headers([STREAM_ID])
     });
     let state = Arc::new(AppState {
         client: upstream::client(&config.limits),
         limiter: RateLimiter::new(config.limits.requests_per_minute),
         redactor: Redactor::new(config.keys.0.iter().map(|(_, key)| key.as_str())),
+        answers: AnswerStore::new(config.resume, config.limits.total + config.limits.idle, mirror),
         config,
     });
     let api = Router::new()
         .route("/api/chat/{provider}", post(provider_chat))
         .route_layer(middleware::from_fn_with_state(state.clone(), chat_gate))
+        .route("/api/chat/{provider}/streams/{id}", get(resume).delete(stop))
         .route("/api/providers", get(providers))
         .route("/api/{*rest}", any(|| async { StatusCode::NOT_FOUND }))
         .with_state(state);
@@ -120,10 +127,36 @@ async fn provider_chat(
     request: Request,
 ) -> Response {
     match provider {
-        Some(Extension(provider)) => chat(&state, provider, close.map(|c| c.0), request).await,
-        None => (StatusCode::NOT_FOUND, axum::Json(serde_json::json!({"error": {"message": "Unknown provider."}})))
-            .into_response(),
+        Some(Extension(provider)) => {
+            let close = close.map(|c| c.0);
+            let response = chat(&state, provider, close.clone(), request).await;
+            state.answers.keep(provider, response, close)
+        }
+        None => unknown_provider(),
     }
+}
+
+fn unknown_provider() -> Response {
+    (StatusCode::NOT_FOUND, axum::Json(serde_json::json!({"error": {"message": "Unknown provider."}}))).into_response()
+}
+
+/// `GET /api/chat/{provider}/streams/{id}?from=<bytes received>`: a kept answer, from that byte on.
+/// (`Path` percent-decodes, so every spelling of a route is the same route; `Host` and `Origin` were
+/// checked for every path.)
+async fn resume(
+    State(state): State<Arc<AppState>>,
+    Path((route, id)): Path<(String, String)>,
+    Query(query): Query<HashMap<String, String>>,
+    close: Option<Extension<CloseConnection>>,
+) -> Response {
+    let Some(provider) = Provider::from_path(&format!("/api/chat/{route}")) else { return unknown_provider() };
+    state.answers.resume(provider, &id, query.get("from").map(String::as_str), close.map(|c| c.0)).await
+}
+
+/// `DELETE /api/chat/{provider}/streams/{id}`: stops the answer: its upstream is dropped at once.
+async fn stop(State(state): State<Arc<AppState>>, Path((route, id)): Path<(String, String)>) -> Response {
+    let Some(provider) = Provider::from_path(&format!("/api/chat/{route}")) else { return unknown_provider() };
+    state.answers.stop(provider, &id).await
 }
 
 /// Which routes reach a real upstream and which the simulated provider answers (for the demo's

@@ -323,7 +323,7 @@ async fn a_reset_mid_event_ends_the_stream_there() {
 }
 
 #[tokio::test]
-async fn a_client_that_disconnects_closes_the_upstream_connection() {
+async fn without_a_grace_period_a_client_that_disconnects_closes_the_upstream_connection() {
     let (closed_tx, mut closed_rx) = mpsc::unbounded_channel::<()>();
     let app = Router::new().route(
         "/v1/responses",
@@ -337,7 +337,8 @@ async fn a_client_that_disconnects_closes_the_upstream_connection() {
         }),
     );
     let upstream = FakeUpstream::start(app).await;
-    let proxy = start(&[], &openai_env(&upstream));
+    // With no grace period, nobody can resume the answer (see tests/resume.rs for one).
+    let proxy = start(&["--resume-grace-ms", "0"], &openai_env(&upstream));
     let response = post_json(proxy.endpoint("/api/chat/openai-responses"), "{}").send().await.unwrap();
     let mut body = response.bytes_stream();
     assert!(next_chunk(&mut body).await.is_some());

@@ -32,6 +32,8 @@
 
 pub(super) mod plain;
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::scan::Shape;
@@ -45,6 +47,12 @@ use crate::framing::FrameRef;
 pub struct OpenAiDecoder {
     /// Tool calls started so far, in the order they started.
     calls: Vec<ToolCall>,
+    /// Where each `index` and each id first appears in `calls`: a hostile stream may start tens of
+    /// thousands of calls, and a search of every call per delta would make it quadratic.
+    by_index: HashMap<u64, usize>,
+    by_id: HashMap<String, usize>,
+    /// The calls before this one are closed: ending calls again looks at the new ones only.
+    closed_before: usize,
     /// A refusal was streamed: the finish reason is `refusal`.
     refused: bool,
     /// A `finish_reason` was reported; providers repeat it on the usage chunk.
@@ -55,8 +63,6 @@ pub struct OpenAiDecoder {
 
 #[derive(Debug)]
 struct ToolCall {
-    /// The chunk's `index`; Mistral sends none.
-    index: Option<u64>,
     id: String,
     open: bool,
 }
@@ -159,8 +165,8 @@ impl OpenAiDecoder {
         let id = call.get("id").and_then(Value::as_str).filter(|id| !id.is_empty());
         let function = &call["function"];
         let position = match (index, id) {
-            (Some(index), _) => self.calls.iter().position(|c| c.index == Some(index)),
-            (None, Some(id)) => self.calls.iter().position(|c| c.id == id),
+            (Some(index), _) => self.by_index.get(&index).copied(),
+            (None, Some(id)) => self.by_id.get(id).copied(),
             // No index and no id: a continuation of the latest call.
             (None, None) => self.calls.len().checked_sub(1),
         };
@@ -173,8 +179,13 @@ impl OpenAiDecoder {
                 };
                 let name = function.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
                 out.push(ProviderEvent::ToolCallStart { id: id.clone(), name });
-                self.calls.push(ToolCall { index, id, open: true });
-                self.calls.len() - 1
+                let position = self.calls.len();
+                if let Some(index) = index {
+                    self.by_index.entry(index).or_insert(position);
+                }
+                self.by_id.entry(id.clone()).or_insert(position);
+                self.calls.push(ToolCall { id, open: true });
+                position
             }
         };
         let call = &self.calls[position];
@@ -186,10 +197,11 @@ impl OpenAiDecoder {
     }
 
     fn close_calls(&mut self, out: &mut Vec<ProviderEvent>) {
-        for call in self.calls.iter_mut().filter(|c| c.open) {
+        for call in self.calls[self.closed_before..].iter_mut().filter(|c| c.open) {
             call.open = false;
             out.push(ProviderEvent::ToolCallEnd { id: call.id.clone(), name: None, input: None });
         }
+        self.closed_before = self.calls.len();
     }
 }
 

@@ -27,6 +27,8 @@
 //! assert_eq!(out, [ProviderEvent::Text("Hi".into())]);
 //! ```
 
+use std::collections::{HashMap, VecDeque};
+
 use serde_json::Value;
 
 use super::openai::error_event;
@@ -40,6 +42,9 @@ use crate::framing::FrameRef;
 pub struct OpenAiResponsesDecoder {
     /// Function calls so far, in the order they started.
     calls: Vec<FunctionCall>,
+    /// The open calls' places in `calls`, by `item_id`, oldest first: a hostile stream may start tens
+    /// of thousands of calls, and a search of every call per event would make it quadratic.
+    open: HashMap<String, VecDeque<usize>>,
     /// A refusal was streamed: the finish reason is `refusal`.
     refused: bool,
     /// The shape of the last text delta.
@@ -54,7 +59,6 @@ struct FunctionCall {
     call_id: String,
     /// Argument text was emitted (deltas, or the whole of `.done`).
     has_arguments: bool,
-    open: bool,
 }
 
 impl DialectDecoder for OpenAiResponsesDecoder {
@@ -122,7 +126,8 @@ impl OpenAiResponsesDecoder {
         let (item_id, name) = (field("id"), field("name"));
         let call_id = item.get("call_id").and_then(Value::as_str).map_or_else(|| item_id.clone(), str::to_owned);
         out.push(ProviderEvent::ToolCallStart { id: call_id.clone(), name });
-        self.calls.push(FunctionCall { item_id, call_id, has_arguments: false, open: true });
+        self.open.entry(item_id.clone()).or_default().push_back(self.calls.len());
+        self.calls.push(FunctionCall { item_id, call_id, has_arguments: false });
         self.arguments(item, "arguments", out);
     }
 
@@ -131,7 +136,8 @@ impl OpenAiResponsesDecoder {
     /// no delta came before.
     fn arguments(&mut self, event: &Value, key: &str, out: &mut Vec<ProviderEvent>) {
         let Some(item_id) = event.get("item_id").or(event.get("id")).and_then(Value::as_str) else { return };
-        let Some(call) = self.calls.iter_mut().find(|c| c.open && c.item_id == item_id) else { return };
+        let Some(&position) = self.open.get(item_id).and_then(VecDeque::front) else { return };
+        let call = &mut self.calls[position];
         let Some(delta) = event.get(key).and_then(Value::as_str).filter(|a| !a.is_empty()) else { return };
         if key == "delta" || !call.has_arguments {
             call.has_arguments = true;
@@ -144,22 +150,23 @@ impl OpenAiResponsesDecoder {
             return;
         }
         let item_id = item.get("id").and_then(Value::as_str).unwrap_or_default();
-        if !self.calls.iter().any(|c| c.open && c.item_id == item_id) {
+        if self.open.get(item_id).map_or(true, VecDeque::is_empty) {
             // A call whose `added` never came: it starts and ends here.
             self.item_added(item, out);
         }
         self.arguments(item, "arguments", out);
-        if let Some(call) = self.calls.iter_mut().find(|c| c.open && c.item_id == item_id) {
-            call.open = false;
-            out.push(ProviderEvent::ToolCallEnd { id: call.call_id.clone(), name: None, input: None });
+        if let Some(position) = self.open.get_mut(item_id).and_then(VecDeque::pop_front) {
+            let id = self.calls[position].call_id.clone();
+            out.push(ProviderEvent::ToolCallEnd { id, name: None, input: None });
         }
     }
 
     /// `response.completed` / `response.incomplete`: the finish reason, usage, and the end.
     fn completed(&mut self, response: &Value, out: &mut Vec<ProviderEvent>) {
-        for call in self.calls.iter_mut().filter(|c| c.open) {
-            call.open = false;
-            out.push(ProviderEvent::ToolCallEnd { id: call.call_id.clone(), name: None, input: None });
+        let mut open: Vec<usize> = self.open.drain().flat_map(|(_, positions)| positions).collect();
+        open.sort_unstable();
+        for position in open {
+            out.push(ProviderEvent::ToolCallEnd { id: self.calls[position].call_id.clone(), name: None, input: None });
         }
         let incomplete = response["incomplete_details"]["reason"].as_str();
         let reason = match (response["status"].as_str(), incomplete) {

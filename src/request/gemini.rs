@@ -1,8 +1,8 @@
 //! Gemini `streamGenerateContent` request bodies (ai.google.dev, "Generating content"): `gemini`.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
-use super::{budget, insert_some, system_text, Profile, ToolDef, Turn};
+use super::{budget, insert_some, object, string, system_text, Profile, ToolDef, Turn};
 
 /// Gemini `streamGenerateContent`: `contents` of `user` and `model` turns; a function response
 /// must be an object, so other outputs are wrapped as `{"result": …}` (`{"error": …}` for errors).
@@ -11,42 +11,45 @@ pub(super) fn gemini(profile: &Profile, conversation: &[Turn], tools: &[ToolDef]
     let mut contents = Vec::new();
     for turn in conversation {
         match turn {
-            Turn::User { content } => contents.push(json!({"role": "user", "parts": [{"text": content}]})),
+            Turn::User { content } => contents.push(object([("role", string("user")), ("parts", text_parts(content))])),
             Turn::Assistant { content, tool_calls } => {
                 let mut parts = Vec::new();
                 if !content.is_empty() {
-                    parts.push(json!({"text": content}));
+                    parts.push(object([("text", string(content))]));
                 }
-                parts.extend(tool_calls.iter().map(|c| json!({"functionCall": {"name": c.name, "args": c.input}})));
-                contents.push(json!({"role": "model", "parts": parts}));
+                parts.extend(tool_calls.iter().map(|c| {
+                    object([("functionCall", object([("name", string(&c.name)), ("args", c.input.clone())]))])
+                }));
+                contents.push(object([("role", string("model")), ("parts", Value::Array(parts))]));
             }
             Turn::Tool { results } => {
                 let parts: Vec<Value> = results
                     .iter()
                     .map(|r| {
                         let response = match (&r.output, r.is_error) {
-                            (output, true) => json!({"error": output}),
+                            (output, true) => object([("error", output.clone())]),
                             (Value::Object(_), false) => r.output.clone(),
-                            (output, false) => json!({"result": output}),
+                            (output, false) => object([("result", output.clone())]),
                         };
-                        json!({"functionResponse": {"name": r.name, "response": response}})
+                        object([("functionResponse", object([("name", string(&r.name)), ("response", response)]))])
                     })
                     .collect();
-                contents.push(json!({"role": "user", "parts": parts}));
+                contents.push(object([("role", string("user")), ("parts", Value::Array(parts))]));
             }
         }
     }
     let mut body = Map::new();
-    body.insert("model".into(), json!(profile.model));
+    body.insert("model".into(), string(&profile.model));
     if let Some(system) = system_text(profile) {
-        body.insert("systemInstruction".into(), json!({"parts": [{"text": system}]}));
+        body.insert("systemInstruction".into(), object([("parts", text_parts(system))]));
     }
     body.insert("contents".into(), Value::Array(contents));
     let mut config = Map::new();
     insert_some(&mut config, "temperature", profile.temperature);
     insert_some(&mut config, "maxOutputTokens", profile.max_tokens);
     if profile.thinking {
-        config.insert("thinkingConfig".into(), json!({"includeThoughts": true, "thinkingBudget": budget(profile)}));
+        let thinking = object([("includeThoughts", Value::Bool(true)), ("thinkingBudget", budget(profile).into())]);
+        config.insert("thinkingConfig".into(), thinking);
     }
     if !config.is_empty() {
         body.insert("generationConfig".into(), Value::Object(config));
@@ -54,12 +57,23 @@ pub(super) fn gemini(profile: &Profile, conversation: &[Turn], tools: &[ToolDef]
     if !tools.is_empty() {
         let declared: Vec<Value> = tools
             .iter()
-            .map(|t| json!({"name": t.name, "description": t.description, "parameters": t.input_schema}))
+            .map(|t| {
+                object([
+                    ("name", string(&t.name)),
+                    ("description", string(&t.description)),
+                    ("parameters", t.input_schema.clone()),
+                ])
+            })
             .collect();
-        body.insert("tools".into(), json!([{"functionDeclarations": declared}]));
+        body.insert("tools".into(), Value::Array(vec![object([("functionDeclarations", Value::Array(declared))])]));
         if no_more_tools {
-            body.insert("toolConfig".into(), json!({"functionCallingConfig": {"mode": "NONE"}}));
+            body.insert("toolConfig".into(), object([("functionCallingConfig", object([("mode", string("NONE"))]))]));
         }
     }
     Value::Object(body)
+}
+
+/// `parts` of one text: `[{"text": …}]`.
+fn text_parts(text: &str) -> Value {
+    Value::Array(vec![object([("text", string(text))])])
 }

@@ -35,7 +35,7 @@ mod openai;
 mod openai_responses;
 
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::error::ErrorCode;
 
@@ -228,15 +228,15 @@ pub fn validate(profile: &Profile, conversation: &[Turn], tools: &[ToolDef]) -> 
             return Err(invalid("temperature", "temperature must be between 0 and 2"));
         }
     }
-    let mut names = std::collections::HashSet::new();
-    for tool in tools {
+    for (i, tool) in tools.iter().enumerate() {
         let valid_name = !tool.name.is_empty()
             && tool.name.len() <= 64
             && tool.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
         if !valid_name {
             return Err(invalid("tools", format!("tool name {:?} must be 1-64 of a-z, A-Z, 0-9, _ or -", tool.name)));
         }
-        if !names.insert(tool.name.as_str()) {
+        // A scan, not a set: a request offers a few tools, and a set's code weighs in the module.
+        if tools[..i].iter().any(|earlier| earlier.name == tool.name) {
             return Err(invalid("tools", format!("two tools are named {:?}", tool.name)));
         }
         if !tool.input_schema.is_object() {
@@ -292,8 +292,26 @@ fn reasoning_effort(profile: &Profile) -> &'static str {
     }
 }
 
-fn insert_some<T: Serialize>(body: &mut Map<String, Value>, key: &str, value: Option<T>) {
+// The bodies are built as values directly, not with `json!`: its `to_value` brings serde_json's
+// value serializer into the wasm module, once for each type it is given.
+
+/// A JSON object of `fields`. Inserted one by one: collecting them instead builds the map by
+/// sorting, whose code weighs more in the wasm module.
+fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    let mut map = Map::new();
+    for (key, value) in fields {
+        map.insert(key.to_owned(), value);
+    }
+    Value::Object(map)
+}
+
+/// A JSON string.
+fn string(text: &str) -> Value {
+    Value::String(text.to_owned())
+}
+
+fn insert_some(body: &mut Map<String, Value>, key: &str, value: Option<impl Into<Value>>) {
     if let Some(value) = value {
-        body.insert(key.into(), json!(value));
+        body.insert(key.into(), value.into());
     }
 }

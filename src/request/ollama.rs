@@ -1,10 +1,10 @@
 //! Ollama `/api/chat` request bodies (github.com/ollama/ollama, docs/api.md, "Generate a chat
 //! completion"): `ollama`, written with the Chat Completions message writer and tool declarations.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::openai::{chat_messages, function_tools};
-use super::{insert_some, output_text, Profile, ToolDef, Turn};
+use super::{insert_some, object, output_text, string, Profile, ToolDef, Turn};
 
 /// Ollama's `/api/chat`: arguments as objects, results as `tool` messages naming the tool. It
 /// has no way to forbid calls, so the last iteration sends no tools.
@@ -12,15 +12,21 @@ pub(super) fn ollama(profile: &Profile, conversation: &[Turn], tools: &[ToolDef]
     let messages = chat_messages(
         profile,
         conversation,
-        |c| json!({"function": {"name": c.name, "arguments": c.input}}),
-        |r| json!({"role": "tool", "tool_name": r.name, "content": output_text(&r.output)}),
+        |c| object([("function", object([("name", string(&c.name)), ("arguments", c.input.clone())]))]),
+        |r| {
+            object([
+                ("role", string("tool")),
+                ("tool_name", string(&r.name)),
+                ("content", Value::String(output_text(&r.output))),
+            ])
+        },
     );
     let mut body = Map::new();
-    body.insert("model".into(), json!(profile.model));
+    body.insert("model".into(), string(&profile.model));
     body.insert("messages".into(), Value::Array(messages));
-    body.insert("stream".into(), json!(true));
+    body.insert("stream".into(), Value::Bool(true));
     if profile.thinking {
-        body.insert("think".into(), json!(true));
+        body.insert("think".into(), Value::Bool(true));
     }
     let mut options = Map::new();
     insert_some(&mut options, "temperature", profile.temperature);

@@ -2,10 +2,11 @@
 //! completion"): `openai`, and the OpenAI-compatible servers of `compat`. The message writer and
 //! the tool declarations are Ollama's too.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::{
-    insert_some, output_text, reasoning_effort, system_text, Profile, Provider, ToolCall, ToolDef, ToolResult, Turn,
+    insert_some, object, output_text, reasoning_effort, string, system_text, Profile, Provider, ToolCall, ToolDef,
+    ToolResult, Turn,
 };
 
 /// Chat Completions (`openai`, and `compat` servers, which take `max_tokens` and know no
@@ -20,24 +21,33 @@ pub(super) fn chat_completions(
     let messages = chat_messages(
         profile,
         conversation,
-        |c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.input.to_string()}}),
-        |r| json!({"role": "tool", "tool_call_id": r.tool_use_id, "content": output_text(&r.output)}),
+        |c| {
+            let function = object([("name", string(&c.name)), ("arguments", Value::String(c.input.to_string()))]);
+            object([("id", string(&c.id)), ("type", string("function")), ("function", function)])
+        },
+        |r| {
+            object([
+                ("role", string("tool")),
+                ("tool_call_id", string(&r.tool_use_id)),
+                ("content", Value::String(output_text(&r.output))),
+            ])
+        },
     );
     let mut body = Map::new();
-    body.insert("model".into(), json!(profile.model));
+    body.insert("model".into(), string(&profile.model));
     body.insert("messages".into(), Value::Array(messages));
-    body.insert("stream".into(), json!(true));
-    body.insert("stream_options".into(), json!({"include_usage": true}));
+    body.insert("stream".into(), Value::Bool(true));
+    body.insert("stream_options".into(), object([("include_usage", Value::Bool(true))]));
     insert_some(&mut body, "temperature", profile.temperature);
     let max_key = if provider == Provider::OpenAi { "max_completion_tokens" } else { "max_tokens" };
     insert_some(&mut body, max_key, profile.max_tokens);
     if profile.thinking && provider == Provider::OpenAi {
-        body.insert("reasoning_effort".into(), json!(reasoning_effort(profile)));
+        body.insert("reasoning_effort".into(), string(reasoning_effort(profile)));
     }
     if !tools.is_empty() {
         body.insert("tools".into(), function_tools(tools));
         if no_more_tools {
-            body.insert("tool_choice".into(), json!("none"));
+            body.insert("tool_choice".into(), string("none"));
         }
     }
     Value::Object(body)
@@ -53,13 +63,13 @@ pub(super) fn chat_messages(
 ) -> Vec<Value> {
     let mut messages = Vec::new();
     if let Some(system) = system_text(profile) {
-        messages.push(json!({"role": "system", "content": system}));
+        messages.push(object([("role", string("system")), ("content", string(system))]));
     }
     for turn in conversation {
         match turn {
-            Turn::User { content } => messages.push(json!({"role": "user", "content": content})),
+            Turn::User { content } => messages.push(object([("role", string("user")), ("content", string(content))])),
             Turn::Assistant { content, tool_calls } => {
-                let mut message = json!({"role": "assistant", "content": content});
+                let mut message = object([("role", string("assistant")), ("content", string(content))]);
                 if !tool_calls.is_empty() {
                     message["tool_calls"] = tool_calls.iter().map(&call).collect();
                 }
@@ -76,8 +86,12 @@ pub(super) fn function_tools(tools: &[ToolDef]) -> Value {
     tools
         .iter()
         .map(|t| {
-            json!({"type": "function",
-                   "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}})
+            let function = object([
+                ("name", string(&t.name)),
+                ("description", string(&t.description)),
+                ("parameters", t.input_schema.clone()),
+            ]);
+            object([("type", string("function")), ("function", function)])
         })
         .collect()
 }

@@ -250,3 +250,43 @@ pub async fn chunks(response: reqwest::Response) -> Vec<bytes::Bytes> {
     }
     chunks
 }
+
+/// One upstream answer under the test's control: frames go in through `send`, dropping `send` ends the
+/// answer, and `dropped` hears when the proxy let go of it (ended or cancelled).
+pub struct Answer {
+    pub send: tokio::sync::mpsc::UnboundedSender<bytes::Bytes>,
+    pub dropped: tokio::sync::mpsc::UnboundedReceiver<()>,
+}
+
+/// An OpenAI upstream that answers its requests with the given answers' streams, in order.
+pub async fn upstream(count: usize) -> (FakeUpstream, Vec<Answer>) {
+    let mut answers = Vec::new();
+    let mut streams = std::collections::VecDeque::new();
+    for _ in 0..count {
+        let (send, frames) = tokio::sync::mpsc::unbounded_channel::<bytes::Bytes>();
+        let (dropped_tx, dropped) = tokio::sync::mpsc::unbounded_channel();
+        answers.push(Answer { send, dropped });
+        streams.push_back((frames, OnDrop(dropped_tx)));
+    }
+    let streams = Arc::new(Mutex::new(streams));
+    let app = axum::Router::new().route(
+        "/v1/chat/completions",
+        axum::routing::post(move || async move {
+            let stream = streams.lock().unwrap().pop_front().expect("one answer per request");
+            let body = futures_util::stream::unfold(stream, |(mut frames, guard)| async move {
+                let frame = frames.recv().await?;
+                Some((Ok::<_, std::io::Error>(frame), (frames, guard)))
+            });
+            axum::response::Response::builder()
+                .header("content-type", "text/event-stream")
+                .body(axum::body::Body::from_stream(body))
+                .unwrap()
+        }),
+    );
+    (FakeUpstream::start(app).await, answers)
+}
+
+/// An OpenAI chat completions frame with `text` as its delta.
+pub fn frame(text: &str) -> bytes::Bytes {
+    bytes::Bytes::from(format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{text}\"}}}}]}}\n\n"))
+}
