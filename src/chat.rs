@@ -109,11 +109,6 @@ impl Chat {
         &self.session
     }
 
-    /// Whether a turn is in flight.
-    pub fn in_flight(&self) -> bool {
-        self.in_flight
-    }
-
     /// Starts a turn for `message`, to be sent to `endpoint`: the first request's body, or the
     /// refusal's step (a VALIDATION_ERROR or CONFLICT error event).
     pub fn send(&mut self, message: &str, context: Value, endpoint: &str) -> Result<(Value, Step), Step> {

@@ -48,10 +48,17 @@
 //! 4. [`session`]: events → [`session::ChatState`], the chat's state machine (messages, the
 //!    streaming text, status, tool progress, errors), reporting each change as a small patch.
 //!
-//! [`stream::ChatStream`] runs the first three as one object. For a page that talks to a provider
-//! directly, [`request`] writes each provider's request body from one conversation, and [`agent`]
-//! keeps the state of the tool loop run in the browser. The JS bindings (`wasm`, built for
-//! `wasm32` only) convert these types and do the I/O; they hold no logic of their own.
+//! [`stream::ChatStream`] runs the first three as one object. [`chat::Chat`] runs a chat's turns
+//! over a [`session::Session`]: it gives the requests to send and reads each response through a
+//! stream. For a page that talks to a provider directly, [`request`] writes each provider's
+//! request body from one conversation, and [`agent`] keeps the state of the tool loop run in the
+//! browser.
+//!
+//! The JS bindings (`wasm`, built for `wasm32` only) are `ChatStream`, `SessionCore` (a
+//! [`chat::Chat`], behind the package's JS `ChatSession`) and the stateless helpers
+//! (`resolveToolMarkers`, `parseLlmResponse`, the error messages). They check JS arguments and
+//! convert values, and hold no chat logic of their own. They do no I/O either: the package's JS
+//! sends the requests, reads the bodies, keeps the timers and runs the tools.
 //!
 //! # The event contract in brief
 //!

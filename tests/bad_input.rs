@@ -105,15 +105,7 @@ fn every_bad_input_is_reported_or_tolerated_and_nothing_before_it_is_lost() {
     let seed = common::seed();
     let mut failures = Vec::new();
     for case in &cases {
-        let mut splits: Vec<(String, Vec<usize>)> =
-            vec![("one piece".into(), Vec::new()), ("a byte at a time".into(), (1..case.input.len()).collect())];
-        let mut rng = common::Rng(seed);
-        for run in 0..16 {
-            let mut cuts: Vec<usize> = (0..1 + rng.below(8)).map(|_| rng.below(case.input.len().max(1))).collect();
-            cuts.sort_unstable();
-            splits.push((format!("random split {run} (CHATSTREAM_SEED={seed})"), cuts));
-        }
-        for (how, cuts) in splits {
+        for (how, cuts) in common::splits(case.input.len(), seed, false, 16, 8) {
             let outcome = catch_unwind(AssertUnwindSafe(|| common::run(&case.options, &case.input, &cuts).0));
             let result = match outcome {
                 Ok(events) => check(case, &events),

@@ -25,18 +25,9 @@ fn every_recording_is_listed_with_its_source() {
         .collect();
     listed.sort();
     let mut present = Vec::new();
-    for provider in std::fs::read_dir(&dir).unwrap().flatten().filter(|e| e.path().is_dir()) {
-        let name = provider.file_name().to_string_lossy().into_owned();
-        if name == "LICENSES" {
-            continue;
-        }
-        for file in std::fs::read_dir(provider.path()).unwrap().flatten() {
-            let path = file.path();
-            if matches!(path.extension().and_then(|e| e.to_str()), Some("sse" | "ndjson")) {
-                assert!(path.with_extension("json").is_file(), "{}: no expectation beside it", path.display());
-                present.push(format!("{name}/{}", file.file_name().to_string_lossy()));
-            }
-        }
+    for path in common::recorded_streams() {
+        assert!(path.with_extension("json").is_file(), "{}: no expectation beside it", path.display());
+        present.push(path.strip_prefix(&dir).unwrap().to_string_lossy().replace('\\', "/"));
     }
     present.sort();
     assert!(listed.len() >= 27, "SOURCES.md lists {} recordings", listed.len());

@@ -16,8 +16,6 @@ use std::cell::Cell;
 use chatstream::framing::{Ending, Frame, FrameDecoder, Framing, SseDecoder};
 use common::Rng;
 
-const RANDOM_SPLIT_RUNS: usize = 64;
-
 /// A limit no case reaches, for the cases that are not about the limit.
 const NO_LIMIT: usize = 1 << 30;
 
@@ -140,20 +138,8 @@ impl Case {
     }
 
     fn check(&self, seed: u64) -> Result<(), String> {
-        self.check_run(&[], "one piece")?;
-        let every_byte: Vec<usize> = (1..self.input.len()).collect();
-        self.check_run(&every_byte, "one byte at a time")?;
-        if self.input.len() <= common::ALL_SPLITS_MAX {
-            for cut in 0..=self.input.len() {
-                self.check_run(&[cut], &format!("split at byte {cut}"))?;
-            }
-        }
-        let mut rng = Rng(seed);
-        for run in 0..RANDOM_SPLIT_RUNS {
-            let count = 1 + rng.below(self.input.len().min(16));
-            let mut cuts: Vec<usize> = (0..count).map(|_| rng.below(self.input.len() + 1)).collect();
-            cuts.sort_unstable();
-            self.check_run(&cuts, &format!("random run {run} (CHATSTREAM_SEED={seed})"))?;
+        for (how, cuts) in common::splits(self.input.len(), seed, true, 64, 16) {
+            self.check_run(&cuts, &how)?;
         }
         Ok(())
     }
@@ -540,30 +526,18 @@ fn random_inputs_match_the_reference() {
 /// ends with `data: [DONE]` and one LF, so by the spec that last event is not dispatched.
 #[test]
 fn recorded_streams_match_the_reference() {
-    let recorded = common::fixtures_dir().join("recorded");
     let seed = common::seed();
     let mut checked = 0;
-    for dir in std::fs::read_dir(&recorded).unwrap() {
-        let dir = dir.unwrap().path();
-        if !dir.is_dir() {
-            continue;
+    for path in common::recorded_streams() {
+        let framing = if path.extension().is_some_and(|e| e == "sse") { Framing::Sse } else { Framing::Lines };
+        let input = std::fs::read(&path).unwrap();
+        let mut case = Case::new("recorded", framing, &input);
+        case.expected = reference(framing, &input);
+        assert!(!case.expected.frames.is_empty(), "{}: no frames", path.display());
+        if let Err(failure) = case.check(seed) {
+            panic!("{}: {failure}", path.display());
         }
-        for file in std::fs::read_dir(&dir).unwrap() {
-            let path = file.unwrap().path();
-            let framing = match path.extension().and_then(|e| e.to_str()) {
-                Some("sse") => Framing::Sse,
-                Some("ndjson") => Framing::Lines,
-                _ => continue,
-            };
-            let input = std::fs::read(&path).unwrap();
-            let mut case = Case::new("recorded", framing, &input);
-            case.expected = reference(framing, &input);
-            assert!(!case.expected.frames.is_empty(), "{}: no frames", path.display());
-            if let Err(failure) = case.check(seed) {
-                panic!("{}: {failure}", path.display());
-            }
-            checked += 1;
-        }
+        checked += 1;
     }
     assert!(checked > 20, "only {checked} recorded streams found");
 }

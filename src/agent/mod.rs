@@ -191,11 +191,6 @@ impl AgentTurn {
         &self.conversation
     }
 
-    /// The loop's configuration.
-    pub fn config(&self) -> &AgentConfig {
-        &self.config
-    }
-
     /// Whether `call` waits for the user's approval before it runs.
     pub fn needs_approval(&self, call: &PendingCall) -> bool {
         self.config.tools.iter().any(|t| t.name == call.name && t.needs_approval)

@@ -93,11 +93,6 @@ impl Session {
         &self.state
     }
 
-    /// Whether a turn is in flight.
-    pub fn in_flight(&self) -> bool {
-        self.state.is_loading
-    }
-
     /// Starts a turn: validates the message (non-empty after trimming), adds it to
     /// the conversation and returns the request to send. A refused message changes nothing; the
     /// caller shows the error with [`Session::fail`].
@@ -131,11 +126,6 @@ impl Session {
         }
         self.start_turn(&mut patches);
         Ok((self.request(at), patches))
-    }
-
-    /// The last user message's text, the one a turn answers.
-    pub fn last_user_message(&self) -> Option<&str> {
-        self.state.messages.iter().rev().find(|m| m.role == "user").map(|m| m.content.as_str())
     }
 
     /// Replaces the conversation (not while a turn is in flight). Messages without an id get

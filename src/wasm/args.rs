@@ -11,6 +11,13 @@ use wasm_bindgen::JsCast;
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
 
+/// The error code JS names for a response that broke off or never came (`NETWORK_ERROR`, or the
+/// code `httpError` gave); a name chatstream does not know is `NETWORK_ERROR`, what breaking off
+/// is.
+pub(crate) fn error_code(name: &str) -> ErrorCode {
+    ErrorCode::from_name(name).unwrap_or(ErrorCode::NetworkError)
+}
+
 /// A `TypeError` with this message.
 pub(crate) fn type_error(message: &str) -> JsValue {
     js_sys::TypeError::new(message).into()

@@ -25,12 +25,16 @@ use crate::json::{to_json, JsonOut, ToJson};
 thread_local! {
     /// The message of the last Rust panic, for the "poisoned" error that follows it.
     static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// How many panics there have been: tells an object left busy by a panic from one whose call
+    /// is still running (see [`PoisonGuard`]).
+    static PANICS: Cell<u64> = const { Cell::new(0) };
 }
 
 #[wasm_bindgen(start)]
 fn start() {
     std::panic::set_hook(Box::new(|info| {
         LAST_PANIC.with(|p| *p.borrow_mut() = Some(info.to_string()));
+        PANICS.with(|n| n.set(n.get() + 1));
     }));
 }
 
@@ -141,25 +145,40 @@ extern "C" {
     fn set_text(this: &TextEventObject, text: &JsValue);
 }
 
-/// Marks an object busy for the length of one call. A Rust panic traps out of the call with
-/// the mark still set, so the next call finds it and reports the object as poisoned instead of
-/// running on half-updated state.
-pub(crate) struct PoisonGuard<'a>(&'a Cell<bool>);
+/// Marks an object busy for the length of one call; every exported method that reads or changes
+/// the object's core enters it first. A Rust panic traps out of the call with the mark still set,
+/// so the next call finds it and reports the object as poisoned instead of running on
+/// half-updated state. A call made while another is running (from a JS callback the first one
+/// runs: `generateId`, a getter, a `toJSON`) is refused too: it would find the core borrowed, and
+/// that panic would trap the module.
+pub(crate) struct PoisonGuard<'a>(&'a Cell<Busy>);
+
+/// Whether an object is in a call, and if so the panic count when the call began.
+pub(crate) type Busy = Option<u64>;
 
 impl<'a> PoisonGuard<'a> {
-    pub(crate) fn enter(busy: &'a Cell<bool>, class: &str) -> Result<PoisonGuard<'a>, JsError> {
-        if busy.replace(true) {
-            let cause = LAST_PANIC.with(|p| p.borrow().clone()).unwrap_or_else(|| "unknown".into());
-            return Err(JsError::new(&format!(
-                "this {class} is unusable after an internal error (a bug in chatstream; please report it): {cause}. Create a new one."
-            )));
+    pub(crate) fn enter(busy: &'a Cell<Busy>, class: &str) -> Result<PoisonGuard<'a>, JsError> {
+        let panics = PANICS.with(Cell::get);
+        match busy.get() {
+            None => {
+                busy.set(Some(panics));
+                Ok(PoisonGuard(busy))
+            }
+            Some(began) if panics > began => {
+                let cause = LAST_PANIC.with(|p| p.borrow().clone()).unwrap_or_else(|| "unknown".into());
+                Err(JsError::new(&format!(
+                    "this {class} is unusable after an internal error (a bug in chatstream; please report it): {cause}. Create a new one."
+                )))
+            }
+            Some(_) => Err(JsError::new(&format!(
+                "this {class} was called from inside one of its own calls (a callback such as generateId, a getter or a toJSON): call it after that call returns"
+            ))),
         }
-        Ok(PoisonGuard(busy))
     }
 }
 
 impl Drop for PoisonGuard<'_> {
     fn drop(&mut self) {
-        self.0.set(false);
+        self.0.set(None);
     }
 }

@@ -12,9 +12,8 @@ use wasm_bindgen::JsCast;
 use super::args::{self, Chunk, Options};
 use super::partial_input::PartialInputs;
 use super::stream::JsStreamOptions;
-use super::{is_text, text_event_to_js, to_js, values_to_js, PoisonGuard};
+use super::{is_text, text_event_to_js, to_js, values_to_js, Busy, PoisonGuard};
 use crate::chat::{After, Chat, Step};
-use crate::error::ErrorCode;
 use crate::event::StreamEvent;
 use crate::json::ToJson;
 use crate::session::{counting_ids, ChatMessage, Patch, Session};
@@ -54,7 +53,7 @@ const SESSION_OPTIONS: &[&str] = &[
 #[wasm_bindgen]
 pub struct SessionCore {
     chat: RefCell<Chat>,
-    busy: Cell<bool>,
+    busy: Cell<Busy>,
     /// The `partial_input` getters of the turn's `tool_input_delta` events.
     partial_inputs: RefCell<PartialInputs>,
 }
@@ -86,18 +85,12 @@ impl SessionCore {
         };
         #[cfg(not(feature = "provider"))]
         let chat = Chat::new(session, stream_options);
-        Ok(SessionCore { chat: RefCell::new(chat), busy: Cell::new(false), partial_inputs: RefCell::default() })
+        Ok(SessionCore { chat: RefCell::new(chat), busy: Cell::new(None), partial_inputs: RefCell::default() })
     }
 
     /// The whole state, as a plain object.
     pub fn state(&self) -> Result<JsValue, JsError> {
-        to_js(self.chat.borrow().session().state())
-    }
-
-    /// Whether a turn is in flight.
-    #[wasm_bindgen(getter, js_name = inFlight)]
-    pub fn in_flight(&self) -> bool {
-        self.chat.borrow().in_flight()
+        self.with_chat(|chat| to_js(chat.session().state()))?
     }
 
     /// Starts a turn for `message` (with the page's `context`), sent to `endpoint`:
@@ -118,83 +111,86 @@ impl SessionCore {
     pub fn use_response(&self, content_type: Option<String>, headers: JsValue) -> Result<(), JsValue> {
         let headers = args::string_map(&headers, "headers")?;
         let pairs = headers.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-        self.chat.borrow_mut().use_response_headers(content_type.as_deref(), pairs);
+        self.with_chat(|chat| chat.use_response_headers(content_type.as_deref(), pairs))?;
         Ok(())
     }
 
     /// More of the response (a string or bytes in any form).
     pub fn push(&self, chunk: &JsValue) -> Result<JsValue, JsValue> {
-        let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
         let mut bytes = Vec::new();
-        let step = match args::bytes(chunk, &mut bytes) {
-            Chunk::Read => self.chat.borrow_mut().push(&bytes),
-            Chunk::NotBytes => self.chat.borrow_mut().skipped_chunk(StreamEvent::skipped_chunk()),
-            Chunk::Unreadable(reason) => self.chat.borrow_mut().skipped_chunk(args::unreadable_chunk(&reason)),
-        };
+        let chunk = args::bytes(chunk, &mut bytes);
+        let step = self.with_chat(|chat| match chunk {
+            Chunk::Read => chat.push(&bytes),
+            Chunk::NotBytes => chat.skipped_chunk(StreamEvent::skipped_chunk()),
+            Chunk::Unreadable(reason) => chat.skipped_chunk(args::unreadable_chunk(&reason)),
+        })?;
         Ok(self.step_to_js(step, None))
     }
 
     /// The response ended: `{ events, patches, tools? }`, with the tool calls to run next.
     pub fn finish(&self) -> Result<JsValue, JsValue> {
-        let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
-        let (step, after) = self.chat.borrow_mut().finish();
+        let (step, after) = self.with_chat(Chat::finish)?;
         Ok(self.step_to_js(step, Some(after)))
     }
 
     /// The response broke off: `complete` with what arrived, then the error.
     pub fn fail(&self, code: &str, message: &str) -> Result<JsValue, JsValue> {
-        let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
-        let (step, after) = self.chat.borrow_mut().fail(error_code(code), message);
+        let (step, after) = self.with_chat(|chat| chat.fail(args::error_code(code), message))?;
         Ok(self.step_to_js(step, Some(after)))
     }
 
     /// The request got no response to read: the error.
     pub fn refuse(&self, code: &str, message: &str) -> Result<JsValue, JsValue> {
-        let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
-        let step = self.chat.borrow_mut().refuse(error_code(code), message);
+        let step = self.with_chat(|chat| chat.refuse(args::error_code(code), message))?;
         Ok(self.step_to_js(step, None))
     }
 
     /// Stops the turn in flight (or, with none, a CONFLICT error event).
     pub fn cancel(&self) -> Result<JsValue, JsValue> {
-        let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
-        let step = self.chat.borrow_mut().cancel();
+        let step = self.with_chat(Chat::cancel)?;
         Ok(self.step_to_js(step, None))
     }
 
     /// Clears the error shown; the patches.
     #[wasm_bindgen(js_name = clearError)]
-    pub fn clear_error(&self) -> JsValue {
-        patches_to_js(&self.chat.borrow_mut().clear_error())
+    pub fn clear_error(&self) -> Result<JsValue, JsError> {
+        Ok(patches_to_js(&self.with_chat(Chat::clear_error)?))
     }
 
     /// Replaces the conversation (an array of messages); the patches.
     #[wasm_bindgen(js_name = setMessages)]
     pub fn set_messages(&self, messages: JsValue) -> Result<JsValue, JsValue> {
         let messages = args::list(&messages, "ChatSession.setMessages: messages", ChatMessage::from_value)?;
-        let patches = self.chat.borrow_mut().set_messages(messages).map_err(chat_error)?;
+        let patches = self.with_chat(|chat| chat.set_messages(messages))?.map_err(chat_error)?;
         Ok(patches_to_js(&patches))
     }
 
     /// `messages` as JSON text, to save.
     #[wasm_bindgen(js_name = saveMessages)]
-    pub fn save_messages(&self) -> String {
-        self.chat.borrow().session().messages_json()
+    pub fn save_messages(&self) -> Result<String, JsError> {
+        self.with_chat(|chat| chat.session().messages_json())
     }
 
     /// Replaces the whole state with saved messages (JSON text from `saveMessages`); the patches.
     #[wasm_bindgen(js_name = loadMessages)]
     pub fn load_messages(&self, json: JsValue) -> Result<JsValue, JsValue> {
         let json = args::text(&json, "ChatSession.loadMessages: json")?;
-        let patches = self.chat.borrow_mut().load_messages(&json).map_err(chat_error)?;
+        let patches = self.with_chat(|chat| chat.load_messages(&json))?.map_err(chat_error)?;
         Ok(patches_to_js(&patches))
     }
 }
 
 impl SessionCore {
-    fn start(&self, start: impl FnOnce(&mut Chat) -> Result<(Value, Step), Step>) -> Result<JsValue, JsValue> {
+    /// Runs `call` on the chat: every exported method reaches the chat through here, so that
+    /// none runs on a chat a panic left half-updated or while another call is running
+    /// ([`PoisonGuard`]).
+    fn with_chat<R>(&self, call: impl FnOnce(&mut Chat) -> R) -> Result<R, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
-        let started = start(&mut self.chat.borrow_mut());
+        Ok(call(&mut self.chat.borrow_mut()))
+    }
+
+    fn start(&self, start: impl FnOnce(&mut Chat) -> Result<(Value, Step), Step>) -> Result<JsValue, JsValue> {
+        let started = self.with_chat(start)?;
         *self.partial_inputs.borrow_mut() = PartialInputs::default();
         Ok(match started {
             Ok((request, step)) => {
@@ -260,11 +256,6 @@ impl SessionCore {
         }
         result.into()
     }
-}
-
-/// A code the JS side names (`NETWORK_ERROR`); anything else is a provider error.
-fn error_code(name: &str) -> ErrorCode {
-    ErrorCode::from_name(name).unwrap_or(ErrorCode::ServiceUnavailable)
 }
 
 fn chat_error(error: crate::session::ChatError) -> JsValue {
@@ -353,7 +344,7 @@ mod provider {
     use serde_json::{json, Value};
     use wasm_bindgen::prelude::*;
 
-    use super::{args, patches_to_js, Options, SessionCore};
+    use super::{args, patches_to_js, Chat, Options, SessionCore};
     use crate::agent::{AgentConfig, PendingCall, ToolFailure, DEFAULT_MAX_ITERATIONS};
     use crate::request::{Profile, Provider, ToolDef};
 
@@ -418,13 +409,15 @@ mod provider {
         /// Whether the call waits for the user's approval before it runs.
         #[wasm_bindgen(js_name = needsApproval)]
         pub fn needs_approval(&self, call: JsValue) -> Result<bool, JsValue> {
-            Ok(self.chat.borrow().needs_approval(&self::call(&call)?))
+            let call = self::call(&call)?;
+            Ok(self.with_chat(|chat| chat.needs_approval(&call))?)
         }
 
         /// `null` when the call may run; else the result the model gets instead.
         #[wasm_bindgen(js_name = checkCall)]
         pub fn check_call(&self, call: JsValue) -> Result<JsValue, JsValue> {
-            match self.chat.borrow().check_call(&self::call(&call)?) {
+            let call = self::call(&call)?;
+            match self.with_chat(|chat| chat.check_call(&call))? {
                 Ok(()) => Ok(JsValue::NULL),
                 Err(refusal) => Ok(super::to_js(&refusal)?),
             }
@@ -433,13 +426,14 @@ mod provider {
         /// The turn pauses on the call until the user answers; the patches.
         #[wasm_bindgen(js_name = askApproval)]
         pub fn ask_approval(&self, call: JsValue) -> Result<JsValue, JsValue> {
-            Ok(patches_to_js(&self.chat.borrow_mut().ask_approval(&self::call(&call)?)))
+            let call = self::call(&call)?;
+            Ok(patches_to_js(&self.with_chat(|chat| chat.ask_approval(&call))?))
         }
 
         /// The user answered; the patches.
         #[wasm_bindgen(js_name = approvalAnswered)]
-        pub fn approval_answered(&self, id: &str, approved: bool) -> JsValue {
-            patches_to_js(&self.chat.borrow_mut().approval_answered(id, approved))
+        pub fn approval_answered(&self, id: &str, approved: bool) -> Result<JsValue, JsError> {
+            Ok(patches_to_js(&self.with_chat(|chat| chat.approval_answered(id, approved))?))
         }
 
         /// A running tool's progress report.
@@ -449,7 +443,8 @@ mod provider {
                 Some(text) => Value::String(text),
                 None => args::json(&update, "tool progress").unwrap_or(Value::Null),
             };
-            let step = self.chat.borrow_mut().tool_progress(&self::call(&call)?, &update);
+            let call = self::call(&call)?;
+            let step = self.with_chat(|chat| chat.tool_progress(&call, &update))?;
             Ok(self.step_to_js(step, None))
         }
 
@@ -460,7 +455,8 @@ mod provider {
             let output: Value = args::json(&output, "tool output").unwrap_or_else(|_| {
                 Value::String(js_sys::JsString::from(output.clone()).as_string().unwrap_or_default())
             });
-            let step = self.chat.borrow_mut().tool_done(&self::call(&call)?, output, is_error);
+            let call = self::call(&call)?;
+            let step = self.with_chat(|chat| chat.tool_done(&call, output, is_error))?;
             Ok(self.step_to_js(step, None))
         }
 
@@ -475,14 +471,15 @@ mod provider {
                 "denied" => ToolFailure::Denied(text()),
                 _ => ToolFailure::Cancelled,
             };
-            let step = self.chat.borrow_mut().tool_failed(&self::call(&call)?, &failure);
+            let call = self::call(&call)?;
+            let step = self.with_chat(|chat| chat.tool_failed(&call, &failure))?;
             Ok(self.step_to_js(step, None))
         }
 
         /// `{ request }` for the next iteration, or the step that ends the turn.
         #[wasm_bindgen(js_name = nextRequest)]
         pub fn next_request(&self) -> Result<JsValue, JsValue> {
-            let next = self.chat.borrow_mut().next_request();
+            let next = self.with_chat(Chat::next_request)?;
             Ok(match next {
                 Ok(request) => {
                     let result: super::StepObject = js_sys::Object::new().unchecked_into();

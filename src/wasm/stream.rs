@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use super::args::{self, Chunk, Options};
 use super::partial_input::PartialInputs;
-use super::{events_to_js, PoisonGuard};
+use super::{events_to_js, Busy, PoisonGuard};
 use crate::clean::{CleanOptions, PayloadMarker};
 use crate::dialect::Dialect;
 use crate::event::StreamEvent;
@@ -116,7 +116,7 @@ impl JsStreamOptions {
 #[wasm_bindgen(js_name = ChatStream)]
 pub struct JsChatStream {
     stream: RefCell<ChatStream>,
-    busy: Cell<bool>,
+    busy: Cell<Busy>,
     events: RefCell<Vec<StreamEvent>>,
     bytes: RefCell<Vec<u8>>,
     partial_inputs: RefCell<PartialInputs>,
@@ -163,6 +163,7 @@ impl JsChatStream {
     #[wasm_bindgen(js_name = useResponse)]
     pub fn use_response(&self, content_type: Option<String>, headers: JsValue) -> Result<(), JsValue> {
         let headers = args::string_map(&headers, "headers")?;
+        let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
         let pairs = headers.iter().map(|(k, v)| (k.as_str(), v.as_str()));
         self.stream.borrow_mut().use_response_headers(content_type.as_deref(), pairs);
         Ok(())
@@ -172,7 +173,7 @@ impl JsChatStream {
     /// arrived, then an error with `code` (`NETWORK_ERROR`, …) and `message`.
     pub fn fail(&self, code: &str, message: &str) -> Result<JsValue, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
-        let code = crate::error::ErrorCode::from_name(code).unwrap_or(crate::error::ErrorCode::NetworkError);
+        let code = args::error_code(code);
         Ok(self.run(|stream, out| stream.fail(code, message, out)))
     }
 
@@ -185,14 +186,16 @@ impl JsChatStream {
 
     /// The dialect in use (`undefined` until auto-detection has decided).
     #[wasm_bindgen(getter)]
-    pub fn dialect(&self) -> Option<String> {
-        self.stream.borrow().dialect().map(|d| d.name().to_owned())
+    pub fn dialect(&self) -> Result<Option<String>, JsError> {
+        let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
+        Ok(self.stream.borrow().dialect().map(|d| d.name().to_owned()))
     }
 
     /// Whether `complete` has been emitted.
     #[wasm_bindgen(getter, js_name = isComplete)]
-    pub fn is_complete(&self) -> bool {
-        self.stream.borrow().is_complete()
+    pub fn is_complete(&self) -> Result<bool, JsError> {
+        let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
+        Ok(self.stream.borrow().is_complete())
     }
 }
 
@@ -200,7 +203,7 @@ impl JsChatStream {
     pub(crate) fn from_options(options: StreamOptions) -> JsChatStream {
         JsChatStream {
             stream: RefCell::new(ChatStream::new(options)),
-            busy: Cell::new(false),
+            busy: Cell::new(None),
             events: RefCell::new(Vec::new()),
             bytes: RefCell::new(Vec::new()),
             partial_inputs: RefCell::default(),

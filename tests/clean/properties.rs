@@ -132,9 +132,7 @@ fn generate(rng: &mut Rng) -> Generated {
 /// Cuts `s` at random char boundaries.
 fn random_pieces<'a>(rng: &mut Rng, s: &'a str) -> Vec<&'a str> {
     let bounds: Vec<usize> = s.char_indices().map(|(i, _)| i).skip(1).collect();
-    let mut cuts: Vec<usize> =
-        (0..rng.below(bounds.len().min(30) + 1)).map(|_| bounds[rng.below(bounds.len())]).collect();
-    cuts.sort_unstable();
+    let mut cuts = common::random_cuts(rng, &bounds, 30);
     cuts.dedup();
     let mut pieces = Vec::new();
     let mut start = 0;

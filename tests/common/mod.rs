@@ -51,6 +51,51 @@ pub fn seed() -> u64 {
     }
 }
 
+/// The splits an input of `len` bytes is run under, each named for a failure message: in one
+/// piece, a byte at a time, at every single point (with `every_cut`, for inputs up to
+/// [`ALL_SPLITS_MAX`] bytes: the pass is quadratic in the length), and `random_runs` random splits
+/// of at most `max_cuts` cuts from `seed` (`CHATSTREAM_SEED=<n>` replays them). Cuts may fall at
+/// either end or twice at one point: a piece may be empty.
+pub fn splits(len: usize, seed: u64, every_cut: bool, random_runs: usize, max_cuts: usize) -> Vec<(String, Vec<usize>)> {
+    let mut all = vec![("one piece".to_owned(), Vec::new()), ("one byte at a time".to_owned(), (1..len).collect())];
+    if every_cut && len <= ALL_SPLITS_MAX {
+        all.extend((0..=len).map(|cut| (format!("split at byte {cut}"), vec![cut])));
+    }
+    let points: Vec<usize> = (0..=len).collect();
+    let mut rng = Rng(seed);
+    for run in 0..random_runs {
+        all.push((format!("random split {run} (CHATSTREAM_SEED={seed})"), random_cuts(&mut rng, &points, max_cuts)));
+    }
+    all
+}
+
+/// One to `max` cuts drawn from `points`, sorted (none when there are no points).
+pub fn random_cuts(rng: &mut Rng, points: &[usize], max: usize) -> Vec<usize> {
+    if points.is_empty() {
+        return Vec::new();
+    }
+    let count = 1 + rng.below(points.len().min(max));
+    let mut cuts: Vec<usize> = (0..count).map(|_| points[rng.below(points.len())]).collect();
+    cuts.sort_unstable();
+    cuts
+}
+
+/// The recorded provider streams, `recorded/<provider>/<name>.sse` or `.ndjson`, sorted.
+pub fn recorded_streams() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let recorded = fixtures_dir().join("recorded");
+    for provider in std::fs::read_dir(&recorded).unwrap().flatten().filter(|e| e.path().is_dir()) {
+        for file in std::fs::read_dir(provider.path()).unwrap().flatten() {
+            let path = file.path();
+            if matches!(path.extension().and_then(|e| e.to_str()), Some("sse" | "ndjson")) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 /// Runs `input` through a fresh stream, cut at `cuts` (sorted byte offsets).
 pub fn run(options: &StreamOptions, input: &[u8], cuts: &[usize]) -> (Vec<StreamEvent>, Option<Dialect>) {
     let mut stream = ChatStream::new(options.clone());
@@ -161,20 +206,8 @@ impl Fixture {
         for explicit in [true, false] {
             let options = self.options(explicit);
             let mode = if explicit { "dialect given" } else { "dialect detected" };
-            self.check_run(&options, &[], &format!("{mode}, one piece"))?;
-            let every_byte: Vec<usize> = (1..self.input.len()).collect();
-            self.check_run(&options, &every_byte, &format!("{mode}, one byte at a time"))?;
-            if every_cut && self.input.len() <= ALL_SPLITS_MAX {
-                for cut in 1..self.input.len() {
-                    self.check_run(&options, &[cut], &format!("{mode}, split at byte {cut}"))?;
-                }
-            }
-            let mut rng = Rng(seed);
-            for run in 0..RANDOM_SPLIT_RUNS {
-                let count = 1 + rng.below(self.input.len().min(64));
-                let mut cuts: Vec<usize> = (0..count).map(|_| rng.below(self.input.len())).collect();
-                cuts.sort_unstable();
-                self.check_run(&options, &cuts, &format!("{mode}, random run {run} (CHATSTREAM_SEED={seed})"))?;
+            for (how, cuts) in splits(self.input.len(), seed, every_cut, RANDOM_SPLIT_RUNS, 64) {
+                self.check_run(&options, &cuts, &format!("{mode}, {how}"))?;
             }
         }
         Ok(())
