@@ -1,5 +1,5 @@
 // The package's API over one build of the WebAssembly module (the full one, or the streaming-only
-// one of `chatstream/lite`): loading it, and the exports that check it is loaded first.
+// one of `chatstream/streaming`): loading it, and the exports that check it is loaded first.
 import { makeChatSession } from "./session.js";
 import { makeStreamEvents } from "./stream-events.js";
 

@@ -1,6 +1,6 @@
 // chatstream: the package entry, over the full WebAssembly module (every dialect, the chat state,
-// and provider mode: request builders and the agent loop). `chatstream/lite` is the same API over a
-// smaller module without provider mode.
+// and provider mode: request builders and the agent loop). `chatstream/streaming` is the same API
+// over a smaller module without provider mode.
 //
 // The module (./chatstream.js, made by wasm-bindgen) parses and keeps the state; the JS files beside
 // this one do the I/O and keep the snapshots: see api.js.
