@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use crate::resume::Bounds;
 
 /// The thin proxy for chatstream: forwards chat requests to the configured providers and answers every
 /// other provider with an offline simulated one.
@@ -197,8 +196,19 @@ pub struct Config {
     pub sim_delay: Duration,
     pub limits: Limits,
     pub connections: ConnectionLimits,
-    pub resume: Bounds,
+    pub resume: ResumeBounds,
     pub resume_store: Option<String>,
+}
+
+/// How long and how much of each answer is kept for resuming (see `resume`).
+#[derive(Clone, Copy, Debug)]
+pub struct ResumeBounds {
+    /// How long an answer is kept after its last reader went away.
+    pub grace: Duration,
+    /// The most bytes kept of one answer; past it, the answer is no longer resumable.
+    pub stream_bytes: usize,
+    /// The most bytes kept of all answers together.
+    pub total_bytes: usize,
 }
 
 impl Config {
@@ -261,7 +271,7 @@ impl Config {
                 keep_alive: Duration::from_millis(args.keep_alive_timeout_ms),
                 max_connections: args.max_connections as usize,
             },
-            resume: Bounds {
+            resume: ResumeBounds {
                 grace: Duration::from_millis(args.resume_grace_ms),
                 stream_bytes: args.resume_stream_bytes,
                 total_bytes: args.resume_total_bytes,

@@ -27,6 +27,7 @@ use futures_util::stream::{self, Stream, StreamExt};
 use tokio::sync::{watch, Notify};
 use tokio::time::Instant;
 
+use crate::config::ResumeBounds;
 use crate::provider::Provider;
 use crate::resume_redis::{RedisMirror, Remote};
 use crate::server::CloseConnection;
@@ -35,20 +36,12 @@ use crate::upstream::{proxy_error, stream_headers};
 /// The response header that carries a kept answer's id.
 pub const STREAM_ID: HeaderName = HeaderName::from_static("x-stream-id");
 
-/// How long and how much is kept (see the module docs).
-#[derive(Clone, Copy, Debug)]
-pub struct Bounds {
-    pub grace: Duration,
-    pub stream_bytes: usize,
-    pub total_bytes: usize,
-}
-
 /// The kept answers, by id.
 #[derive(Clone)]
 pub struct AnswerStore(Arc<StoreInner>);
 
 struct StoreInner {
-    bounds: Bounds,
+    bounds: ResumeBounds,
     /// How long a client may take to read an answer: the total time limit and one idle timeout more.
     patience: Duration,
     /// With `--resume-store redis://…`: where answers are mirrored for the other proxies.
@@ -101,7 +94,7 @@ fn new_id() -> String {
 }
 
 impl AnswerStore {
-    pub fn new(bounds: Bounds, patience: Duration, mirror: Option<RedisMirror>) -> AnswerStore {
+    pub fn new(bounds: ResumeBounds, patience: Duration, mirror: Option<RedisMirror>) -> AnswerStore {
         let store = AnswerStore(Arc::new(StoreInner { bounds, patience, mirror, kept: Mutex::default() }));
         if let Some(mirror) = store.0.mirror.clone() {
             let store = store.clone();
