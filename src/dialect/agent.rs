@@ -36,7 +36,8 @@ use crate::error::ErrorCode;
 use crate::framing::FrameRef;
 
 /// Reads the agent backend protocol (`docs/agent-protocol.md`).
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
+#[cfg_attr(test, derive(PartialEq))]
 pub struct AgentDecoder {
     /// The shape of the last text delta.
     text_deltas: Shape<TextEvent, 1>,

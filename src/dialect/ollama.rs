@@ -25,7 +25,8 @@ use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
 
 /// Reads Ollama's `/api/chat` NDJSON stream.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
+#[cfg_attr(test, derive(PartialEq))]
 pub struct OllamaDecoder {
     /// Tool calls so far: numbers the synthesized ids, and makes `stop` a tool-call stop.
     calls: u32,

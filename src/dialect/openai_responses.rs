@@ -38,7 +38,8 @@ use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
 
 /// Reads the OpenAI Responses API stream.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
+#[cfg_attr(test, derive(PartialEq))]
 pub struct OpenAiResponsesDecoder {
     /// Function calls so far, in the order they started.
     calls: Vec<FunctionCall>,

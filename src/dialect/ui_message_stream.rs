@@ -44,7 +44,8 @@ use crate::event::FinishReason;
 use crate::framing::FrameRef;
 
 /// Reads the AI SDK UI message stream.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
+#[cfg_attr(test, derive(PartialEq))]
 pub struct UiMessageStreamDecoder {
     /// Text parts started and not yet ended.
     open_text: HashSet<String>,
