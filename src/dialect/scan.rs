@@ -42,8 +42,8 @@ pub(super) type Taken<'a, const N: usize> = [Option<Cow<'a, str>>; N];
 /// took, or `None` for a frame it leaves to the general path.
 pub(super) type Scan<'a, T, const N: usize> = fn(&mut Reader<'a>) -> Option<(T, Taken<'a, N>)>;
 
-/// Runs `scan` over `data`, which must hold nothing after the value it reads.
-#[cfg(any(test, fuzzing))]
+/// Runs `scan` over `data`, which must hold nothing after the value it reads: the plain forward
+/// scanner, for frames whose shape changes too often for a [`Shape`] to pay.
 pub(super) fn scan<'a, T, const N: usize>(data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
     let mut r = Reader::new(data);
     let found = scan(&mut r)?;
