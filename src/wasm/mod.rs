@@ -61,6 +61,7 @@ pub(crate) fn events_to_js(events: &[StreamEvent]) -> Array {
 }
 
 /// What one call hands to JS, gathered item by item, then built in one crossing.
+#[derive(Default)]
 pub(crate) struct HandOver<'a> {
     /// The texts of the text items, one after another.
     texts: String,
@@ -93,12 +94,6 @@ const SAME_TEXT: u32 = u32::MAX;
 /// strings were set aside (their lengths end the layout).
 const HEAD: usize = 3;
 
-impl<'a> Default for HandOver<'a> {
-    fn default() -> Self {
-        HandOver { texts: String::new(), layout: vec![0; HEAD], values: Vec::new(), last_text: None }
-    }
-}
-
 impl<'a> HandOver<'a> {
     /// A clean event: text and thinking deltas as text items, the others as values.
     pub(crate) fn event(&mut self, event: &'a StreamEvent) {
@@ -112,7 +107,7 @@ impl<'a> HandOver<'a> {
 
     /// `{ type: "text_delta" | "thinking_delta", text }` or `{ op: "appendText", text }`.
     pub(crate) fn text(&mut self, op: Op, text: &'a str) {
-        self.layout.push(op as u32);
+        self.push_op(op);
         if self.last_text == Some(text) {
             self.layout.push(SAME_TEXT);
         } else {
@@ -128,18 +123,27 @@ impl<'a> HandOver<'a> {
     }
 
     fn push_value(&mut self, op: Op, value: &'a dyn ToJson) {
-        self.layout.push(op as u32);
+        self.push_op(op);
         self.values.push(value);
     }
 
     /// Ends a list: what follows goes into the next one (see [`HandOver::lists`]).
     pub(crate) fn end_list(&mut self) {
-        self.layout.push(Op::EndList as u32);
+        self.push_op(Op::EndList);
+    }
+
+    /// An item's op, after the layout's head (left out while there is no item: an empty push
+    /// allocates nothing).
+    fn push_op(&mut self, op: Op) {
+        if self.layout.is_empty() {
+            self.layout.extend([0; HEAD]);
+        }
+        self.layout.push(op as u32);
     }
 
     /// The items as one JS array; `inputs` keeps the stream's tool arguments for `partial_input`.
     pub(crate) fn list(self, inputs: Option<&PartialInputs>) -> Array {
-        if self.layout.len() == HEAD {
+        if self.layout.is_empty() {
             return Array::new();
         }
         self.build(false, inputs).unchecked_into()
@@ -153,6 +157,9 @@ impl<'a> HandOver<'a> {
     /// The string begins with the JSON text of the values, the mark (when strings were set
     /// aside) and each string set aside, in that order; the texts of the text items follow.
     fn build(mut self, many: bool, inputs: Option<&PartialInputs>) -> JsValue {
+        if self.layout.is_empty() {
+            self.layout.extend([0; HEAD]);
+        }
         let text = if self.values.is_empty() {
             self.texts
         } else {
@@ -166,11 +173,10 @@ impl<'a> HandOver<'a> {
             text.push_str(&self.texts);
             text
         };
-        let (arguments, parse) = match inputs {
-            Some(inputs) => (Some(&inputs.arguments), Some(PARSE.with(Clone::clone))),
-            None => (None, None),
-        };
-        hand_over(&text, &self.layout, many, arguments, parse.as_ref())
+        match inputs {
+            Some(inputs) => PARSE.with(|parse| hand_over(&text, &self.layout, many, Some(&inputs.arguments), Some(parse))),
+            None => hand_over(&text, &self.layout, many, None, None),
+        }
     }
 }
 
@@ -224,7 +230,7 @@ export function handOver(text, layout, many, inputs, parse) {
   } else if (json !== "") {
     values = JSON.parse(json);
   }
-  const lists = [];
+  const lists = many ? [] : undefined;
   let list = [];
   let v = 0;
   let last = "";
