@@ -174,7 +174,9 @@ impl<'a> HandOver<'a> {
             text
         };
         match inputs {
-            Some(inputs) => PARSE.with(|parse| hand_over(&text, &self.layout, many, Some(&inputs.arguments), Some(parse))),
+            Some(inputs) => {
+                PARSE.with(|parse| hand_over(&text, &self.layout, many, Some(&inputs.arguments), Some(parse)))
+            }
             None => hand_over(&text, &self.layout, many, None, None),
         }
     }
