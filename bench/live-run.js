@@ -6,8 +6,10 @@
 //   node --expose-gc bench/live-run.js           the full run
 //   node --expose-gc bench/live-run.js --smoke   tiny inputs, one round: checks every contender reads the same text
 //   node --expose-gc bench/live-run.js --only deepseek   the recordings whose name holds the text; prints, keeps nothing
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { out, root, withBenchPage } from "./browser.js";
 import { AGAINST, frames, pushCosts, runLive, tile } from "./live.js";
 import { profileLivePush } from "./profile.js";
@@ -41,10 +43,27 @@ const COSTS = "openai/openai-text.sse";
 async function inNode(recs) {
   const lib = await import(join(root, "pkg/index.js"));
   lib.initSync({ module: readFileSync(join(root, "pkg/chatstream_bg.wasm")) });
-  const rows = await runLive(lib, recs, options);
+  const rows = await runLive(lib, recs, { ...options, log: (row) => console.log(JSON.stringify(row)) });
   const costs = recordings().find((r) => r.name === COSTS);
   const list = tile(frames(costs.text, costs.format), costs.dialect, options.target);
   return { rows, push: pushCosts(lib, list, costs.dialect, { repeats: options.rounds }) };
+}
+
+/**
+ * The Node part in a process of its own (`--node-part`), tried up to three times: Node 20's V8
+ * has been seen to stop with a fatal error in its deoptimizer in the process that had driven
+ * Chromium just before. Null when every try failed.
+ */
+function inNodeProcess() {
+  const file = join(out, "live-node.json");
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    rmSync(file, { force: true });
+    const args = ["--expose-gc", fileURLToPath(import.meta.url), "--node-part", ...process.argv.slice(2)];
+    const run = spawnSync(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"] });
+    if (run.status === 0 && existsSync(file)) return JSON.parse(readFileSync(file, "utf8"));
+    console.log(`the Node part stopped (exit ${run.status}, signal ${run.signal}), try ${attempt} of 3`);
+  }
+  return null;
 }
 
 const geomean = (xs) => Math.exp(xs.reduce((n, x) => n + Math.log(x), 0) / xs.length);
@@ -198,23 +217,33 @@ ${targets(live)}
 
 ### Node
 
-${table(node)}
-Where a live \`push\` goes: ${breakdown(node)}.
+${
+  node
+    ? `${table(node)}
+Where a live \`push\` goes: ${breakdown(node)}.`
+    : "Not measured in this run: the Node part stopped three times with a fatal error in V8's deoptimizer (Node 20)."
+}
 `;
 }
 
 async function main() {
   const recs = recordings().filter((r) => only === null || r.name.includes(only));
+  if (process.argv.includes("--node-part")) {
+    writeFileSync(join(out, "live-node.json"), JSON.stringify(await inNode(recs)));
+    return;
+  }
   console.log(`live benchmark: ${recs.length} streams × ${MODES.join(", ")}; ${options.rounds} rounds each (Chromium, then Node)`);
   const costs = recordings().find((r) => r.name === COSTS);
   const chromium = await withBenchPage((page) => page.evaluate(([recs, options, costs]) => window.live(recs, options, costs), [recs, options, costs]));
   console.log("\nChromium (ratio: the JS baseline's time ÷ chatstream's; above 1, chatstream is faster)\n");
   console.log(table(chromium));
-  const node = await inNode(recs);
-  console.log("Node\n");
-  console.log(table(node));
+  const node = inNodeProcess();
+  if (node) {
+    console.log("Node\n");
+    console.log(table(node));
+  }
   for (const [env, r] of [["Chromium", chromium], ["Node", node]]) {
-    console.log(`${env}: ${breakdown(r)}`);
+    if (r) console.log(`${env}: ${breakdown(r)}`);
   }
   // Profiles: the recording the costs are measured on, and Chromium's slowest live one.
   const profiles = [];

@@ -146,21 +146,20 @@ impl JsChatStream {
     }
 
     /// `push` of bytes in a `Uint8Array` (the package's `push` calls it for one): they arrive
-    /// copied into the module's memory, with no call back to JS to read them. It returns the
-    /// events alone, not a `Result` (which crosses as a pair of values through a table): a
-    /// refusal to enter is thrown from here, where nothing is held yet.
+    /// copied into the module's memory, with no call back to JS to read them.
+    ///
+    /// It returns a `Result`, a pair of values, on purpose: Node 20's V8 inlines a call to an
+    /// export that returns one value into the JS that calls it, and a deoptimization there
+    /// stopped the process with a fatal error (`--no-turbo-inline-js-wasm-calls` avoided it).
     #[wasm_bindgen(js_name = pushBytes)]
-    pub fn push_bytes(&self, chunk: &[u8]) -> JsValue {
-        let _guard = match PoisonGuard::enter(&self.busy, "ChatStream") {
-            Ok(guard) => guard,
-            Err(error) => wasm_bindgen::throw_val(error.into()),
-        };
-        self.run(|core, out| core.push(chunk, out))
+    pub fn push_bytes(&self, chunk: &[u8]) -> Result<JsValue, JsError> {
+        let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
+        Ok(self.run(|core, out| core.push(chunk, out)))
     }
 
     /// `push` of a string (the package's `push` calls it for one), as UTF-8.
     #[wasm_bindgen(js_name = pushText)]
-    pub fn push_text(&self, chunk: &str) -> JsValue {
+    pub fn push_text(&self, chunk: &str) -> Result<JsValue, JsError> {
         self.push_bytes(chunk.as_bytes())
     }
 
