@@ -202,6 +202,7 @@ export function makeChatSession(wasm, module) {
       try {
         this.#makeCore();
       } catch (error) {
+        this.#firstRequestHere = false; // the options are refused: no request goes out for them again
         return { code: "VALIDATION_ERROR", message: String(error?.message ?? error) };
       }
       this.#changed();

@@ -212,3 +212,25 @@ for (const [name, load] of [
     assert.deepEqual(JSON.parse(out), { warnings: [], text: "Hi" });
   });
 }
+
+test("options the module refuses, given before it has loaded: each message ends with VALIDATION_ERROR, and no request goes out once they are known to be refused", async () => {
+  const { makeChatSession } = await import("../../pkg/session.js");
+  const wasm = await import("../../pkg/chatstream.js");
+  const refused = { thinkingTags: 5 };
+  assert.throws(() => new wasm.SessionCore(refused), TypeError, "the module refuses these options");
+  let loaded;
+  const load = new Promise((resolve) => (loaded = resolve));
+  const Session = makeChatSession(wasm, { isReady: () => false, load: () => load });
+  const requests = [];
+  const session = new Session({ ...refused, fetch: async (url) => (requests.push(url), new Response(answer)) });
+  const first = collect(session.send("hi"));
+  loaded();
+  const events = await first;
+  assert.deepEqual(events.map((e) => e.code), ["VALIDATION_ERROR"]);
+  assert.match(events[0].message, /thinkingTags must be an array/);
+  assert.equal(session.getSnapshot().error.code, "VALIDATION_ERROR");
+  const sent = requests.length;
+  assert.deepEqual((await collect(session.send("again"))).map((e) => e.code), ["VALIDATION_ERROR"]);
+  assert.equal(requests.length, sent, "no request for a session whose options were refused");
+  session.dispose();
+});
