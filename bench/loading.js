@@ -28,7 +28,7 @@ import { entrySizes, useChatSize } from "../tests/size/measure.js";
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const out = join(root, "target/bench");
 const smoke = process.argv.includes("--smoke");
-const LOADS = smoke ? 1 : 9;
+const LOADS = smoke ? 1 : 15;
 
 // Each app reads the time to first token from its page's query and passes it to the server.
 const firstText = `window.firstText = performance.now();`;
