@@ -3,7 +3,8 @@
 // the model calls) and keeps immutable snapshots for `subscribe` / `getSnapshot` (React's
 // useSyncExternalStore contract), built from the patches each step returns, so one update costs
 // the same however long the message is.
-import { EventQueue, errorParts, readBody, report, settle } from "./io.js";
+import { EventQueue, errorParts, report, settle } from "./io.js";
+import { RECONNECTING, keptStream, readResumable, resumeOptions } from "./resume.js";
 
 // Options the session reads from the app on each use, not the core's.
 const CALLBACKS = ["onFinish", "onError", "onToolCall", "onData"];
@@ -23,6 +24,7 @@ export function makeChatSession(wasm, loaded) {
     #request = {};
     #stepTimeoutMs;
     #toolTimeoutMs;
+    #resume; // { attempts, delayMs }, or null: a cut answer is not asked for again
     #tools = new Map(); // name → execute
     #turn = null; // { controller, queue }
     #approval = null; // { id, answer }
@@ -37,7 +39,7 @@ export function makeChatSession(wasm, loaded) {
       loaded();
       // Anything but an object goes to the core as it is, which refuses it with a TypeError.
       const isObject = typeof options === "object" && options !== null && !Array.isArray(options);
-      const { coalesce = false, stepTimeoutMs, toolTimeoutMs, tools, ...rest } = isObject ? options : {};
+      const { coalesce = false, stepTimeoutMs, toolTimeoutMs, tools, resume, ...rest } = isObject ? options : {};
       const core = { ...rest };
       for (const name of [...CALLBACKS, ...REQUEST_OPTIONS]) delete core[name];
       if (tools !== undefined && tools !== null) core.tools = this.#takeTools(tools);
@@ -47,6 +49,7 @@ export function makeChatSession(wasm, loaded) {
       this.setOptions(rest);
       this.#stepTimeoutMs = number(stepTimeoutMs, "stepTimeoutMs") ?? STEP_TIMEOUT_MS;
       this.#toolTimeoutMs = number(toolTimeoutMs, "toolTimeoutMs") ?? TOOL_TIMEOUT_MS;
+      this.#resume = resumeOptions(resume);
       this.#coalesce = coalesce === "frame" && typeof requestAnimationFrame === "function";
       this.#snapshot = Object.freeze(this.#core.state());
     }
@@ -62,6 +65,25 @@ export function makeChatSession(wasm, loaded) {
      */
     regenerate() {
       return this.#start(this.#live().regenerate(this.#request.endpoint));
+    }
+
+    /**
+     * The URL of the answer being streamed when the proxy keeps it for resuming, else null. Saved
+     * with `saveMessages()` while a message is answered, it lets the page pick the answer up after
+     * a reload: `loadMessages(saved)`, then `resume(url)`. Null in a turn's later requests (after
+     * tools ran in the page): their answer alone would not be the whole message.
+     */
+    streamInFlight() {
+      return this.#turn?.stream ?? null;
+    }
+
+    /**
+     * Picks up the answer to the last user message that the proxy keeps at `url` (what
+     * `streamInFlight()` said before a reload), from its first byte, as a turn of its own: its
+     * events, as `send` gives them. An answer no longer kept ends in the proxy's 404 error.
+     */
+    resume(url) {
+      return this.#start(this.#live().regenerate(this.#request.endpoint), string(url, "resume: url"));
     }
 
     /** Stops the turn in flight. Returns a CONFLICT error event when nothing is in flight. */
@@ -174,7 +196,7 @@ export function makeChatSession(wasm, loaded) {
     }
 
     /** A turn the core started (or refused): its events, handed out as they come. */
-    #start(started) {
+    #start(started, keptUrl = null) {
       const queue = new EventQueue(() => this.#turn?.queue === queue && this.#turn.controller.abort());
       this.#step(started, queue);
       // A subscriber may have disposed of the session on this very step.
@@ -183,9 +205,9 @@ export function makeChatSession(wasm, loaded) {
         return queue;
       }
       const controller = new AbortController();
-      const turn = { controller, queue };
+      const turn = { controller, queue, stream: null };
       this.#turn = turn;
-      this.#drive(started.request, controller.signal, queue)
+      this.#drive(started.request, controller.signal, queue, turn, keptUrl)
         .catch(report)
         .finally(() => {
           if (this.#turn === turn) this.#turn = null;
@@ -195,11 +217,17 @@ export function makeChatSession(wasm, loaded) {
       return queue;
     }
 
-    /** Requests, responses and tools until the core says the turn is over. */
-    async #drive(request, signal, queue) {
-      for (let body = request; ; ) {
+    /**
+     * Requests, responses and tools until the core says the turn is over. With `keptUrl`, the
+     * first answer is the one the proxy keeps there, from its first byte (a reload's).
+     */
+    async #drive(request, signal, queue, turn, keptUrl) {
+      for (let body = request, first = true; ; first = false) {
         const step = (result) => this.#step(result, queue);
-        const got = await this.#post(body, signal);
+        const resumed = first && keptUrl !== null;
+        const got = resumed
+          ? await settle(this.#askProxy("GET", `${keptUrl}?from=0`, signal), this.#stepTimeoutMs, signal)
+          : await this.#post(body, signal);
         if (got.cancelled) return step(this.#core.cancel());
         if (got.timedOut) return step(this.#core.refuse("NETWORK_ERROR", wasm.timedOut(this.#stepTimeoutMs)));
         if (got.failed) return step(this.#core.refuse("NETWORK_ERROR", wasm.connectionFailed(...errorParts(got.failed))));
@@ -209,10 +237,27 @@ export function makeChatSession(wasm, loaded) {
           return step(this.#core.refuse(code, message));
         }
         this.#core.useResponse(response.headers.get("content-type"), Object.fromEntries(response.headers));
-        const kept = keptStream(this.#request.endpoint, response.headers.get("x-stream-id"));
-        const end = response.body
-          ? await readBody(response.body, (chunk) => step(this.#core.push(chunk)), { idleMs: this.#stepTimeoutMs, signal })
-          : { ended: true };
+        const kept = resumed ? keptUrl : keptStream(this.#request.endpoint, response.headers.get("x-stream-id"));
+        if (first) turn.stream = kept;
+        // While a cut answer is asked for again, the status line says so; then it is as it was.
+        let covered = null; // { text }: the status line "Reconnecting…" covers
+        const status = (event) => {
+          if (event === RECONNECTING) covered ??= { text: this.#snapshot.statusText };
+          const text = event === RECONNECTING ? event.message : covered.text;
+          if (event !== RECONNECTING) covered = null;
+          step({ events: [event], patches: [{ op: "set", key: "statusText", value: text }] });
+        };
+        const end = await readResumable(response.body, {
+          url: kept,
+          options: this.#resume,
+          push: (chunk) => step(this.#core.push(chunk)),
+          get: (url, signal) => settle(this.#askProxy("GET", url, signal), this.#stepTimeoutMs, signal),
+          status,
+          idleMs: this.#stepTimeoutMs,
+          signal,
+        });
+        turn.stream = null;
+        if (covered !== null && !this.#disposed) this.#apply([{ op: "set", key: "statusText", value: covered.text }]);
         if (end.cancelled) {
           if (kept !== null) this.#stopKept(kept);
           return step(this.#core.cancel());
@@ -264,12 +309,15 @@ export function makeChatSession(wasm, loaded) {
      * it is not wanted, and the upstream is cancelled at once. Nothing waits for the answer.
      */
     #stopKept(url) {
+      this.#askProxy("DELETE", url).catch(() => {});
+    }
+
+    /** A request about an answer the proxy keeps (`GET` its rest, `DELETE` it), with the app's headers. */
+    async #askProxy(method, url, signal) {
       const { credentials } = this.#request;
       const fetch = this.#request.fetch ?? globalThis.fetch;
-      (async () => {
-        const headers = await evaluate(this.#request.headers);
-        await fetch.call(globalThis, url, { method: "DELETE", headers: { ...headers }, ...(credentials ? { credentials } : {}) });
-      })().catch(() => {});
+      const headers = await evaluate(this.#request.headers);
+      return fetch.call(globalThis, url, { method, headers: { ...headers }, signal, ...(credentials ? { credentials } : {}) });
     }
 
     /** Runs one tool call the model made (after the user's approval, when it needs one). */
@@ -444,15 +492,6 @@ export function makeChatSession(wasm, loaded) {
       }
     }
   };
-}
-
-/**
- * Where the proxy keeps the answer to a POST to `endpoint` that it named `id` (its `X-Stream-Id`
- * header): `<endpoint>/streams/<id>`; null when the backend keeps nothing.
- */
-function keptStream(endpoint, id) {
-  if (!id) return null;
-  return `${endpoint.replace(/[?#].*$/s, "").replace(/\/$/, "")}/streams/${encodeURIComponent(id)}`;
 }
 
 /** An option that may be a function (sync or async), evaluated now. */
