@@ -258,3 +258,34 @@ test("the resume option is checked", () => {
     new ChatSession({ resume }).dispose();
   }
 });
+
+test("useGeneralChat: resume(url) after setMessages shows the answer the proxy kept, and Reconnecting… meanwhile on a cut", async () => {
+  const React = (await import("react")).default;
+  const { default: TestRenderer, act } = await import("react-test-renderer");
+  const { useGeneralChat } = await import("../../pkg/react.js");
+  globalThis.IS_REACT_ACT_ENVIRONMENT = true;
+  // The resumed answer is itself cut once, so the hook's status line shows the reconnect.
+  const { fetch, requests } = proxy(BYTES, { cuts: [CUT] });
+  let chat;
+  const statusLines = [];
+  function Chat() {
+    chat = useGeneralChat({ fetch, resume: { attempts: 2, delayMs: 20 } });
+    statusLines.push(chat.statusText);
+    return null;
+  }
+  await act(async () => {
+    TestRenderer.create(React.createElement(Chat));
+  });
+  await act(async () => {
+    await chat.setMessages([{ role: "user", content: "crispr" }]);
+    await chat.resume("/api/chat/stream/streams/00ff");
+  });
+  assert.deepEqual(requests.map((r) => [r.method, r.url]), [
+    ["GET", "/api/chat/stream/streams/00ff?from=0"],
+    ["GET", `/api/chat/stream/streams/00ff?from=${CUT}`],
+  ]);
+  assert.deepEqual(chat.messages.map((m) => m.content), ["crispr", WHOLE_TEXT]);
+  assert.ok(statusLines.includes("Reconnecting…"), JSON.stringify(statusLines));
+  assert.equal(chat.statusText, null);
+  assert.equal(chat.error, null);
+});
