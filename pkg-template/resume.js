@@ -81,9 +81,11 @@ export async function readResumable(body, { url, options, push, get, status, idl
     if (!("value" in got)) continue; // still no connection: the next attempt
     if (!got.value.ok) {
       got.value.body?.cancel().catch(() => {});
-      // A busy proxy or its store out of reach (429, 5xx) may answer the next attempt; an answer
-      // unknown, expired or stopped (404), or a refusal (400, 416), is final: the cut stands.
-      if (got.value.status === 429 || got.value.status >= 500) continue;
+      // A busy proxy or its store out of reach (429, 5xx) may answer the next attempt, and so may
+      // one that has fewer bytes than the page (416): a proxy that reads the answer from another
+      // one's mirror in Redis may be a chunk behind what that one sent. An answer unknown, expired
+      // or stopped (404), or any other refusal, is final: the cut stands.
+      if ([416, 429].includes(got.value.status) || got.value.status >= 500) continue;
       return end;
     }
     status(RESUMED);

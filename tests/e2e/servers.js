@@ -10,13 +10,14 @@ const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const proxyBin = process.env.CHATSTREAM_PROXY ?? join(root, "target/debug/chatstream-proxy");
 
 /**
- * Starts the proxy serving www/ and pkg/ on a free port, with `args` after the defaults; resolves
- * with `{ child, url, port }` once it prints its URL (its first line).
+ * Starts the proxy serving www/ and pkg/ on a free port, its simulated provider writing a chunk every
+ * `simDelayMs`, with `args` after the defaults; resolves with `{ child, url, port }` once it prints its
+ * URL (its first line).
  */
-export function startProxy(args = []) {
+export function startProxy(args = [], { simDelayMs = 40 } = {}) {
   const child = spawn(
     proxyBin,
-    ["--port", "0", "--www", join(root, "www"), "--pkg", join(root, "pkg"), "--sim-delay-ms", "40", "--idle-timeout-ms", "10000", ...args],
+    ["--port", "0", "--www", join(root, "www"), "--pkg", join(root, "pkg"), "--sim-delay-ms", String(simDelayMs), "--idle-timeout-ms", "10000", ...args],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   // Read (and drop) the log, so that a chatty proxy never blocks on a full pipe.

@@ -130,14 +130,15 @@ test("a proxy that cannot be reached is asked again with waits that double, then
   assert.equal(session.getSnapshot().statusText, null, "no Reconnecting… left on screen");
 });
 
-test("a 5xx from the proxy is tried again; a 404 (no longer kept) ends the resuming at once", async () => {
+test("a 5xx or 416 from the proxy is tried again; a 404 (no longer kept) ends the resuming at once", async () => {
   const unavailable = () => new Response('{"error":{"message":"store unreachable"}}', { status: 502 });
+  const behind = () => new Response('{"error":{"message":"from is past the bytes sent so far"}}', { status: 416 });
   const gone = () => new Response('{"type":"error","code":"NOT_FOUND","message":"not kept"}', { status: 404 });
   {
-    const { fetch, requests } = proxy(BYTES, { cuts: [CUT], gets: { 1: unavailable } });
+    const { fetch, requests } = proxy(BYTES, { cuts: [CUT], gets: { 1: unavailable, 2: behind } });
     const session = new ChatSession({ fetch, resume: fast });
     await collect(session.send("crispr"));
-    assert.equal(getUrls(requests).length, 2);
+    assert.equal(getUrls(requests).length, 3);
     assert.equal(lastMessage(session).content, WHOLE_TEXT);
   }
   {
