@@ -26,7 +26,7 @@ export function makeChatSession(wasm, loaded) {
     #toolTimeoutMs;
     #resume; // { attempts, delayMs }, or null: a cut answer is not asked for again
     #tools = new Map(); // name → execute
-    #turn = null; // { controller, queue }
+    #turn = null; // { controller, queue, stream: the URL the proxy keeps its first answer at, while it streams }
     #approval = null; // { id, answer }
     #coalesce;
     #frame = null; // the animation frame of the current coalescing window
@@ -83,7 +83,8 @@ export function makeChatSession(wasm, loaded) {
      * events, as `send` gives them. An answer no longer kept ends in the proxy's 404 error.
      */
     resume(url) {
-      return this.#start(this.#live().regenerate(this.#request.endpoint), string(url, "resume: url"));
+      const kept = string(url, "resume: url"); // checked before the core starts the turn
+      return this.#start(this.#live().regenerate(this.#request.endpoint), kept);
     }
 
     /** Stops the turn in flight. Returns a CONFLICT error event when nothing is in flight. */

@@ -30,15 +30,16 @@ const BEFORE_CUT = "Les résultats";
 
 /**
  * A body of `bytes` in `chunk`-byte pieces that fails with a network error after `cutAt` bytes
- * (if given), or stays open at the end with `hang`.
+ * (if given), goes silent after `stallAt` bytes, or stays open at the end with `hang`.
  */
-function body(bytes, { cutAt = Infinity, chunk = 7, hang = false } = {}) {
+function body(bytes, { cutAt = Infinity, stallAt = Infinity, chunk = 7, hang = false } = {}) {
   let at = 0;
   return new ReadableStream({
     pull(controller) {
       if (at >= cutAt) return controller.error(new TypeError("network error"));
+      if (at >= stallAt) return new Promise(() => {}); // a connection that died without a word
       if (at >= bytes.length) return hang ? new Promise(() => {}) : controller.close();
-      const end = Math.min(at + chunk, bytes.length, cutAt);
+      const end = Math.min(at + chunk, bytes.length, cutAt, stallAt);
       controller.enqueue(bytes.slice(at, end));
       at = end;
     },
@@ -289,4 +290,30 @@ test("useGeneralChat: resume(url) after setMessages shows the answer the proxy k
   assert.ok(statusLines.includes("Reconnecting…"), JSON.stringify(statusLines));
   assert.equal(chat.statusText, null);
   assert.equal(chat.error, null);
+});
+
+test("resume() with no URL is a TypeError and starts nothing", async () => {
+  const { fetch, requests } = proxy(BYTES);
+  const session = new ChatSession({ fetch });
+  session.setMessages([{ role: "user", content: "crispr" }]);
+  assert.throws(() => session.resume(undefined), TypeError);
+  assert.equal(session.getSnapshot().isLoading, false);
+  await collect(session.resume("/api/chat/stream/streams/00ff"));
+  assert.equal(lastMessage(session).content, WHOLE_TEXT);
+  assert.equal(requests.length, 1);
+});
+
+test("a body gone silent for stepTimeoutMs (a connection that died without a word) is resumed too", async () => {
+  const requests = [];
+  const fetch = async (url, init) => {
+    requests.push(url);
+    if (init.method === "POST") return new Response(body(BYTES, { stallAt: CUT }), { headers: STREAM_HEADERS });
+    const from = Number(new URL(url, "http://x").searchParams.get("from"));
+    return new Response(body(BYTES.slice(from)), { headers: STREAM_HEADERS });
+  };
+  const session = new ChatSession({ fetch, stepTimeoutMs: 100, resume: fast });
+  const events = await collect(session.send("crispr"));
+  assert.deepEqual(requests, ["/api/chat/stream", `/api/chat/stream/streams/00ff?from=${CUT}`]);
+  assert.equal(lastMessage(session).content, WHOLE_TEXT);
+  assert.equal(events.filter((e) => e.type === "error").length, 0);
 });
