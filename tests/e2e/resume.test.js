@@ -185,6 +185,25 @@ async function demoConversation(page) {
   );
 }
 
+/**
+ * Counts the body bytes the page receives, through the DevTools protocol (the demo uses the global
+ * fetch): `post()` of the chat POST, `get()` of the resuming GET, as far as they have come.
+ */
+async function bodyBytes(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  const kinds = new Map(); // request id → "post" | "get"
+  const bytes = { post: 0, get: 0 };
+  cdp.on("Network.requestWillBeSent", ({ requestId, request }) => {
+    if (!request.url.includes("/api/chat/")) return;
+    kinds.set(requestId, request.method === "POST" ? "post" : "get");
+  });
+  cdp.on("Network.dataReceived", ({ requestId, dataLength }) => {
+    if (kinds.has(requestId)) bytes[kinds.get(requestId)] += dataLength;
+  });
+  return { post: () => bytes.post, get: () => bytes.get };
+}
+
 const demoAnswers = new Map(); // format → the demo's conversation with no cut
 
 async function demoUninterrupted(store, format) {
@@ -227,8 +246,10 @@ for (const [storeName, format] of [["memory", "agent"], ["memory", "openai"], ["
     const store = stores[storeName];
     const expected = await demoUninterrupted(store, format);
     const { page, errors } = await openDemo(store, format);
+    const received = await bodyBytes(page);
     await askDemoAndWait(page);
     const partial = await page.locator('#streaming [data-state="streaming"]').innerText();
+    const beforeReload = received.post();
     store.forwarder.to = store.after;
     // Open connections would still lead to the first proxy: with two, they go, so that the other answers.
     if (store.after !== store.start) store.forwarder.cut();
@@ -246,7 +267,11 @@ for (const [storeName, format] of [["memory", "agent"], ["memory", "openai"], ["
     assert.equal(await page.$eval("#provider", (select) => select.value), format);
     assert.equal(await page.isVisible("#error-banner"), false);
     assert.deepEqual(errors, []);
-    console.log(`# cost of a reload, demo, ${format}, ${storeName} store: the resumed answer's headers ${resumedAt - reloadedAt} ms after the reload began`);
+    assert.ok(beforeReload > 0);
+    console.log(
+      `# cost of a reload, demo, ${format}, ${storeName} store: the resumed answer's headers ${resumedAt - reloadedAt} ms ` +
+        `after the reload began; ${beforeReload} bytes received before it, sent again (of ${received.get()})`,
+    );
     await page.close();
   });
 }
