@@ -420,8 +420,8 @@ export interface ChatSessionOptions extends CleanOptions, ChatCallbacks, Partial
   coalesce?: "frame" | false;
   /**
    * An answer the proxy keeps (an `X-Stream-Id` header) that breaks off is asked for again from the
-   * byte it stopped at, up to `attempts` times in a row (default 5), after waits that double from
-   * `delayMs` (default 250, at most 8 s). `false`: never.
+   * byte it stopped at, up to `attempts` times in a row (default 8): the first at once, then after
+   * waits that double from `delayMs` (default 250, at most 8 s). `false`: never.
    */
   resume?: false | { attempts?: number; delayMs?: number };
 }

@@ -5,8 +5,12 @@
 // goes on where it stopped, with nothing missing and nothing twice.
 import { readBody, settle } from "./io.js";
 
-/** A cut answer is asked for again this many times, after waits that double from `delayMs`. */
-export const RESUME_DEFAULTS = Object.freeze({ attempts: 5, delayMs: 250 });
+/**
+ * A cut answer is asked for again this many times in a row: the first at once (a reset connection
+ * is often back right away), then after waits that double from `delayMs`. The defaults cover about
+ * 24 s, well within the 60 s the proxy keeps an answer nobody reads.
+ */
+export const RESUME_DEFAULTS = Object.freeze({ attempts: 8, delayMs: 250 });
 // A wait never grows past this: a connection back after a long outage is found within it.
 const MAX_DELAY_MS = 8000;
 
@@ -34,9 +38,9 @@ export function keptStream(endpoint, id) {
   return `${endpoint.replace(/[?#].*$/s, "").replace(/\/$/, "")}/streams/${encodeURIComponent(id)}`;
 }
 
-/** The wait before attempt `attempt` (from 1): `delayMs`, then twice as long each time, capped. */
+/** The wait before attempt `attempt` (from 1): none, then `delayMs`, twice as long each time, capped. */
 export function resumeDelay(options, attempt) {
-  return Math.min(options.delayMs * 2 ** (attempt - 1), MAX_DELAY_MS);
+  return attempt === 1 ? 0 : Math.min(options.delayMs * 2 ** (attempt - 2), MAX_DELAY_MS);
 }
 
 /** The status events a turn gets while it resumes; `reason` tells them from a backend's own. */

@@ -109,22 +109,23 @@ test("every cut of the same answer is resumed, at every byte offset", async () =
   }
 });
 
-test("a proxy that cannot be reached is asked again with waits that double, then the cut stands", async () => {
+test("a proxy that cannot be reached is asked again at once, then after waits that double; then the cut stands", async () => {
   const failing = () => Promise.reject(new TypeError("Failed to fetch"));
-  const { fetch, requests } = proxy(BYTES, { cuts: [CUT], gets: { 1: failing, 2: failing, 3: failing } });
+  const { fetch, requests } = proxy(BYTES, { cuts: [CUT], gets: { 1: failing, 2: failing, 3: failing, 4: failing } });
   const times = [];
   const timed = async (url, init) => {
     times.push(Date.now());
     return fetch(url, init);
   };
-  const session = new ChatSession({ fetch: timed, resume: { attempts: 3, delayMs: 40 } });
+  const session = new ChatSession({ fetch: timed, resume: { attempts: 4, delayMs: 40 } });
   const events = await collect(session.send("crispr"));
-  assert.equal(getUrls(requests).length, 3);
-  // Waits of 40, 80 and 160 ms (at least; timers may fire late).
-  assert.ok(times[2] - times[1] >= 75 && times[3] - times[2] >= 155, JSON.stringify(times.map((t) => t - times[0])));
+  assert.equal(getUrls(requests).length, 4);
+  // No wait, then waits of 40, 80 and 160 ms (at least; timers may fire late).
+  const waits = times.slice(2).map((at, i) => at - times[i + 1]);
+  assert.ok(waits[0] >= 38 && waits[1] >= 78 && waits[2] >= 158, JSON.stringify(waits));
   const error = events.find((e) => e.type === "error");
   assert.equal(error.code, "NETWORK_ERROR");
-  assert.equal(events.filter((e) => e.reason === "reconnecting").length, 3);
+  assert.equal(events.filter((e) => e.reason === "reconnecting").length, 4);
   assert.equal(events.filter((e) => e.reason === "resumed").length, 0);
   // What arrived before the cut is kept.
   assert.equal(lastMessage(session).content, BEFORE_CUT);
@@ -186,19 +187,22 @@ test("the status line says Reconnecting… while the session waits, then shows w
 });
 
 test("stop() while the session waits to resume stops the answer at the proxy (DELETE) and asks for nothing more", async () => {
-  const { fetch, requests } = proxy(BYTES, { cuts: [CUT] });
+  // The first attempt (at once) finds no connection; stop comes during the wait before the second.
+  const failing = () => Promise.reject(new TypeError("Failed to fetch"));
+  const { fetch, requests } = proxy(BYTES, { cuts: [CUT], gets: { 1: failing } });
   const session = new ChatSession({ fetch, resume: { attempts: 3, delayMs: 200 }, headers: { "x-app": "1" } });
   const events = [];
+  let reconnects = 0;
   for await (const event of session.send("crispr")) {
     events.push(event);
-    if (event.reason === "reconnecting") session.stop();
+    if (event.reason === "reconnecting" && ++reconnects === 2) session.stop();
   }
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.deepEqual(
     requests.map((r) => [r.method, r.url]),
-    [["POST", "/api/chat/stream"], ["DELETE", "/api/chat/stream/streams/00ff"]],
+    [["POST", "/api/chat/stream"], ["GET", `/api/chat/stream/streams/00ff?from=${CUT}`], ["DELETE", "/api/chat/stream/streams/00ff"]],
   );
-  assert.equal(requests[1].headers["x-app"], "1");
+  assert.equal(requests[2].headers["x-app"], "1");
   assert.deepEqual(events.slice(-2).map((e) => e.type), ["complete", "cancelled"]);
   assert.equal(lastMessage(session).content, BEFORE_CUT);
   assert.equal(lastMessage(session).cancelled, true);
@@ -266,8 +270,10 @@ test("useGeneralChat: resume(url) after setMessages shows the answer the proxy k
   const { default: TestRenderer, act } = await import("react-test-renderer");
   const { useGeneralChat } = await import("../../pkg/react.js");
   globalThis.IS_REACT_ACT_ENVIRONMENT = true;
-  // The resumed answer is itself cut once, so the hook's status line shows the reconnect.
-  const { fetch, requests } = proxy(BYTES, { cuts: [CUT] });
+  // The resumed answer is itself cut once and the first attempt finds no connection, so the hook's
+  // status line shows the reconnect during the wait before the second.
+  const failing = () => Promise.reject(new TypeError("Failed to fetch"));
+  const { fetch, requests } = proxy(BYTES, { cuts: [CUT], gets: { 2: failing } });
   let chat;
   const statusLines = [];
   function Chat() {
@@ -284,6 +290,7 @@ test("useGeneralChat: resume(url) after setMessages shows the answer the proxy k
   });
   assert.deepEqual(requests.map((r) => [r.method, r.url]), [
     ["GET", "/api/chat/stream/streams/00ff?from=0"],
+    ["GET", `/api/chat/stream/streams/00ff?from=${CUT}`],
     ["GET", `/api/chat/stream/streams/00ff?from=${CUT}`],
   ]);
   assert.deepEqual(chat.messages.map((m) => m.content), ["crispr", WHOLE_TEXT]);
