@@ -75,6 +75,7 @@ function startRun(page, options, prompt) {
         const response = await fetch(url, request);
         record.headersAt = Date.now();
         record.status = response.status;
+        record.streamId = response.headers.get("x-stream-id");
         if (!response.body) return response;
         const counted = new TransformStream({
           transform(chunk, controller) {
@@ -85,7 +86,7 @@ function startRun(page, options, prompt) {
         });
         return new Response(response.body.pipeThrough(counted), { status: response.status, headers: response.headers });
       };
-      const session = new ChatSession({ ...options, fetch: counting });
+      const session = (window.session = new ChatSession({ ...options, fetch: counting }));
       (async () => {
         for await (const event of session.send(prompt)) {
           run.events.push({ type: event.type, reason: event.reason, at: Date.now() });
@@ -161,6 +162,36 @@ for (const storeName of ["memory", "redis"]) {
       await page.close();
     });
   }
+}
+
+for (const [storeName, format] of [["memory", "agent"], ["redis", "anthropic"]]) {
+  test(`${format}, ${storeName} store: stop() while a resume waits stops the answer at the proxy`, async () => {
+    const store = stores[storeName];
+    const { page, errors } = await openPage(store);
+    await startRun(page, { ...FORMATS[format], resume: { attempts: 3, delayMs: 3000 } }, PROMPT);
+    await page.waitForFunction(() => window.run.text.length >= 12, null, { timeout: 30_000 });
+    // The network goes and stays away: the first attempt (at once) fails, and the session waits.
+    store.forwarder.refusing = true;
+    store.forwarder.to = store.after;
+    store.forwarder.cut();
+    await page.waitForFunction(() => window.run.responses.length === 2 && window.run.events.some((e) => e.reason === "reconnecting"));
+    await page.waitForTimeout(100); // the failed attempt is over: the session waits for the next
+    store.forwarder.refusing = false;
+    await page.evaluate(() => window.session.stop());
+    const run = await finishedRun(page);
+    store.forwarder.to = store.start;
+
+    assert.deepEqual(run.events.slice(-2).map((e) => e.type), ["complete", "cancelled"]);
+    const [post, failedGet, del, ...more] = run.responses;
+    assert.deepEqual(more, []);
+    assert.equal(failedGet.status, undefined, "the attempt found no connection");
+    assert.deepEqual([del.method, del.status], ["DELETE", 204]);
+    // The proxy forgot the answer: another resume is a 404.
+    const url = `${FORMATS[format].endpoint ?? `/api/chat/${format}`}/streams/${post.streamId}?from=0`;
+    assert.equal(await page.evaluate(async (url) => (await fetch(url)).status, url), 404);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 }
 
 /** The demo page, through the store's forwarder, with the mode `format` chosen. */

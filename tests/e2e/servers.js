@@ -68,11 +68,13 @@ export async function startRedis() {
 
 /**
  * A TCP forwarder on a free loopback port to the proxy on port `to` (changeable: new connections go
- * where `to` says then). `cut()` resets every connection through it at once, both ways.
+ * where `to` says then). `cut()` resets every connection through it at once, both ways; while
+ * `refusing`, new connections are reset as they come (a network that is still gone).
  */
 export class Forwarder {
   #server;
   #sockets = new Set();
+  refusing = false;
 
   constructor(to) {
     this.to = to;
@@ -80,6 +82,7 @@ export class Forwarder {
 
   async listen() {
     this.#server = net.createServer((client) => {
+      if (this.refusing) return client.resetAndDestroy();
       const upstream = net.connect(this.to, "127.0.0.1");
       for (const socket of [client, upstream]) {
         this.#sockets.add(socket);
