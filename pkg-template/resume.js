@@ -43,6 +43,12 @@ export function resumeDelay(options, attempt) {
   return attempt === 1 ? 0 : Math.min(options.delayMs * 2 ** (attempt - 2), MAX_DELAY_MS);
 }
 
+/** Waits `ms`, or until `signal` aborts: `{ cancelled: true }` then, and the timer is gone. */
+function wait(ms, signal) {
+  let timer;
+  return settle(new Promise((resolve) => (timer = setTimeout(resolve, ms))), 0, signal).finally(() => clearTimeout(timer));
+}
+
 /** The status events a turn gets while it resumes; `reason` tells them from a backend's own. */
 export const RECONNECTING = Object.freeze({ type: "status", message: "Reconnecting…", reason: "reconnecting" });
 export const RESUMED = Object.freeze({ type: "status", message: "Resumed", reason: "resumed" });
@@ -78,7 +84,7 @@ export async function readResumable(body, { url, options, push, get, status, idl
   const broken = (outcome) => countable && ("failed" in outcome || outcome.timedOut === true);
   for (let attempt = 1; broken(end) && attempt <= options.attempts; attempt++) {
     status(RECONNECTING);
-    const waited = await settle(new Promise((resolve) => setTimeout(resolve, resumeDelay(options, attempt))), 0, signal);
+    const waited = await wait(resumeDelay(options, attempt), signal);
     if (waited.cancelled) return waited;
     const got = await get(`${url}?from=${received}`, signal);
     if (got.cancelled) return got;
