@@ -31,11 +31,12 @@ export function resumeOptions(option) {
 
 /**
  * Where the proxy keeps the answer to a POST to `endpoint` that it named `id` (its `X-Stream-Id`
- * header): `<endpoint>/streams/<id>`; null when the backend keeps nothing.
+ * header): `<endpoint>/streams/<id>`; null when the backend keeps nothing, or names it with
+ * anything but letters, digits, `-` and `_` (chatstream-proxy's are hex): `..` would be a path step.
  */
 export function keptStream(endpoint, id) {
-  if (!id) return null;
-  return `${endpoint.replace(/[?#].*$/s, "").replace(/\/$/, "")}/streams/${encodeURIComponent(id)}`;
+  if (!/^[\w-]{1,128}$/.test(id ?? "")) return null;
+  return `${endpoint.replace(/[?#].*$/s, "").replace(/\/$/, "")}/streams/${id}`;
 }
 
 /** The wait before attempt `attempt` (from 1): none, then `delayMs`, twice as long each time, capped. */

@@ -324,3 +324,17 @@ test("a body gone silent for stepTimeoutMs (a connection that died without a wor
   assert.equal(lastMessage(session).content, WHOLE_TEXT);
   assert.equal(events.filter((e) => e.type === "error").length, 0);
 });
+
+test("a stream id that is not a plain name is not followed: no resume, no DELETE elsewhere", async () => {
+  for (const id of ["..", "a/b", "x?from=0", "%2e%2e", "a b", "x".repeat(129)]) {
+    const requests = [];
+    const fetch = async (url, init) => {
+      requests.push([init.method, url]);
+      return new Response(body(BYTES, { cutAt: CUT }), { headers: { "content-type": "text/event-stream", "x-stream-id": id } });
+    };
+    const session = new ChatSession({ fetch, resume: fast });
+    const events = await collect(session.send("crispr"));
+    assert.deepEqual(requests, [["POST", "/api/chat/stream"]], id);
+    assert.equal(events.find((e) => e.type === "error").code, "NETWORK_ERROR");
+  }
+});
