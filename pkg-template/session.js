@@ -4,6 +4,7 @@
 // useSyncExternalStore contract), built from the patches each step returns, so one update costs
 // the same however long the message is.
 import { EventQueue, errorParts, report, settle } from "./io.js";
+import { NOTHING_TO_CANCEL, STATE_BEFORE_LOAD, firstRequest, loadFailure } from "./loading.js";
 import { RECONNECTING, keptStream, readResumable, resumeOptions } from "./resume.js";
 
 // Options the session reads from the app on each use, not the core's.
@@ -13,10 +14,15 @@ const REQUEST_OPTIONS = ["endpoint", "headers", "body", "credentials", "fetch"];
 const STEP_TIMEOUT_MS = 60_000;
 const TOOL_TIMEOUT_MS = 30_000;
 
-/** `ChatSession` over the module's bindings `wasm` (SessionCore, httpError, …); `loaded()` throws before init. */
-export function makeChatSession(wasm, loaded) {
+/**
+ * `ChatSession` over the module's bindings `wasm` (SessionCore, httpError, …); `module.isReady()`
+ * says whether they are loaded, `module.load()` loads them (once, however often it is called).
+ */
+export function makeChatSession(wasm, module) {
   return class ChatSession {
-    #core;
+    #core = null; // made once the module has loaded
+    #coreOptions; // what it is made with
+    #firstRequestHere; // a first message's request may be built before the module has loaded
     #disposed = false;
     #snapshot;
     #listeners = new Set();
@@ -26,7 +32,7 @@ export function makeChatSession(wasm, loaded) {
     #toolTimeoutMs;
     #resume; // { attempts, delayMs }, or null: a cut answer is not asked for again
     #tools = new Map(); // name → execute
-    #turn = null; // { controller, queue, stream: the URL the proxy keeps its first answer at, while it streams }
+    #turn = null; // see #newTurn
     #approval = null; // { id, answer }
     #coalesce;
     #frame = null; // the animation frame of the current coalescing window
@@ -36,14 +42,14 @@ export function makeChatSession(wasm, loaded) {
      * @param {import("./index.js").ChatSessionOptions} options
      */
     constructor(options) {
-      loaded();
       // Anything but an object goes to the core as it is, which refuses it with a TypeError.
       const isObject = typeof options === "object" && options !== null && !Array.isArray(options);
       const { coalesce = false, stepTimeoutMs, toolTimeoutMs, tools, resume, ...rest } = isObject ? options : {};
       const core = { ...rest };
       for (const name of [...CALLBACKS, ...REQUEST_OPTIONS]) delete core[name];
       if (tools !== undefined && tools !== null) core.tools = this.#takeTools(tools);
-      this.#core = new wasm.SessionCore(isObject ? core : options);
+      this.#coreOptions = isObject ? core : options;
+      this.#firstRequestHere = !rest.provider; // provider mode waits for the module
       const defaultEndpoint = rest.provider ? `/api/chat/${rest.provider}` : "/api/chat/stream";
       this.#request = { endpoint: defaultEndpoint, headers: null, body: null, credentials: undefined, fetch: undefined };
       this.setOptions(rest);
@@ -51,12 +57,20 @@ export function makeChatSession(wasm, loaded) {
       this.#toolTimeoutMs = number(toolTimeoutMs, "toolTimeoutMs") ?? TOOL_TIMEOUT_MS;
       this.#resume = resumeOptions(resume);
       this.#coalesce = coalesce === "frame" && typeof requestAnimationFrame === "function";
-      this.#snapshot = Object.freeze(this.#core.state());
+      // Made now when the module is loaded (refusing bad options at once), else once it is.
+      this.#snapshot = STATE_BEFORE_LOAD;
+      if (module.isReady()) this.#makeCore();
+      else this.#whenCore().catch(report);
     }
 
     /** Sends a message; returns the turn's events (iterating them is optional: the state moves anyway). */
     send(message, context) {
-      return this.#start(this.#live().send(String(message ?? ""), context ?? null, this.#request.endpoint));
+      const text = String(message ?? "");
+      const start = () => this.#live().send(text, context ?? null, this.#request.endpoint);
+      if (this.#core !== null || this.#disposed) return this.#start(start());
+      // Before the module has loaded, a new chat's first message goes out at once.
+      const here = this.#firstRequestHere && this.#turn === null;
+      return this.#startWhenLoaded(start, here ? firstRequest(text, context, this.#request.endpoint) : null);
     }
 
     /**
@@ -64,7 +78,8 @@ export function makeChatSession(wasm, loaded) {
      * With a turn in flight, the events are one CONFLICT error.
      */
     regenerate() {
-      return this.#start(this.#live().regenerate(this.#request.endpoint));
+      const start = () => this.#live().regenerate(this.#request.endpoint);
+      return this.#core !== null || this.#disposed ? this.#start(start()) : this.#startWhenLoaded(start, null);
     }
 
     /**
@@ -83,12 +98,15 @@ export function makeChatSession(wasm, loaded) {
      * events, as `send` gives them. An answer no longer kept ends in the proxy's 404 error.
      */
     resume(url) {
-      const kept = string(url, "resume: url"); // checked before the core starts the turn
-      return this.#start(this.#live().regenerate(this.#request.endpoint), kept);
+      const turn = this.#newTurn();
+      turn.kept = string(url, "resume: url"); // checked before the core starts the turn
+      const start = () => this.#live().regenerate(this.#request.endpoint);
+      return this.#core !== null || this.#disposed ? this.#start(start(), turn) : this.#startWhenLoaded(start, null, turn);
     }
 
     /** Stops the turn in flight. Returns a CONFLICT error event when nothing is in flight. */
     cancel() {
+      if (this.#turn === null && this.#core === null && !this.#disposed) return NOTHING_TO_CANCEL;
       if (this.#turn === null) return this.#live().cancel().events[0];
       this.#turn.controller.abort();
       return undefined;
@@ -111,7 +129,8 @@ export function makeChatSession(wasm, loaded) {
 
     /** Clears the error shown. */
     clearError() {
-      this.#apply(this.#live().clearError());
+      if (this.#core !== null || this.#disposed) return this.#apply(this.#live().clearError());
+      if (this.#snapshot.error !== null) this.#show({ ...this.#snapshot, error: null });
     }
 
     /** Replaces the conversation (not while a message is being answered); messages without ids get them. */
@@ -176,12 +195,96 @@ export function makeChatSession(wasm, loaded) {
 
     #live() {
       if (this.#disposed) throw new Error("ChatSession: the session was disposed");
+      if (this.#core === null) {
+        throw new Error("chatstream: call `await init()` first (the WebAssembly module is not loaded yet; a message sent now waits for it)");
+      }
       return this.#core;
     }
 
     #free() {
-      this.#core.free();
+      this.#core?.free();
       this.#core = null;
+    }
+
+    /** The module's core of this session, and the state of a new chat, shown; throws what the module refuses. */
+    #makeCore() {
+      this.#core = new wasm.SessionCore(this.#coreOptions);
+      this.#snapshot = Object.freeze(this.#core.state());
+    }
+
+    /**
+     * Loads the module (or joins the load under way) and makes the core: null once there is one,
+     * or the error that stops it (the load failed, or the module refused the options). A later
+     * call tries again.
+     */
+    async #whenCore() {
+      try {
+        await module.load();
+      } catch (error) {
+        return loadFailure(error);
+      }
+      if (this.#core !== null || this.#disposed) return null;
+      try {
+        this.#makeCore();
+      } catch (error) {
+        this.#firstRequestHere = false; // the options are refused: no request goes out for them again
+        return { code: "VALIDATION_ERROR", message: String(error?.message ?? error) };
+      }
+      this.#changed();
+      return null;
+    }
+
+    /**
+     * A turn asked for before the module has loaded: `body`, when there is one, is sent at once;
+     * `start` starts the turn in the core once it is made, and the turn goes on from the response.
+     */
+    #startWhenLoaded(start, body, turn = this.#newTurn()) {
+      if (this.#turn === null) this.#turn = turn; // cancel() and dispose() stop it meanwhile
+      turn.sent = body === null ? null : this.#post(body, turn.controller.signal);
+      this.#whenCore()
+        .then((failure) => {
+          if (failure === null && !this.#disposed) {
+            try {
+              return this.#start(start(), turn);
+            } catch (error) {
+              failure = { code: "VALIDATION_ERROR", message: String(error?.message ?? error) };
+            }
+          }
+          this.#endWithoutCore(turn, failure);
+        })
+        .catch(report);
+      return turn.queue;
+    }
+
+    /** A turn that never reached the core: `failure` says why (shown, as the core would show it); none when disposed. */
+    #endWithoutCore(turn, failure) {
+      turn.controller.abort();
+      if (this.#turn === turn) this.#turn = null;
+      if (failure !== null && !this.#disposed) {
+        const error = Object.freeze(failure);
+        turn.queue.push([{ type: "error", ...failure }]);
+        if (this.#core === null) this.#show({ ...this.#snapshot, error });
+        this.#call("onError", error);
+      }
+      turn.queue.close();
+      if (this.#disposed && this.#turn === null) this.#free();
+    }
+
+    /** A new snapshot, shown. */
+    #show(state) {
+      this.#snapshot = Object.freeze(state);
+      this.#changed();
+    }
+
+    /**
+     * A turn's own: its abort `controller`, its events' `queue`, its first request if `sent` early,
+     * the URL of a `kept` answer it picks up (a reload's) and the URL of its first answer while that
+     * `stream`s, when the proxy keeps it.
+     */
+    #newTurn() {
+      const turn = { controller: new AbortController(), queue: null, sent: null, kept: null, stream: null };
+      turn.queue = new EventQueue(() => this.#turn === turn && turn.controller.abort());
+      return turn;
     }
 
     /** The core's view of the tools; their `execute` stay here. */
@@ -196,19 +299,23 @@ export function makeChatSession(wasm, loaded) {
       });
     }
 
-    /** A turn the core started (or refused): its events, handed out as they come. */
-    #start(started, keptUrl = null) {
-      const queue = new EventQueue(() => this.#turn?.queue === queue && this.#turn.controller.abort());
+    /**
+     * A turn the core started (or refused): its events, handed out as they come. `turn` is one
+     * begun before the module had loaded, with its first request maybe `sent` already.
+     */
+    #start(started, turn = this.#newTurn()) {
+      const { controller, queue } = turn;
       this.#step(started, queue);
       // A subscriber may have disposed of the session on this very step.
       if (!started.request || this.#disposed) {
+        controller.abort(); // a request sent early that the core refused
+        if (this.#turn === turn) this.#turn = null;
         queue.close();
+        if (this.#disposed && this.#turn === null) this.#free();
         return queue;
       }
-      const controller = new AbortController();
-      const turn = { controller, queue, stream: null };
       this.#turn = turn;
-      this.#drive(started.request, controller.signal, queue, turn, keptUrl)
+      this.#drive(started.request, controller.signal, queue, turn)
         .catch(report)
         .finally(() => {
           if (this.#turn === turn) this.#turn = null;
@@ -219,16 +326,14 @@ export function makeChatSession(wasm, loaded) {
     }
 
     /**
-     * Requests, responses and tools until the core says the turn is over. With `keptUrl`, the
-     * first answer is the one the proxy keeps there, from its first byte (a reload's).
+     * Requests, responses and tools until the core says the turn is over. A turn that picks up a
+     * `kept` answer gets it from its first byte, in place of its first request.
      */
-    async #drive(request, signal, queue, turn, keptUrl) {
-      for (let body = request, first = true; ; first = false) {
+    async #drive(request, signal, queue, turn) {
+      for (let body = request, sent = turn.sent, first = true; ; sent = null, first = false) {
         const step = (result) => this.#step(result, queue);
-        const resumed = first && keptUrl !== null;
-        const got = resumed
-          ? await settle(this.#askProxy("GET", `${keptUrl}?from=0`, signal), this.#stepTimeoutMs, signal)
-          : await this.#post(body, signal);
+        const resumed = first && turn.kept !== null;
+        const got = await (sent ?? (resumed ? this.#getKept(`${turn.kept}?from=0`, signal) : this.#post(body, signal)));
         if (got.cancelled) return step(this.#core.cancel());
         if (got.timedOut) return step(this.#core.refuse("NETWORK_ERROR", wasm.timedOut(this.#stepTimeoutMs)));
         if (got.failed) return step(this.#core.refuse("NETWORK_ERROR", wasm.connectionFailed(...errorParts(got.failed))));
@@ -238,7 +343,7 @@ export function makeChatSession(wasm, loaded) {
           return step(this.#core.refuse(code, message));
         }
         this.#core.useResponse(response.headers.get("content-type"), Object.fromEntries(response.headers));
-        const kept = resumed ? keptUrl : keptStream(this.#request.endpoint, response.headers.get("x-stream-id"));
+        const kept = resumed ? turn.kept : keptStream(this.#request.endpoint, response.headers.get("x-stream-id"));
         if (first) turn.stream = kept;
         // While a cut answer is asked for again, the status line says so; then it is as it was.
         let covered = null; // { text }: the status line "Reconnecting…" covers
@@ -252,7 +357,7 @@ export function makeChatSession(wasm, loaded) {
           url: kept,
           options: this.#resume,
           push: (chunk) => step(this.#core.push(chunk)),
-          get: (url, signal) => settle(this.#askProxy("GET", url, signal), this.#stepTimeoutMs, signal),
+          get: (url, signal) => this.#getKept(url, signal),
           status,
           idleMs: this.#stepTimeoutMs,
           signal,
@@ -311,6 +416,11 @@ export function makeChatSession(wasm, loaded) {
      */
     #stopKept(url) {
       this.#askProxy("DELETE", url).catch(() => {});
+    }
+
+    /** `GET` on a kept answer's URL (the rest of it, with `?from=`): a `settle` outcome. */
+    #getKept(url, signal) {
+      return settle(this.#askProxy("GET", url, signal), this.#stepTimeoutMs, signal);
     }
 
     /** A request about an answer the proxy keeps (`GET` its rest, `DELETE` it), with the app's headers. */
