@@ -1,4 +1,4 @@
-// ChatSession: a chat's state for the UI, and its turns. The module's SessionCore keeps the state
+// ChatSession: a chat's state for the UI, and its turns. The module's ChatSession keeps the state
 // and decides every step; this class does the I/O (the requests, the bodies, the timers, the tools
 // the model calls) and keeps immutable snapshots for `subscribe` / `getSnapshot` (React's
 // useSyncExternalStore contract), built from the patches each step returns, so one update costs
@@ -12,7 +12,7 @@ const REQUEST_OPTIONS = ["endpoint", "headers", "body", "credentials", "fetch"];
 const STEP_TIMEOUT_MS = 60_000;
 const TOOL_TIMEOUT_MS = 30_000;
 
-/** `ChatSession` over the module's bindings `wasm` (SessionCore, httpError, …); `loaded()` throws before init. */
+/** `ChatSession` over the module's bindings `wasm` (ChatSession, httpError, …); `loaded()` throws before init. */
 export function makeChatSession(wasm, loaded) {
   return class ChatSession {
     #core;
@@ -41,7 +41,7 @@ export function makeChatSession(wasm, loaded) {
       const core = { ...rest };
       for (const name of [...CALLBACKS, ...REQUEST_OPTIONS]) delete core[name];
       if (tools !== undefined && tools !== null) core.tools = this.#takeTools(tools);
-      this.#core = new wasm.SessionCore(isObject ? core : options);
+      this.#core = new wasm.ChatSession(isObject ? core : options);
       const defaultEndpoint = rest.provider ? `/api/chat/${rest.provider}` : "/api/chat/stream";
       this.#request = { endpoint: defaultEndpoint, headers: null, body: null, credentials: undefined, fetch: undefined };
       this.setOptions(rest);

@@ -135,7 +135,7 @@ pub struct PendingApproval {
     pub input: Value,
 }
 
-/// Where the session is in a turn.
+/// Where the chat is in a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {

@@ -1,28 +1,28 @@
 //! Stage 4: clean events → chat state, the logic of the `useGeneralChat` hook.
 //!
-//! [`ChatState`] holds what a chat UI renders. [`Session::apply`] moves it along one event at
+//! [`ChatState`] holds what a chat UI renders. [`StateMachine::apply`] moves it along one event at
 //! a time, as a chat UI handles them, and returns the [`Patch`]es that
 //! describe the change, so that a UI (the JS wrapper) can update its immutable snapshot in time
 //! independent of the message's length: a text delta is an `append`, never a copy of the text.
 //!
 //! ```
-//! use chatstream::session::Session;
+//! use chatstream::state::StateMachine;
 //! use chatstream::event::StreamEvent;
 //!
-//! let mut session = Session::default();
-//! session.begin("Hi", serde_json::Value::Null).unwrap();
-//! session.apply(&StreamEvent::TextDelta { text: "Hel".into() });
-//! session.apply(&StreamEvent::TextDelta { text: "lo".into() });
-//! assert_eq!(session.state().streaming_text, "Hello");
-//! assert!(session.state().is_loading);
+//! let mut machine = StateMachine::default();
+//! machine.begin("Hi", serde_json::Value::Null).unwrap();
+//! machine.apply(&StreamEvent::TextDelta { text: "Hel".into() });
+//! machine.apply(&StreamEvent::TextDelta { text: "lo".into() });
+//! assert_eq!(machine.state().streaming_text, "Hello");
+//! assert!(machine.state().is_loading);
 //! ```
 
 mod apply;
 mod parts;
-mod state;
+mod types;
 
 pub use parts::{MessagePart, ToolState};
-pub use state::{
+pub use types::{
     ChatError, ChatMessage, ChatRequest, ChatState, HistoryEntry, Patch, PatchValue, PendingApproval, Phase,
     ToolProgressState,
 };
@@ -39,10 +39,10 @@ use crate::request::Turn;
 use parts::parts_of_answer;
 
 /// The state machine. It knows nothing of HTTP: the caller begins a turn, feeds it the
-/// turn's events, and reports transport failures with [`Session::fail`].
-pub struct Session {
+/// turn's events, and reports transport failures with [`StateMachine::fail`].
+pub struct StateMachine {
     state: ChatState,
-    /// The page context of the last message sent, sent again by [`Session::regenerate`].
+    /// The page context of the last message sent, sent again by [`StateMachine::regenerate`].
     context: Value,
     /// Makes the ids of new messages.
     ids: Box<dyn FnMut() -> String>,
@@ -58,17 +58,17 @@ struct ToolPlace {
     segment: Option<usize>,
 }
 
-impl Default for Session {
-    /// A session whose message ids count up: `m1`, `m2`, … (the JS bindings give each session
+impl Default for StateMachine {
+    /// A state machine whose message ids count up: `m1`, `m2`, … (the JS bindings give each chat
     /// a random prefix, or the app's own `generateId`).
     fn default() -> Self {
-        Session::with_ids(counting_ids("m"))
+        StateMachine::with_ids(counting_ids("m"))
     }
 }
 
-impl std::fmt::Debug for Session {
+impl std::fmt::Debug for StateMachine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session").field("state", &self.state).finish_non_exhaustive()
+        f.debug_struct("StateMachine").field("state", &self.state).finish_non_exhaustive()
     }
 }
 
@@ -82,10 +82,15 @@ pub fn counting_ids(prefix: &str) -> impl FnMut() -> String + 'static {
     }
 }
 
-impl Session {
-    /// A session whose new messages get their ids from `ids`.
-    pub fn with_ids(ids: impl FnMut() -> String + 'static) -> Session {
-        Session { state: ChatState::default(), context: Value::Null, ids: Box::new(ids), tool_places: HashMap::new() }
+impl StateMachine {
+    /// A state machine whose new messages get their ids from `ids`.
+    pub fn with_ids(ids: impl FnMut() -> String + 'static) -> StateMachine {
+        StateMachine {
+            state: ChatState::default(),
+            context: Value::Null,
+            ids: Box::new(ids),
+            tool_places: HashMap::new(),
+        }
     }
 
     /// What the UI renders.
@@ -95,7 +100,7 @@ impl Session {
 
     /// Starts a turn: validates the message (non-empty after trimming), adds it to
     /// the conversation and returns the request to send. A refused message changes nothing; the
-    /// caller shows the error with [`Session::fail`].
+    /// caller shows the error with [`StateMachine::fail`].
     pub fn begin(&mut self, message: &str, context: Value) -> Result<(ChatRequest, Vec<Patch>), ChatError> {
         if message.trim().is_empty() {
             return Err(ChatError { code: ErrorCode::ValidationError, message: "Message cannot be empty".into() });

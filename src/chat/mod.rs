@@ -1,21 +1,21 @@
-//! One chat's turns, without I/O: the session's state machine ([`Session`]), the stream each
+//! One chat's turns, without I/O: the session's state machine ([`StateMachine`]), the stream each
 //! response is read through, and, in provider mode, the agent loop ([`AgentTurn`]). The caller
-//! (the JS package) sends the requests [`Chat`] gives it, pushes the response bytes, and, in
+//! (the JS package) sends the requests [`ChatSession`] gives it, pushes the response bytes, and, in
 //! provider mode, runs the tools it asks for; every step returns the events to hand out and the
 //! state's patches.
 //!
 //! ```
-//! use chatstream::chat::{After, Chat};
-//! use chatstream::session::Session;
+//! use chatstream::chat::{After, ChatSession};
+//! use chatstream::state::StateMachine;
 //! use chatstream::stream::StreamOptions;
 //!
-//! let mut chat = Chat::new(Session::default(), StreamOptions::default());
+//! let mut chat = ChatSession::new(StateMachine::default(), StreamOptions::default());
 //! let (request, _) = chat.send("Hi", serde_json::Value::Null, "/api/chat/stream").unwrap();
 //! assert_eq!(request["message"], "Hi"); // POST it; then push what comes back
 //! chat.push(b"data: {\"type\":\"text_delta\",\"text\":\"Hello\"}\n\n");
 //! let (step, after) = chat.finish();
 //! assert_eq!(after, After::Done);
-//! assert_eq!(chat.session().state().messages[1].content, "Hello");
+//! assert_eq!(chat.state_machine().state().messages[1].content, "Hello");
 //! # let _ = step;
 //! ```
 
@@ -23,13 +23,13 @@ use serde_json::Value;
 
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
-use crate::session::{ChatError, ChatRequest, Patch, Session};
+use crate::state::{ChatError, ChatRequest, Patch, StateMachine};
 use crate::stream::{ChatStream, StreamOptions};
 #[cfg(feature = "provider")]
 use crate::{
     agent::{AfterStream, AgentConfig, AgentTurn, PendingCall, ToolFailure},
     request::Turn,
-    session::PendingApproval,
+    state::PendingApproval,
 };
 
 /// chatstream-proxy's provider routes: `/api/chat/<name>`.
@@ -49,16 +49,16 @@ pub struct Step {
 pub enum After {
     /// The turn is over.
     Done,
-    /// Provider mode: run these tools (reporting each with [`Chat::tool_done`]), then send
-    /// [`Chat::next_request`].
+    /// Provider mode: run these tools (reporting each with [`ChatSession::tool_done`]), then send
+    /// [`ChatSession::next_request`].
     #[cfg(feature = "provider")]
     RunTools(Vec<PendingCall>),
 }
 
 /// A chat: the session, its options, and the turn in flight.
 #[derive(Debug)]
-pub struct Chat {
-    session: Session,
+pub struct ChatSession {
+    machine: StateMachine,
     stream_options: StreamOptions,
     /// The response being read.
     stream: Option<ChatStream>,
@@ -81,12 +81,12 @@ struct ProviderMode {
     turn: Option<AgentTurn>,
 }
 
-impl Chat {
+impl ChatSession {
     /// A chat with a backend that runs the agent loop itself; each response is read with
     /// `stream_options`.
-    pub fn new(session: Session, stream_options: StreamOptions) -> Chat {
-        Chat {
-            session,
+    pub fn new(machine: StateMachine, stream_options: StreamOptions) -> ChatSession {
+        ChatSession {
+            machine,
             stream_options,
             stream: None,
             in_flight: false,
@@ -97,23 +97,23 @@ impl Chat {
 
     /// A chat that talks to a provider directly, with the agent loop run here.
     #[cfg(feature = "provider")]
-    pub fn with_provider(session: Session, mut stream_options: StreamOptions, config: AgentConfig) -> Chat {
+    pub fn with_provider(machine: StateMachine, mut stream_options: StreamOptions, config: AgentConfig) -> ChatSession {
         stream_options.dialect = Some(config.provider.dialect());
-        let mut chat = Chat::new(session, stream_options);
+        let mut chat = ChatSession::new(machine, stream_options);
         chat.provider = Some(ProviderMode { config, conversation: Vec::new(), before_turn: None, turn: None });
         chat
     }
 
     /// The session (its state, its saved messages).
-    pub fn session(&self) -> &Session {
-        &self.session
+    pub fn state_machine(&self) -> &StateMachine {
+        &self.machine
     }
 
     /// Starts a turn for `message`, to be sent to `endpoint`: the first request's body, or the
     /// refusal's step (a VALIDATION_ERROR or CONFLICT error event).
     pub fn send(&mut self, message: &str, context: Value, endpoint: &str) -> Result<(Value, Step), Step> {
         self.check_endpoint(endpoint)?;
-        let begun = self.session.begin(message, context);
+        let begun = self.machine.begin(message, context);
         self.start(begun, false)
     }
 
@@ -121,7 +121,7 @@ impl Chat {
     /// turn).
     pub fn regenerate(&mut self, endpoint: &str) -> Result<(Value, Step), Step> {
         self.check_endpoint(endpoint)?;
-        let begun = self.session.regenerate();
+        let begun = self.machine.regenerate();
         self.start(begun, true)
     }
 
@@ -222,19 +222,19 @@ impl Chat {
 
     /// Clears the error shown.
     pub fn clear_error(&mut self) -> Vec<Patch> {
-        self.session.clear_error()
+        self.machine.clear_error()
     }
 
     /// Replaces the conversation (not while a turn is in flight).
-    pub fn set_messages(&mut self, messages: Vec<crate::session::ChatMessage>) -> Result<Vec<Patch>, ChatError> {
-        let patches = self.session.set_messages(messages)?;
+    pub fn set_messages(&mut self, messages: Vec<crate::state::ChatMessage>) -> Result<Vec<Patch>, ChatError> {
+        let patches = self.machine.set_messages(messages)?;
         self.messages_replaced();
         Ok(patches)
     }
 
     /// Replaces the whole state with saved messages (JSON; not while a turn is in flight).
     pub fn load_messages(&mut self, json: &str) -> Result<Vec<Patch>, ChatError> {
-        let patches = self.session.load_messages(json)?;
+        let patches = self.machine.load_messages(json)?;
         self.messages_replaced();
         Ok(patches)
     }
@@ -272,7 +272,7 @@ impl Chat {
 
     /// A refusal before any request: the error event; a VALIDATION_ERROR is shown too.
     fn refused(&mut self, code: ErrorCode, message: &str) -> Step {
-        let patches = if code == ErrorCode::ValidationError { self.session.fail(code, message) } else { Vec::new() };
+        let patches = if code == ErrorCode::ValidationError { self.machine.fail(code, message) } else { Vec::new() };
         Step { events: vec![StreamEvent::error(code, message)], patches }
     }
 
@@ -295,7 +295,7 @@ impl Chat {
             }
             None => events,
         };
-        let patches = events.iter().flat_map(|event| self.session.apply(event)).collect();
+        let patches = events.iter().flat_map(|event| self.machine.apply(event)).collect();
         Step { events, patches }
     }
 
@@ -331,7 +331,7 @@ impl Chat {
     }
 
     fn step_without_agent(&mut self, events: Vec<StreamEvent>) -> Step {
-        let patches = events.iter().flat_map(|event| self.session.apply(event)).collect();
+        let patches = events.iter().flat_map(|event| self.machine.apply(event)).collect();
         Step { events, patches }
     }
 
@@ -345,20 +345,20 @@ impl Chat {
                 provider.conversation = turn.conversation().to_vec();
             }
         }
-        self.session.stream_closed()
+        self.machine.stream_closed()
     }
 
     fn messages_replaced(&mut self) {
         #[cfg(feature = "provider")]
         if let Some(provider) = self.provider.as_mut() {
-            provider.conversation = self.session.conversation();
+            provider.conversation = self.machine.conversation();
             provider.before_turn = None;
         }
     }
 }
 
 #[cfg(feature = "provider")]
-impl Chat {
+impl ChatSession {
     /// Whether this call waits for the user's approval before it runs.
     pub fn needs_approval(&self, call: &PendingCall) -> bool {
         self.agent_turn().is_some_and(|turn| turn.needs_approval(call))
@@ -380,12 +380,12 @@ impl Chat {
             index: call.index,
             input: call.input.clone(),
         };
-        self.session.request_approval(pending)
+        self.machine.request_approval(pending)
     }
 
     /// The user answered the approval of call `id`.
     pub fn approval_answered(&mut self, id: &str, approved: bool) -> Vec<Patch> {
-        self.session.approval_answered(id, approved)
+        self.machine.approval_answered(id, approved)
     }
 
     /// A running tool reported progress (a string, or `{stage, message, progress, data}`).
@@ -439,7 +439,7 @@ impl Chat {
             (true, Some(before)) => before,
             (true, None) => {
                 // Messages set since: the conversation is theirs, up to the message asked again.
-                let mut turns = self.session.conversation();
+                let mut turns = self.machine.conversation();
                 turns.pop();
                 turns
             }
@@ -452,7 +452,7 @@ impl Chat {
                 Ok(body)
             }
             Err(err) => {
-                let patches = self.session.fail(err.code, &err.message);
+                let patches = self.machine.fail(err.code, &err.message);
                 let mut event = StreamEvent::error(err.code, err.message);
                 if let StreamEvent::Error { field, .. } = &mut event {
                     *field = Some(err.field.to_owned());
