@@ -192,14 +192,6 @@ fn a_cancelled_turn_keeps_the_partial_answer_marked_as_stopped() {
 }
 
 #[test]
-fn a_second_send_while_answering_is_refused() {
-    let mut machine = StateMachine::default();
-    machine.begin("one", Value::Null).unwrap();
-    assert_eq!(machine.begin("two", Value::Null).unwrap_err().code, ErrorCode::Conflict);
-    assert_eq!(machine.state().messages.len(), 1);
-}
-
-#[test]
 fn the_request_carries_the_agent_protocol_shape_and_the_history() {
     let mut machine = StateMachine::default();
     machine.begin("first", Value::Null).unwrap();
@@ -278,7 +270,7 @@ fn messages_given_without_ids_or_parts_get_them() {
         {"role": "assistant", "content": null}
     ]);
     let stored = stored.as_array().unwrap().iter().map(|m| ChatMessage::from_value(m).unwrap()).collect();
-    let patches = m.machine.set_messages(stored).unwrap();
+    let patches = m.machine.set_messages(stored);
     m.check(&patches);
     let messages = &m.state().messages;
     assert!(!messages[0].id.is_empty());
@@ -295,15 +287,6 @@ fn messages_given_without_ids_or_parts_get_them() {
             {"type": "text", "text": "Found 5."}
         ])
     );
-}
-
-#[test]
-fn set_messages_and_regenerate_are_refused_while_answering() {
-    let mut machine = StateMachine::default();
-    machine.begin("one", Value::Null).unwrap();
-    assert_eq!(machine.set_messages(Vec::new()).unwrap_err().code, ErrorCode::Conflict);
-    assert_eq!(machine.regenerate().unwrap_err().code, ErrorCode::Conflict);
-    assert_eq!(StateMachine::default().regenerate().unwrap_err().code, ErrorCode::ValidationError);
 }
 
 #[test]

@@ -39,7 +39,8 @@ use crate::request::Turn;
 use parts::parts_of_answer;
 
 /// The state machine. It knows nothing of HTTP: the caller begins a turn, feeds it the
-/// turn's events, and reports transport failures with [`StateMachine::fail`].
+/// turn's events, and reports transport failures with [`StateMachine::fail`]. The caller keeps
+/// turns apart (`chat::ChatSession` refuses a second one while one is in flight).
 pub struct StateMachine {
     state: ChatState,
     /// The page context of the last message sent, sent again by [`StateMachine::regenerate`].
@@ -105,7 +106,6 @@ impl StateMachine {
         if message.trim().is_empty() {
             return Err(ChatError { code: ErrorCode::ValidationError, message: "Message cannot be empty".into() });
         }
-        self.not_in_flight("A message is already being answered")?;
         let user = ChatMessage::user((self.ids)(), message);
         let mut patches = vec![Patch::PushMessage { value: PatchValue::Message(Box::new(user.clone())) }];
         self.state.messages.push(user);
@@ -117,7 +117,6 @@ impl StateMachine {
     /// Asks again for the last user message: the answer after it is taken away (after a failed
     /// turn there is none, and the error is cleared), and the same request goes out again.
     pub fn regenerate(&mut self) -> Result<(ChatRequest, Vec<Patch>), ChatError> {
-        self.not_in_flight("A message is being answered")?;
         let Some(at) = self.state.messages.iter().rposition(|m| m.role == "user") else {
             return Err(ChatError {
                 code: ErrorCode::ValidationError,
@@ -133,15 +132,14 @@ impl StateMachine {
         Ok((self.request(at), patches))
     }
 
-    /// Replaces the conversation (not while a turn is in flight). Messages without an id get
-    /// one; stored messages without parts get theirs from their text and tools.
-    pub fn set_messages(&mut self, messages: Vec<ChatMessage>) -> Result<Vec<Patch>, ChatError> {
-        self.not_in_flight("Cannot replace the messages while answering")?;
+    /// Replaces the conversation. Messages without an id get one; stored messages without parts
+    /// get theirs from their text and tools.
+    pub fn set_messages(&mut self, messages: Vec<ChatMessage>) -> Vec<Patch> {
         self.state.messages = messages.into_iter().map(|m| self.complete_stored(m)).collect();
         let mut patches =
             vec![Patch::Set { key: "messages", value: PatchValue::Messages(self.state.messages.clone()) }];
         self.set(&mut patches, Field::Error(None));
-        Ok(patches)
+        patches
     }
 
     /// Clears the error shown.
@@ -193,9 +191,8 @@ impl StateMachine {
         to_json(&self.state.messages)
     }
 
-    /// Replaces the whole state with saved `messages` (JSON; not while a turn is in flight).
+    /// Replaces the whole state with saved `messages` (JSON).
     pub fn load_messages(&mut self, json: &str) -> Result<Vec<Patch>, ChatError> {
-        self.not_in_flight("Cannot load messages while answering")?;
         let messages = serde_json::from_str::<Value>(json)
             .map_err(|e| format!(": {e}"))
             .and_then(|value| crate::json::list(&value, ChatMessage::from_value))
@@ -227,13 +224,6 @@ impl StateMachine {
                 _ => Turn::Assistant { content: text_of(&m.content), tool_calls: Vec::new() },
             })
             .collect()
-    }
-
-    fn not_in_flight(&self, message: &str) -> Result<(), ChatError> {
-        if self.state.is_loading {
-            return Err(ChatError { code: ErrorCode::Conflict, message: message.into() });
-        }
-        Ok(())
     }
 
     /// A stored message made whole: an id if it has none, parts if it has none.
