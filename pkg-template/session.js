@@ -4,10 +4,8 @@
 // useSyncExternalStore contract), built from the patches each step returns, so one update costs
 // the same however long the message is.
 import { EventQueue, errorParts, readBody, report, settle } from "./io.js";
+import { CALLBACKS, REQUEST_OPTIONS } from "./session-options.js";
 
-// Options the session reads from the app on each use, not the core's.
-const CALLBACKS = ["onFinish", "onError", "onToolCall", "onData"];
-const REQUEST_OPTIONS = ["endpoint", "headers", "body", "credentials", "fetch"];
 // A step that produces nothing for this long ends with NETWORK_ERROR; a slower tool is aborted.
 const STEP_TIMEOUT_MS = 60_000;
 const TOOL_TIMEOUT_MS = 30_000;
