@@ -1,11 +1,13 @@
 // useGeneralChat: chat state for React, with the stream handling done by chatstream, over one of
 // the package's entries (react.js: the full one; streaming/react.js: the streaming-only one).
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from "react";
+import { CALLBACKS, REQUEST_OPTIONS } from "./session-options.js";
 
 // Until the WebAssembly module is loaded the hook reports an empty chat in phase "loading", so the
 // first paint never waits for the .wasm download. Server rendering and hydration use it too: the
 // server's markup then matches the client's first render whether or not the client has loaded yet.
-const LOADING = Object.freeze({
+// Every field of a chat state (a test checks it against the module's).
+export const LOADING = Object.freeze({
   messages: Object.freeze([]),
   isLoading: false,
   streamingText: "",
@@ -17,14 +19,10 @@ const LOADING = Object.freeze({
   streamingParts: Object.freeze([]),
   pendingApproval: null,
   phase: "loading",
+  conversationId: null,
 });
 const loadingSnapshot = () => LOADING;
 const noSubscription = () => () => {};
-
-// The options that may change from one render to the next; the others are read when the session
-// is made.
-const REQUEST_OPTIONS = ["endpoint", "headers", "body", "credentials", "fetch"];
-const CALLBACKS = ["onFinish", "onError", "onToolCall", "onData"];
 
 /** The hook over an entry's `init`, `ChatSession` and `isReady`. */
 export function makeUseGeneralChat({ init, ChatSession, isReady }) {
