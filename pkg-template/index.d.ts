@@ -323,6 +323,7 @@ export type Phase = "idle" | "waiting" | "streaming" | "tool" | "approval";
 
 export interface ChatState {
   readonly messages: readonly ChatMessage[];
+  /** An answer is coming: from the request until its `complete` (or the turn's end). */
   readonly isLoading: boolean;
   readonly streamingText: string;
   readonly thinkingText: string;

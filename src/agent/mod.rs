@@ -223,26 +223,16 @@ impl AgentTurn {
                 let index = self.global(index);
                 out.push(StreamEvent::ToolStart { tool_use_id, tool, index, input });
             }
-            StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete: true, arguments } => {
+            StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete, arguments } => {
                 let index = self.global(index);
-                self.cut = true;
+                self.cut |= incomplete;
                 self.calls.push(PendingCall {
                     index,
                     id: tool_use_id.clone(),
                     name: tool.clone(),
                     input: input.clone(),
                 });
-                out.push(StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete: true, arguments });
-            }
-            StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete: false, arguments } => {
-                let index = self.global(index);
-                self.calls.push(PendingCall {
-                    index,
-                    id: tool_use_id.clone(),
-                    name: tool.clone(),
-                    input: input.clone(),
-                });
-                out.push(StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete: false, arguments });
+                out.push(StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete, arguments });
             }
             StreamEvent::ToolComplete { tool_use_id, tool, index, input, output, is_error } => {
                 let index = self.global(index);

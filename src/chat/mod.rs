@@ -1,5 +1,5 @@
 //! One chat's turns, without I/O: the state machine ([`StateMachine`]), the stream each response
-//! is read through, and the [`Mode`]: a backend that runs the agent loop itself, or, in provider
+//! is read through, and the mode: a backend that runs the agent loop itself, or, in provider
 //! mode (`provider.rs`), a provider talked to directly with the loop run here. The caller (the JS
 //! package) sends the requests [`ChatSession`] gives it, pushes the response bytes, and, in
 //! provider mode, runs the tools it asks for; every step returns the events to hand out and the

@@ -33,7 +33,7 @@ use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
-use crate::json::{to_json, to_value};
+use crate::json::{to_json, to_value, ToJson};
 #[cfg(feature = "provider")]
 use crate::request::Turn;
 use parts::parts_of_answer;
@@ -305,38 +305,27 @@ impl StateMachine {
     fn set(&mut self, patches: &mut Vec<Patch>, field: Field) {
         let s = &mut self.state;
         let (key, value) = match field {
-            Field::IsLoading(v) if s.is_loading != v => {
-                s.is_loading = v;
-                ("isLoading", Value::Bool(v))
-            }
-            Field::StatusText(v) if s.status_text != v => {
-                let value = Value::from(v.clone());
-                s.status_text = v;
-                ("statusText", value)
-            }
-            Field::ActiveToolProgress(v) if s.active_tool_progress != v => {
-                let value = to_value(&v);
-                s.active_tool_progress = v;
-                ("activeToolProgress", value)
-            }
-            Field::Error(v) if s.error != v => {
-                let value = to_value(&v);
-                s.error = v;
-                ("error", value)
-            }
-            Field::PendingApproval(v) if s.pending_approval != v => {
-                let value = to_value(&v);
-                s.pending_approval = v;
-                ("pendingApproval", value)
-            }
-            Field::Phase(v) if s.phase != v => {
-                s.phase = v;
-                ("phase", to_value(&v))
-            }
-            _ => return,
+            Field::IsLoading(v) => ("isLoading", replace(&mut s.is_loading, v)),
+            Field::StatusText(v) => ("statusText", replace(&mut s.status_text, v)),
+            Field::ActiveToolProgress(v) => ("activeToolProgress", replace(&mut s.active_tool_progress, v)),
+            Field::Error(v) => ("error", replace(&mut s.error, v)),
+            Field::PendingApproval(v) => ("pendingApproval", replace(&mut s.pending_approval, v)),
+            Field::Phase(v) => ("phase", replace(&mut s.phase, v)),
         };
-        patches.push(Patch::Set { key, value: value.into() });
+        if let Some(value) = value {
+            patches.push(Patch::Set { key, value: value.into() });
+        }
     }
+}
+
+/// Puts `value` in `slot`: its JSON when that changed the slot.
+fn replace<T: PartialEq + ToJson>(slot: &mut T, value: T) -> Option<Value> {
+    if *slot == value {
+        return None;
+    }
+    let json = to_value(&value);
+    *slot = value;
+    Some(json)
 }
 
 enum Field {

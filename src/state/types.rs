@@ -159,7 +159,8 @@ pub enum Phase {
 pub struct ChatState {
     /// The conversation.
     pub messages: Vec<ChatMessage>,
-    /// A turn is in flight.
+    /// An answer is coming: from the request until the answer's `complete`, or the turn's end
+    /// (the response may stay open a little after its `complete`: see `chat::ChatSession`).
     pub is_loading: bool,
     /// The answer's text so far.
     pub streaming_text: String,
