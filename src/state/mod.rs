@@ -323,7 +323,8 @@ fn replace<T: PartialEq + ToJson>(slot: &mut T, value: T) -> Option<Value> {
     if *slot == value {
         return None;
     }
-    let json = to_value(&value);
+    // Through `dyn`: one `to_value` for every field's type, not one each in the module.
+    let json = to_value(&value as &dyn ToJson);
     *slot = value;
     Some(json)
 }
