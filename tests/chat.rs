@@ -76,3 +76,71 @@ fn cancel_with_nothing_in_flight_is_a_conflict_and_changes_nothing() {
     assert!(matches!(step.events.last(), Some(StreamEvent::Cancelled)), "{:?}", step.events);
     assert_eq!(error_code(&chat.cancel()), Some(ErrorCode::Conflict), "the turn is over");
 }
+
+#[cfg(feature = "provider")]
+mod provider_mode {
+    use chatstream::agent::AgentConfig;
+    use chatstream::request::{Profile, Provider};
+    use chatstream::state::ChatMessage;
+    use serde_json::json;
+
+    use super::*;
+
+    fn chat() -> ChatSession {
+        let config = AgentConfig {
+            provider: Provider::OpenAi,
+            profile: Profile { model: "m".into(), ..Profile::default() },
+            tools: Vec::new(),
+            max_iterations: 5,
+        };
+        ChatSession::with_provider(StateMachine::default(), StreamOptions::default(), config)
+    }
+
+    /// A Chat Completions answer saying `text`.
+    fn answer(chat: &mut ChatSession, text: &str) {
+        let chunk = json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]});
+        chat.push(format!("data: {chunk}\n\ndata: [DONE]\n\n").as_bytes());
+        assert_eq!(chat.finish().1, After::Done);
+    }
+
+    /// The conversation a request sends, as `role: content` lines.
+    fn sent(request: &Value) -> Vec<String> {
+        let messages = request["messages"].as_array().expect("Chat Completions messages");
+        messages
+            .iter()
+            .map(|m| format!("{}: {}", m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn asking_again_sends_the_conversation_as_it_was_before_the_last_turn() {
+        let mut chat = chat();
+        chat.send("one", Value::Null, "/api/chat/openai").unwrap();
+        answer(&mut chat, "A");
+        let (request, _) = chat.send("two", Value::Null, "/api/chat/openai").unwrap();
+        assert_eq!(sent(&request), ["user: one", "assistant: A", "user: two"]);
+        answer(&mut chat, "B");
+
+        let (request, _) = chat.regenerate("/api/chat/openai").unwrap();
+        assert_eq!(sent(&request), ["user: one", "assistant: A", "user: two"], "without the answer asked again");
+        answer(&mut chat, "B2");
+        let (request, _) = chat.send("three", Value::Null, "/api/chat/openai").unwrap();
+        assert_eq!(sent(&request), ["user: one", "assistant: A", "user: two", "assistant: B2", "user: three"]);
+    }
+
+    #[test]
+    fn after_the_messages_are_replaced_the_conversation_is_theirs() {
+        let mut chat = chat();
+        chat.send("old", Value::Null, "/api/chat/openai").unwrap();
+        answer(&mut chat, "gone");
+        let messages = [("user", "x"), ("assistant", "y"), ("user", "z"), ("assistant", "w")]
+            .map(|(role, content)| ChatMessage { role: role.into(), ..ChatMessage::user(String::new(), content) });
+        chat.set_messages(messages.to_vec()).unwrap();
+
+        let (request, _) = chat.regenerate("/api/chat/openai").unwrap();
+        assert_eq!(sent(&request), ["user: x", "assistant: y", "user: z"]);
+        answer(&mut chat, "w2");
+        let (request, _) = chat.send("next", Value::Null, "/api/chat/openai").unwrap();
+        assert_eq!(sent(&request), ["user: x", "assistant: y", "user: z", "assistant: w2", "user: next"]);
+    }
+}
