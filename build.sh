@@ -258,6 +258,9 @@ run_bench() {
   MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824 cargo bench --bench adversarial -- long_line \
     --warm-up-time 1 --measurement-time 3 | tee target/bench/native-heap.txt
   node bench/report.js
+  say "BENCHMARKS.md's loading and memory sections, put back after the report wrote the file anew"
+  node bench/loading.js --section
+  node bench/memory.js --section
 }
 
 # Each module as built (wasm-opt included) with its function names kept, with its JS glue, in

@@ -1,59 +1,73 @@
-// `./build.sh bench`, loading: time to first event from a cold load in headless Chromium,
-// chatstream against the AI SDK's client. Each page is an app bundled by esbuild that reads the
-// same AI SDK UI message stream: chatstream's `streamEvents`, from the full entry and from
-// chatstream/streaming (its module fetched and compiled
-// while it downloads: `instantiateStreaming`, served as application/wasm) and the AI SDK's
-// `readUIMessageStream`. Every load is cold (a fresh browser context: no cache, no compiled
-// code), served gzip-compressed from 127.0.0.1, unthrottled and on an emulated 10 Mbit/s link
-// with 40 ms latency. Writes target/bench/loading.json.
+// `./build.sh bench`, loading: time to the first text of an answer from a page load in headless
+// Chromium, chatstream against the AI SDK's client. Each page is an app bundled by esbuild that
+// sends a message and reads the answer, an AI SDK UI message stream: chatstream's `ChatSession`
+// (the full entry, and chatstream/streaming), which loads its module itself and sends the request
+// without waiting for it, and the AI SDK's `DefaultChatTransport` with `readUIMessageStream`
+// (what its useChat runs). The chatstream pages carry the preload hint the README shows. Served
+// gzip-compressed from 127.0.0.1, the .wasm as application/wasm; the simulated server answers after
+// a time to first token of 0 or 300 ms; unthrottled and on an emulated 10 Mbit/s link with 40 ms
+// latency; cold (a fresh browser context: nothing cached) and warm (the page loaded once before in
+// the same context, its files cacheable). The apps take turns, so a slow spell of the machine falls
+// on all of them. Also each entry's weight against useChat. Writes target/bench/loading.json and
+// BENCHMARKS.md's loading section (the weights in target/bench/loading-weight.json).
 //
 //   node bench/loading.js            every case, written
 //   node bench/loading.js --smoke    one load each: checks the harness works, keeps nothing
+//   node bench/loading.js --section  BENCHMARKS.md's section again from target/bench/loading*.json
 import { createServer } from "node:http";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { tokens, uiMessageStream } from "./streams.js";
+import { writeSection } from "./section.js";
+import { entrySizes, useChatSize } from "../tests/size/measure.js";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const out = join(root, "target/bench");
 const smoke = process.argv.includes("--smoke");
 const LOADS = smoke ? 1 : 15;
 
+// Each app reads the time to first token from its page's query and passes it to the server.
+const firstText = `window.firstText = performance.now();`;
+const chatstreamApp = (entry) => `
+  import { ChatSession } from "${entry}";
+  const chat = new ChatSession({ endpoint: "/stream" + location.search });
+  for await (const event of chat.send("hi")) {
+    if (event.type === "text_delta") { ${firstText} break; }
+  }`;
 const APPS = {
-  chatstream: `
-    import init, { streamEvents } from "./pkg/index.js";
-    await init({ module_or_path: "/chatstream_bg.wasm" });
-    for await (const event of streamEvents(fetch("/stream", { method: "POST" }))) {
-      if (event.type === "text_delta") { window.firstEvent = performance.now(); break; }
-    }`,
-  "chatstream/streaming": `
-    import init, { streamEvents } from "./pkg/streaming/index.js";
-    await init({ module_or_path: "/streaming_bg.wasm" });
-    for await (const event of streamEvents(fetch("/stream", { method: "POST" }))) {
-      if (event.type === "text_delta") { window.firstEvent = performance.now(); break; }
-    }`,
-  "AI SDK": `
-    import { DefaultChatTransport, readUIMessageStream } from "ai";
-    const transport = new DefaultChatTransport({ api: "/stream" });
-    const stream = await transport.sendMessages({ chatId: "c", messages: [], trigger: "submit-message", messageId: undefined, abortSignal: undefined });
-    for await (const message of readUIMessageStream({ stream })) {
-      if (message.parts.some((p) => p.type === "text" && p.text.length > 0)) { window.firstEvent = performance.now(); break; }
-    }`,
+  chatstream: { source: chatstreamApp("./pkg/index.js"), wasm: "pkg/chatstream_bg.wasm" },
+  "chatstream/streaming": { source: chatstreamApp("./pkg/streaming/index.js"), wasm: "pkg/streaming/chatstream_bg.wasm" },
+  "AI SDK": {
+    source: `
+      import { DefaultChatTransport, readUIMessageStream } from "ai";
+      const transport = new DefaultChatTransport({ api: "/stream" + location.search });
+      const messages = [{ id: "u1", role: "user", parts: [{ type: "text", text: "hi" }] }];
+      const stream = await transport.sendMessages({ chatId: "c", messages, trigger: "submit-message", messageId: undefined, abortSignal: undefined });
+      for await (const message of readUIMessageStream({ stream })) {
+        if (message.parts.some((p) => p.type === "text" && p.text.length > 0)) { ${firstText} break; }
+      }`,
+  },
 };
+const slug = (app) => app.replace(/\W/g, "");
 
+// The smoke run loads each app cold and warm, unthrottled, with no TTFT.
 const NETWORKS = {
   unthrottled: null,
-  "10 Mbit/s, 40 ms": { offline: false, latency: 40, downloadThroughput: (10e6 / 8), uploadThroughput: (5e6 / 8) },
+  ...(smoke ? {} : { "10 Mbit/s, 40 ms": { offline: false, latency: 40, downloadThroughput: 10e6 / 8, uploadThroughput: 5e6 / 8 } }),
 };
+const TTFTS = smoke ? [0] : [0, 300];
+const CACHES = ["cold", "warm"];
 
-async function bundles() {
+/** Each app's files under /<slug>/: its page (with the hints), its bundle and its .wasm, gzipped once. */
+async function apps() {
   const files = {};
-  for (const [name, source] of Object.entries(APPS)) {
+  const add = (path, type, body) => (files[path] = { type, body: gzipSync(body) });
+  for (const [app, { source, wasm }] of Object.entries(APPS)) {
+    const dir = `/${slug(app)}`;
     const result = await build({
       stdin: { contents: source, resolveDir: root, loader: "js" },
       bundle: true,
@@ -62,99 +76,182 @@ async function bundles() {
       write: false,
       logLevel: "error",
     });
-    files[`/${name.replace(/\W/g, "")}.js`] = Buffer.from(result.outputFiles[0].contents);
+    add(`${dir}/main.js`, "text/javascript", Buffer.from(result.outputFiles[0].contents));
+    // The .wasm is fetched beside the bundle (wasm-bindgen's default: new URL(…, import.meta.url)).
+    const hint = wasm ? `<link rel="preload" href="${dir}/chatstream_bg.wasm" as="fetch" type="application/wasm" crossorigin>` : "";
+    if (wasm) add(`${dir}/chatstream_bg.wasm`, "application/wasm", readFileSync(join(root, wasm)));
+    add(`${dir}/`, "text/html", Buffer.from(`<!doctype html><link rel="icon" href="data:,">${hint}<script type="module" src="${dir}/main.js"></script>`));
   }
   return files;
 }
 
 function serve(files) {
-  const stream = Buffer.from(uiMessageStream(tokens(200)));
-  const wasm = readFileSync(join(root, "pkg/chatstream_bg.wasm"));
-  const streamingWasm = readFileSync(join(root, "pkg/streaming/chatstream_bg.wasm"));
+  const answer = Buffer.from(uiMessageStream(tokens(200)));
   const server = createServer((req, res) => {
-    const path = req.url.split("?")[0];
-    const send = (type, body) => {
-      const gzip = /\bgzip\b/.test(req.headers["accept-encoding"] ?? "");
-      res.writeHead(200, { "content-type": type, "cache-control": "no-store", ...(gzip ? { "content-encoding": "gzip" } : {}) });
-      res.end(gzip ? gzipSync(body) : body);
-    };
-    if (path === "/stream") {
-      res.writeHead(200, { "content-type": "text/event-stream", "x-vercel-ai-ui-message-stream": "v1" });
-      return res.end(stream);
+    const url = new URL(req.url, "http://localhost");
+    if (url.pathname === "/stream") {
+      // Headers at once, as a streaming backend sends them; the first token after the model's time.
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", "x-vercel-ai-ui-message-stream": "v1" });
+      res.flushHeaders();
+      req.resume();
+      setTimeout(() => res.end(answer), Number(url.searchParams.get("ttft") ?? 0));
+      return;
     }
-    if (path === "/chatstream_bg.wasm") return send("application/wasm", wasm);
-    if (path === "/streaming_bg.wasm") return send("application/wasm", streamingWasm);
-    if (path === "/favicon.ico") {
-      res.writeHead(204);
+    const file = files[url.pathname];
+    if (!file) {
+      res.writeHead(404);
       return res.end();
     }
-    if (files[path]) return send("text/javascript", files[path]);
-    const app = path.slice(1);
-    if (app in files || `/${app}.js` in files) {
-      return send("text/html", Buffer.from(`<!doctype html><script type="module" src="/${app}.js"></script>`));
-    }
-    res.writeHead(404);
-    res.end();
+    res.writeHead(200, { "content-type": file.type, "content-encoding": "gzip", "cache-control": "max-age=3600" });
+    res.end(file.body);
   });
   return new Promise((ok) => server.listen(0, "127.0.0.1", () => ok(server)));
 }
 
-async function coldLoad(url, network) {
-  const profile = mkdtempSync(join(tmpdir(), "chatstream-loading-"));
-  const context = await chromium.launchPersistentContext(profile, {
+/** One load of `url` in `context`: when the first text showed, in ms from the navigation's start. */
+async function load(context, url, network, cache) {
+  const page = await context.newPage();
+  try {
+    const problems = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    page.on("console", (m) => ["error", "warning"].includes(m.type()) && problems.push(m.text()));
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: cache === "cold" });
+    if (network) await cdp.send("Network.emulateNetworkConditions", network);
+    await page.goto(url);
+    await page.waitForFunction(() => window.firstText !== undefined, null, { timeout: 60000 });
+    if (problems.length > 0) throw new Error(`${url}: ${problems.join("; ")}`);
+    return await page.evaluate(() => window.firstText);
+  } finally {
+    await page.close();
+  }
+}
+
+async function measure() {
+  const server = await serve(await apps());
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     headless: true,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
-  try {
-    const page = context.pages()[0] ?? (await context.newPage());
-    const errors = [];
-    page.on("pageerror", (e) => errors.push(e.message));
-    page.on("console", (m) => ["error", "warning"].includes(m.type()) && errors.push(m.text()));
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("Network.enable");
-    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
-    if (network) await cdp.send("Network.emulateNetworkConditions", network);
-    await page.goto(url);
-    await page.waitForFunction(() => window.firstEvent !== undefined, null, { timeout: 60000 });
-    if (errors.length > 0) throw new Error(`${url}: ${errors.join("; ")}`);
-    return await page.evaluate(() => window.firstEvent);
-  } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
-}
-
-async function main() {
-  mkdirSync(out, { recursive: true });
-  const files = await bundles();
-  const server = await serve(files);
-  const base = `http://127.0.0.1:${server.address().port}`;
-  const gz = (b) => gzipSync(b, { level: 9 }).length;
-  const sizes = {
-    chatstream: gz(files["/chatstream.js"]) + gz(readFileSync(join(root, "pkg/chatstream_bg.wasm"))),
-    "chatstream/streaming": gz(files["/chatstreamstreaming.js"]) + gz(readFileSync(join(root, "pkg/streaming/chatstream_bg.wasm"))),
-    "AI SDK": gz(files["/AISDK.js"]),
-  };
   const rows = [];
   try {
-    for (const [network, conditions] of Object.entries(NETWORKS)) {
-      const times = Object.fromEntries(Object.keys(APPS).map((app) => [app, []]));
-      // The apps take turns, so a slow spell of the machine falls on both.
-      for (let i = 0; i < LOADS; i++) {
-        for (const app of Object.keys(APPS)) times[app].push(await coldLoad(`${base}/${app.replace(/\W/g, "")}`, conditions));
-      }
-      for (const [app, t] of Object.entries(times)) {
-        const median = t.sort((a, b) => a - b)[t.length >> 1];
-        rows.push({ network, app, medianMs: median, gzipBytes: sizes[app] });
-        console.log(`${network.padEnd(20)} ${app.padEnd(12)} first event at ${median.toFixed(0)} ms (median of ${t.length} cold loads; ${sizes[app]} bytes gzip)`);
+    for (const cache of CACHES) {
+      for (const ttftMs of TTFTS) {
+        for (const [network, conditions] of Object.entries(NETWORKS)) {
+          const times = Object.fromEntries(Object.keys(APPS).map((app) => [app, []]));
+          for (let i = 0; i < LOADS; i++) {
+            for (const app of Object.keys(APPS)) {
+              // A fresh context each time: an empty HTTP cache and no compiled code kept.
+              const context = await browser.newContext();
+              try {
+                const url = `${base}/${slug(app)}/?ttft=${ttftMs}`;
+                if (cache === "warm") await load(context, url, null, cache);
+                times[app].push(await load(context, url, conditions, cache));
+              } finally {
+                await context.close();
+              }
+            }
+          }
+          for (const [app, t] of Object.entries(times)) {
+            const medianMs = t.sort((a, b) => a - b)[t.length >> 1];
+            rows.push({ cache, ttftMs, network, app, medianMs, loads: t.length });
+            console.log(`${cache} ttft ${String(ttftMs).padStart(3)} ms  ${network.padEnd(17)} ${app.padEnd(21)} first text at ${medianMs.toFixed(0)} ms (median of ${t.length})`);
+          }
+        }
       }
     }
   } finally {
+    await browser.close();
     server.close();
   }
-  if (smoke) return console.log("loading smoke: every app loaded and showed its first event");
-  writeFileSync(join(out, "loading.json"), JSON.stringify(rows, null, 2));
+  return rows;
 }
 
-await main();
+/** Each entry's weight (what an app downloads for it) against useChat's. */
+async function weights() {
+  const entries = ["chatstream", "chatstream/react", "chatstream/streaming", "chatstream/streaming/react"];
+  return { entries: await entrySizes(entries), useChat: await useChatSize() };
+}
+
+const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+
+/** BENCHMARKS.md's loading section. */
+function section({ rows, weight }) {
+  const find = (cache, ttftMs, network, app) => rows.find((r) => r.cache === cache && r.ttftMs === ttftMs && r.network === network && r.app === app);
+  const apps = [...new Set(rows.map((r) => r.app))];
+  const chatstreamApps = apps.filter((a) => a !== "AI SDK");
+  const lines = [];
+  const verdicts = [];
+  for (const cache of CACHES) {
+    for (const ttftMs of TTFTS) {
+      for (const network of Object.keys(NETWORKS)) {
+        const ai = find(cache, ttftMs, network, "AI SDK").medianMs;
+        const cells = apps.map((app) => {
+          const t = find(cache, ttftMs, network, app).medianMs;
+          return app === "AI SDK" ? `${t.toFixed(0)} ms` : `${t.toFixed(0)} ms (${(t / ai).toFixed(2)}×)`;
+        });
+        lines.push(`| ${cache} | ${ttftMs} ms | ${network} | ${cells.join(" | ")} |`);
+        for (const app of chatstreamApps) {
+          const ratio = find(cache, ttftMs, network, app).medianMs / ai;
+          const limit = ttftMs === 0 ? 1.1 : 1;
+          if (ratio > limit) verdicts.push(`${app}, ${cache}, ${ttftMs} ms, ${network}: ${ratio.toFixed(2)}×`);
+        }
+      }
+    }
+  }
+  const loads = rows[0].loads;
+  return `Produced by \`node bench/loading.js\` (headless Chromium). Time from the page's navigation to the
+first text of the answer on screen: an app bundled by esbuild sends one message and reads the answer
+(200 words of an AI SDK UI message stream). chatstream's app is \`new ChatSession(…).send("hi")\`,
+which loads the module itself and sends the request without waiting for it; its page carries the
+\`<link rel="preload" … type="application/wasm">\` hint the README shows, and the .wasm is compiled
+while it downloads (served as \`application/wasm\`). The AI SDK's app is \`DefaultChatTransport\` and
+\`readUIMessageStream\` (what \`useChat\` runs). Everything gzip-served from 127.0.0.1; the simulated
+server sends its headers at once and the answer after the time to first token (TTFT). Cold: a fresh
+browser context. Warm: the page loaded once before in the same context (files cacheable for an
+hour). Median of ${loads} loads each, the apps taking turns; in brackets, the time against the AI SDK's.
+
+| cache | TTFT | network | ${apps.join(" | ")} |
+|---|---:|---|${apps.map(() => "---:").join("|")}|
+${lines.join("\n")}
+
+Target: never later than the AI SDK with a 300 ms TTFT, within 10% with 0 ms.
+${verdicts.length === 0 ? "Met in every case above." : `Missed: ${verdicts.join("; ")}.`}
+
+**Weight** (what an app downloads for each entry: gzip -9 of the .wasm and of the JS it bundles,
+esbuild, minified, React external; \`useChat\` is \`@ai-sdk/react\`'s, bundled the same way):
+
+| entry | gzip | against useChat (${kb(weight.useChat)}) |
+|---|---:|---:|
+${Object.entries(weight.entries).map(([entry, bytes]) => `| \`${entry}\` | ${kb(bytes)} | ${(bytes / weight.useChat).toFixed(2)}× |`).join("\n")}
+`;
+}
+
+const HEADING = "Loading: time to first text, and weight";
+
+if (process.argv.includes("--section")) {
+  const read = (name) => JSON.parse(readFileSync(join(out, name), "utf8"));
+  writeSection(HEADING, section({ rows: read("loading.json"), weight: read("loading-weight.json") }));
+  console.log("wrote BENCHMARKS.md's loading section");
+} else {
+  mkdirSync(out, { recursive: true });
+  const rows = await measure();
+  const weight = await weights();
+  for (const [entry, bytes] of Object.entries(weight.entries)) {
+    console.log(`${entry.padEnd(28)} ${kb(bytes).padStart(9)}  ${(bytes / weight.useChat).toFixed(2)}× useChat (${kb(weight.useChat)})`);
+  }
+  if (smoke) {
+    console.log("loading smoke: every app loaded and showed its first text");
+  } else {
+    // The rows bench/report.js reads as well: network, app, medianMs and gzipBytes (the app's entry).
+    const gzipBytes = { chatstream: weight.entries.chatstream, "chatstream/streaming": weight.entries["chatstream/streaming"], "AI SDK": weight.useChat };
+    const withBytes = rows.map((r) => ({ ...r, gzipBytes: gzipBytes[r.app] }));
+    writeFileSync(join(out, "loading.json"), JSON.stringify(withBytes, null, 2));
+    writeFileSync(join(out, "loading-weight.json"), JSON.stringify(weight, null, 2));
+    writeSection(HEADING, section({ rows: withBytes, weight }));
+    console.log("wrote target/bench/loading.json, loading-weight.json and BENCHMARKS.md's loading section");
+  }
+}

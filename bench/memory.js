@@ -1,24 +1,44 @@
 // `./build.sh bench`, memory: what chatstream holds at its peak while a 20 MB tool argument
-// streams in as 1 KB deltas (an Anthropic tool call), against the size of that argument.
-// Each case runs in a fresh Node process (`--expose-gc`), so one case's garbage or grown wasm
-// memory does not count against another. Writes target/bench/memory.json.
+// streams in as 1 KB deltas (an Anthropic tool call), against the size of that argument; and a
+// 2 MB answer of plain text in 1 KB deltas read by a session, whose saved state (saveMessages) is
+// kept too. Each case runs in a fresh Node process (`--expose-gc`), so one case's garbage or grown
+// wasm memory does not count against another. Writes target/bench/memory.json and BENCHMARKS.md's
+// memory section.
 //
 //   node bench/memory.js            every case, written
-//   node bench/memory.js --smoke    a 200 KB argument: checks the harness works, keeps nothing
+//   node bench/memory.js --smoke    200 KB and 20 KB: checks the harness works, keeps nothing
+//   node bench/memory.js --section  BENCHMARKS.md's section again from target/bench/memory.json
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeSection } from "./section.js";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
+const out = join(root, "target/bench");
 const smoke = process.argv.includes("--smoke");
 const ARGUMENT_BYTES = smoke ? 200 * 1024 : 20 * 1024 * 1024;
+const TEXT_BYTES = smoke ? 20 * 1024 : 2 * 1024 * 1024;
 const DELTA_BYTES = 1024;
 
+// Each case: how it runs (runCase), how long its value is, and the most it may hold (÷ that length).
 export const CASES = {
-  "ChatStream.push (pipeline only)": "push",
-  "ChatSession (bytes → events → state)": "session",
+  "ChatStream.push (pipeline only)": { run: "push", bytes: ARGUMENT_BYTES, target: 4 },
+  "ChatSession (bytes → events → state)": { run: "session", bytes: ARGUMENT_BYTES, target: 6 },
+  "ChatSession, 2 MB of text, saved state kept": { run: "text", bytes: TEXT_BYTES, target: 6 },
 };
+
+/** The SSE frames of an Anthropic answer of `bytes` of plain text. */
+function* textFrames(bytes) {
+  const frame = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  yield frame("message_start", { message: { id: "msg_mem", type: "message", role: "assistant", model: "claude", content: [], usage: { input_tokens: 1, output_tokens: 1 } } });
+  yield frame("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+  const piece = "abcdefghij ".repeat(DELTA_BYTES / 11 + 1).slice(0, DELTA_BYTES);
+  for (let sent = 0; sent < bytes; sent += DELTA_BYTES) yield frame("content_block_delta", { index: 0, delta: { type: "text_delta", text: piece } });
+  yield frame("content_block_stop", { index: 0 });
+  yield frame("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 1 } });
+  yield frame("message_stop", {});
+}
 
 /** The SSE frames of an Anthropic tool call whose input is `{"content": "<bytes of text>"}`, made as they are read. */
 function* toolCallFrames(bytes) {
@@ -64,7 +84,7 @@ async function runCase(which) {
     held = JSON.stringify(call?.input ?? null).length;
     stream.free();
   } else {
-    const frames = toolCallFrames(ARGUMENT_BYTES);
+    const frames = which === "text" ? textFrames(TEXT_BYTES) : toolCallFrames(ARGUMENT_BYTES);
     let n = 0;
     const body = new ReadableStream({
       pull(controller) {
@@ -78,7 +98,13 @@ async function runCase(which) {
     for await (const _ of chat.send("write it")) sample();
     sample();
     const last = chat.getSnapshot().messages.at(-1);
-    held = JSON.stringify(last.parts.find((p) => p.type === "tool")?.input ?? null).length;
+    if (which === "text") {
+      const saved = chat.saveMessages(); // kept, as an app that stores the chat would
+      sample();
+      held = Math.min(last.content.length, JSON.parse(saved).at(-1).content.length);
+    } else {
+      held = JSON.stringify(last.parts.find((p) => p.type === "tool")?.input ?? null).length;
+    }
     chat.dispose();
   }
   const usage = process.resourceUsage();
@@ -86,10 +112,9 @@ async function runCase(which) {
 }
 
 function main() {
-  const out = join(root, "target/bench");
   mkdirSync(out, { recursive: true });
   const rows = [];
-  for (const [name, which] of Object.entries(CASES)) {
+  for (const [name, { run: which, bytes, target }] of Object.entries(CASES)) {
     const printed = execFileSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--case", which, ...(smoke ? ["--smoke"] : [])], {
       encoding: "utf8",
       maxBuffer: 1 << 20,
@@ -98,19 +123,44 @@ function main() {
     const mb = (bytes) => bytes / (1024 * 1024);
     const row = {
       case: name,
-      argumentMb: mb(ARGUMENT_BYTES),
+      target,
+      argumentMb: mb(bytes),
       heldMb: mb(r.held),
       peakGrowthMb: mb(r.peakRss - r.before.rss),
       wasmGrowthMb: mb(r.wasm - r.before.wasm),
     };
     row.multiple = row.peakGrowthMb / row.argumentMb;
     rows.push(row);
-    console.log(`${name.padEnd(40)} argument ${row.argumentMb.toFixed(1)} MB, peak RSS +${row.peakGrowthMb.toFixed(1)} MB (${row.multiple.toFixed(2)}x), wasm memory +${row.wasmGrowthMb.toFixed(1)} MB`);
-    if (!(r.held >= ARGUMENT_BYTES)) throw new Error(`${name}: the argument did not arrive whole (${r.held} bytes)`);
+    console.log(`${name.padEnd(44)} value ${row.argumentMb.toFixed(1)} MB, peak RSS +${row.peakGrowthMb.toFixed(1)} MB (${row.multiple.toFixed(2)}x), wasm memory +${row.wasmGrowthMb.toFixed(1)} MB`);
+    if (!(r.held >= bytes)) throw new Error(`${name}: the value did not arrive whole (${r.held} bytes)`);
   }
-  if (smoke) return console.log("memory smoke: every case ran and held the whole argument");
+  if (smoke) return console.log("memory smoke: every case ran and held the whole value");
   writeFileSync(join(out, "memory.json"), JSON.stringify(rows, null, 2));
+  writeSection(HEADING, section(rows));
+  console.log("wrote target/bench/memory.json and BENCHMARKS.md's memory section");
+}
+
+const HEADING = "Memory: a long value held once";
+
+/** BENCHMARKS.md's memory section. */
+function section(rows) {
+  const verdict = (m) => (m.multiple <= m.target ? "met" : "**missed**");
+  return `Produced by \`node bench/memory.js\` (Node, each case in a fresh process with \`--expose-gc\`): a
+${rows[0].argumentMb.toFixed(0)} MB tool argument streamed in 1 KB deltas (an Anthropic tool call), read by a \`ChatStream\` (the
+events dropped as an app that renders them would, the \`tool_call\` kept) and by a \`ChatSession\`
+(bytes → events → state, the answer kept in its snapshot); and a 2 MB answer of plain text in 1 KB
+deltas read by a session whose saved state (\`saveMessages()\`) is kept as well. Peak RSS growth
+(sampled every 256 frames, and the process's maximum RSS) ÷ the value's length, against the most
+the case may hold; wasm memory growth beside it (a wasm module's memory never shrinks).
+
+| case | value | peak RSS growth | ÷ value | at most | wasm memory growth | verdict |
+|---|---:|---:|---:|---:|---:|---|
+${rows.map((m) => `| ${m.case} | ${m.argumentMb.toFixed(1)} MB | ${m.peakGrowthMb.toFixed(1)} MB | ${m.multiple.toFixed(2)}× | ${m.target}× | ${m.wasmGrowthMb.toFixed(1)} MB | ${verdict(m)} |`).join("\n")}
+`;
 }
 
 if (process.argv.includes("--case")) await runCase(process.argv[process.argv.indexOf("--case") + 1]);
-else main();
+else if (process.argv.includes("--section")) {
+  writeSection(HEADING, section(JSON.parse(readFileSync(join(out, "memory.json"), "utf8"))));
+  console.log("wrote BENCHMARKS.md's memory section");
+} else main();

@@ -1,5 +1,7 @@
 // The package's API over one build of the WebAssembly module (the full one, or the streaming-only
 // one of `chatstream/streaming`): loading it, and the exports that check it is loaded first.
+// ChatSession and streamEvents load it themselves, while their first response is on its way.
+import { streamEventsAfterLoad } from "./loading.js";
 import { makeChatSession } from "./session.js";
 import { makeStreamEvents } from "./stream-events.js";
 
@@ -49,6 +51,8 @@ export function makeApi(wasm) {
     loaded();
     return call(...args);
   };
+  const streamEvents = makeStreamEvents({ ...wasm, ChatStream });
+  const streamEventsWhenLoaded = streamEventsAfterLoad(init, streamEvents);
 
   return {
     init,
@@ -56,8 +60,8 @@ export function makeApi(wasm) {
     /** Whether the module is loaded (always, in Node). */
     isReady: () => ready,
     ChatStream,
-    ChatSession: makeChatSession(wasm, loaded),
-    streamEvents: guarded(makeStreamEvents({ ...wasm, ChatStream })),
+    ChatSession: makeChatSession(wasm, { isReady: () => ready, load: init }),
+    streamEvents: (input, options) => (ready ? streamEvents : streamEventsWhenLoaded)(input, options),
     resolveToolMarkers: guarded(wasm.resolveToolMarkers),
     parseLlmResponse: guarded(wasm.parseLlmResponse),
   };

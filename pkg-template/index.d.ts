@@ -470,8 +470,9 @@ export class ChatSession {
 
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
 /**
- * Loads the WebAssembly module; in browsers, call it (and wait) before anything else, which
- * otherwise throws "chatstream: call `await init()` first". By default it fetches
+ * Loads the WebAssembly module. In browsers `ChatSession` and `streamEvents` call it themselves
+ * (their first request does not wait for it); the synchronous parts throw "chatstream: call
+ * `await init()` first" until it is done. By default it fetches
  * `chatstream_bg.wasm` beside the module. Safe to call many times, concurrently: one load is
  * shared, and after a failed load the next call tries again. In Node the module is loaded on
  * import, and this resolves at once.

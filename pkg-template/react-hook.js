@@ -2,25 +2,12 @@
 // the package's entries (react.js: the full one; streaming/react.js: the streaming-only one).
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from "react";
 import { CALLBACKS, REQUEST_OPTIONS } from "./session-options.js";
+import { STATE_BEFORE_LOAD } from "./loading.js";
 
 // Until the WebAssembly module is loaded the hook reports an empty chat in phase "loading", so the
 // first paint never waits for the .wasm download. Server rendering and hydration use it too: the
 // server's markup then matches the client's first render whether or not the client has loaded yet.
-// Every field of a chat state (a test checks it against the module's).
-export const LOADING = Object.freeze({
-  messages: Object.freeze([]),
-  isLoading: false,
-  streamingText: "",
-  thinkingText: "",
-  statusText: null,
-  activeToolProgress: null,
-  error: null,
-  streamingSegments: Object.freeze([]),
-  streamingParts: Object.freeze([]),
-  pendingApproval: null,
-  phase: "loading",
-  conversationId: null,
-});
+const LOADING = Object.freeze({ ...STATE_BEFORE_LOAD, phase: "loading" });
 const loadingSnapshot = () => LOADING;
 const noSubscription = () => () => {};
 
@@ -52,9 +39,10 @@ export function makeUseGeneralChat({ init, ChatSession, isReady }) {
       opener.current?.();
     }, []);
 
-    // The hook's own session is made after the module has loaded and freed when the component
-    // goes (StrictMode's second mount makes a second one; the first is freed). A layout effect:
-    // with the module already loaded, the loading state is never painted.
+    // The hook's own session is made at once (it loads the module itself, and a message sent
+    // meanwhile goes out without waiting for it) and freed when the component goes (StrictMode's
+    // second mount makes a second one; the first is freed). A layout effect: with the module
+    // already loaded, the loading state is never painted.
     useLayoutEffect(() => {
       if (given) return undefined;
       let session = null;
@@ -66,8 +54,8 @@ export function makeUseGeneralChat({ init, ChatSession, isReady }) {
         setOwn(session);
         for (const resume of waiting.current.splice(0)) resume(session);
       };
-      if (isReady()) opener.current();
-      else load();
+      opener.current();
+      if (!isReady()) load();
       return () => {
         opener.current = null;
         session?.dispose(); // aborts a turn in flight
@@ -86,11 +74,9 @@ export function makeUseGeneralChat({ init, ChatSession, isReady }) {
       own.setOptions(Object.fromEntries(REQUEST_OPTIONS.filter((name) => name in latest.current).map((name) => [name, latest.current[name]])));
     }, [own, ...requestOptions]);
 
-    const state = useSyncExternalStore(
-      session ? session.subscribe : noSubscription,
-      session ? session.getSnapshot : loadingSnapshot,
-      loadingSnapshot,
-    );
+    // The session tells its subscribers when its module has loaded.
+    const snapshot = useCallback(() => (session && isReady() ? session.getSnapshot() : LOADING), [session]);
+    const state = useSyncExternalStore(session ? session.subscribe : noSubscription, snapshot, loadingSnapshot);
 
     // Sent while loading: waits for the session (null when the module failed to load).
     const sessionNow = useCallback(() => {
@@ -118,7 +104,12 @@ export function makeUseGeneralChat({ init, ChatSession, isReady }) {
       setLoadError(null);
       current.current?.clearError();
     }, []);
-    const setMessages = useCallback(async (messages) => (await sessionNow())?.setMessages(messages), [sessionNow]);
+    // Replacing the conversation needs the module: it waits for the load (a failed one shows in `error`).
+    const setMessages = useCallback(async (messages) => {
+      const chat = await sessionNow();
+      await load();
+      if (isReady()) chat?.setMessages(messages);
+    }, [sessionNow, load]);
     const approve = useCallback((id) => current.current?.approve(id) ?? false, []);
     const deny = useCallback((id, reason) => current.current?.deny(id, reason) ?? false, []);
 

@@ -14,7 +14,7 @@ import type {
 export interface UseGeneralChatOptions extends ChatSessionOptions {
   /**
    * Drive this session instead of making one (its owner disposes it). Otherwise the hook makes
-   * its session once the module has loaded and disposes it on unmount; `endpoint`, `headers`,
+   * its session when it mounts and disposes it on unmount; `endpoint`, `headers`,
    * `body`, `credentials`, `fetch` and the callbacks may change between renders, the other
    * options are read once.
    */
@@ -47,7 +47,7 @@ export interface GeneralChat {
   pendingApproval: PendingApproval | null;
   /** Where the turn is; "loading" while the module loads. */
   phase: Phase | "loading";
-  /** Resolves when the answer has finished (or failed, or was stopped); sent while loading, it waits for the module. */
+  /** Resolves when the answer has finished (or failed, or was stopped); sent while loading, it goes out at once and its answer is read once the module is in. */
   sendMessage(message: string, context?: Record<string, unknown> | null): Promise<void>;
   /** Asks again for the last user message, in place of its answer (or its error). */
   regenerate(): Promise<void>;

@@ -4,16 +4,22 @@
 // useSyncExternalStore contract), built from the patches each step returns, so one update costs
 // the same however long the message is.
 import { EventQueue, errorParts, readBody, report, settle } from "./io.js";
+import { NOTHING_TO_CANCEL, STATE_BEFORE_LOAD, firstRequest, loadFailure } from "./loading.js";
 import { CALLBACKS, REQUEST_OPTIONS } from "./session-options.js";
 
 // A step that produces nothing for this long ends with NETWORK_ERROR; a slower tool is aborted.
 const STEP_TIMEOUT_MS = 60_000;
 const TOOL_TIMEOUT_MS = 30_000;
 
-/** `ChatSession` over the module's bindings `wasm` (ChatSession, httpError, …); `loaded()` throws before init. */
-export function makeChatSession(wasm, loaded) {
+/**
+ * `ChatSession` over the module's bindings `wasm` (ChatSession, httpError, …); `module.isReady()`
+ * says whether they are loaded, `module.load()` loads them (once, however often it is called).
+ */
+export function makeChatSession(wasm, module) {
   return class ChatSession {
-    #core;
+    #core = null; // made once the module has loaded
+    #coreOptions; // what it is made with
+    #firstRequestHere; // a first message's request may be built before the module has loaded
     #disposed = false;
     #snapshot;
     #listeners = new Set();
@@ -32,26 +38,34 @@ export function makeChatSession(wasm, loaded) {
      * @param {import("./index.js").ChatSessionOptions} options
      */
     constructor(options) {
-      loaded();
       // Anything but an object goes to the core as it is, which refuses it with a TypeError.
       const isObject = typeof options === "object" && options !== null && !Array.isArray(options);
       const { coalesce = false, stepTimeoutMs, toolTimeoutMs, tools, ...rest } = isObject ? options : {};
       const core = { ...rest };
       for (const name of [...CALLBACKS, ...REQUEST_OPTIONS]) delete core[name];
       if (tools !== undefined && tools !== null) core.tools = this.#takeTools(tools);
-      this.#core = new wasm.ChatSession(isObject ? core : options);
+      this.#coreOptions = isObject ? core : options;
+      this.#firstRequestHere = !rest.provider; // provider mode waits for the module
       const defaultEndpoint = rest.provider ? `/api/chat/${rest.provider}` : "/api/chat/stream";
       this.#request = { endpoint: defaultEndpoint, headers: null, body: null, credentials: undefined, fetch: undefined };
       this.setOptions(rest);
       this.#stepTimeoutMs = number(stepTimeoutMs, "stepTimeoutMs") ?? STEP_TIMEOUT_MS;
       this.#toolTimeoutMs = number(toolTimeoutMs, "toolTimeoutMs") ?? TOOL_TIMEOUT_MS;
       this.#coalesce = coalesce === "frame" && typeof requestAnimationFrame === "function";
-      this.#snapshot = Object.freeze(this.#core.state());
+      // Made now when the module is loaded (refusing bad options at once), else once it is.
+      this.#snapshot = STATE_BEFORE_LOAD;
+      if (module.isReady()) this.#makeCore();
+      else this.#whenCore().catch(report);
     }
 
     /** Sends a message; returns the turn's events (iterating them is optional: the state moves anyway). */
     send(message, context) {
-      return this.#start(this.#live().send(String(message ?? ""), context ?? null, this.#request.endpoint));
+      const text = String(message ?? "");
+      const start = () => this.#live().send(text, context ?? null, this.#request.endpoint);
+      if (this.#core !== null || this.#disposed) return this.#start(start());
+      // Before the module has loaded, a new chat's first message goes out at once.
+      const here = this.#firstRequestHere && this.#turn === null;
+      return this.#startWhenLoaded(start, here ? firstRequest(text, context, this.#request.endpoint) : null);
     }
 
     /**
@@ -59,11 +73,13 @@ export function makeChatSession(wasm, loaded) {
      * With a turn in flight, the events are one CONFLICT error.
      */
     regenerate() {
-      return this.#start(this.#live().regenerate(this.#request.endpoint));
+      const start = () => this.#live().regenerate(this.#request.endpoint);
+      return this.#core !== null || this.#disposed ? this.#start(start()) : this.#startWhenLoaded(start, null);
     }
 
     /** Stops the turn in flight. Returns a CONFLICT error event when nothing is in flight. */
     cancel() {
+      if (this.#turn === null && this.#core === null && !this.#disposed) return NOTHING_TO_CANCEL;
       if (this.#turn === null) return this.#live().cancel().events[0];
       this.#turn.controller.abort();
       return undefined;
@@ -86,7 +102,8 @@ export function makeChatSession(wasm, loaded) {
 
     /** Clears the error shown. */
     clearError() {
-      this.#apply(this.#live().clearError());
+      if (this.#core !== null || this.#disposed) return this.#apply(this.#live().clearError());
+      if (this.#snapshot.error !== null) this.#show({ ...this.#snapshot, error: null });
     }
 
     /** Replaces the conversation (not while a message is being answered); messages without ids get them. */
@@ -151,12 +168,92 @@ export function makeChatSession(wasm, loaded) {
 
     #live() {
       if (this.#disposed) throw new Error("ChatSession: the session was disposed");
+      if (this.#core === null) {
+        throw new Error("chatstream: call `await init()` first (the WebAssembly module is not loaded yet; a message sent now waits for it)");
+      }
       return this.#core;
     }
 
     #free() {
-      this.#core.free();
+      this.#core?.free();
       this.#core = null;
+    }
+
+    /** The module's core of this session, and the state of a new chat, shown; throws what the module refuses. */
+    #makeCore() {
+      this.#core = new wasm.ChatSession(this.#coreOptions);
+      this.#snapshot = Object.freeze(this.#core.state());
+    }
+
+    /**
+     * Loads the module (or joins the load under way) and makes the core: null once there is one,
+     * or the error that stops it (the load failed, or the module refused the options). A later
+     * call tries again.
+     */
+    async #whenCore() {
+      try {
+        await module.load();
+      } catch (error) {
+        return loadFailure(error);
+      }
+      if (this.#core !== null || this.#disposed) return null;
+      try {
+        this.#makeCore();
+      } catch (error) {
+        this.#firstRequestHere = false; // the options are refused: no request goes out for them again
+        return { code: "VALIDATION_ERROR", message: String(error?.message ?? error) };
+      }
+      this.#changed();
+      return null;
+    }
+
+    /**
+     * A turn asked for before the module has loaded: `body`, when there is one, is sent at once;
+     * `start` starts the turn in the core once it is made, and the turn goes on from the response.
+     */
+    #startWhenLoaded(start, body) {
+      const turn = this.#newTurn();
+      if (this.#turn === null) this.#turn = turn; // cancel() and dispose() stop it meanwhile
+      turn.sent = body === null ? null : this.#post(body, turn.controller.signal);
+      this.#whenCore()
+        .then((failure) => {
+          if (failure === null && !this.#disposed) {
+            try {
+              return this.#start(start(), turn);
+            } catch (error) {
+              failure = { code: "VALIDATION_ERROR", message: String(error?.message ?? error) };
+            }
+          }
+          this.#endWithoutCore(turn, failure);
+        })
+        .catch(report);
+      return turn.queue;
+    }
+
+    /** A turn that never reached the core: `failure` says why (shown, as the core would show it); none when disposed. */
+    #endWithoutCore(turn, failure) {
+      turn.controller.abort();
+      if (this.#turn === turn) this.#turn = null;
+      if (failure !== null && !this.#disposed) {
+        const error = Object.freeze(failure);
+        turn.queue.push([{ type: "error", ...failure }]);
+        if (this.#core === null) this.#show({ ...this.#snapshot, error });
+        this.#call("onError", error);
+      }
+      turn.queue.close();
+      if (this.#disposed && this.#turn === null) this.#free();
+    }
+
+    /** A new snapshot, shown. */
+    #show(state) {
+      this.#snapshot = Object.freeze(state);
+      this.#changed();
+    }
+
+    #newTurn() {
+      const turn = { controller: new AbortController(), queue: null, sent: null };
+      turn.queue = new EventQueue(() => this.#turn === turn && turn.controller.abort());
+      return turn;
     }
 
     /** The core's view of the tools; their `execute` stay here. */
@@ -171,19 +268,23 @@ export function makeChatSession(wasm, loaded) {
       });
     }
 
-    /** A turn the core started (or refused): its events, handed out as they come. */
-    #start(started) {
-      const queue = new EventQueue(() => this.#turn?.queue === queue && this.#turn.controller.abort());
+    /**
+     * A turn the core started (or refused): its events, handed out as they come. `turn` is one
+     * begun before the module had loaded, with its first request maybe `sent` already.
+     */
+    #start(started, turn = this.#newTurn()) {
+      const { controller, queue } = turn;
       this.#step(started, queue);
       // A subscriber may have disposed of the session on this very step.
       if (!started.request || this.#disposed) {
+        controller.abort(); // a request sent early that the core refused
+        if (this.#turn === turn) this.#turn = null;
         queue.close();
+        if (this.#disposed && this.#turn === null) this.#free();
         return queue;
       }
-      const controller = new AbortController();
-      const turn = { controller, queue };
       this.#turn = turn;
-      this.#drive(started.request, controller.signal, queue)
+      this.#drive(started.request, controller.signal, queue, turn.sent)
         .catch(report)
         .finally(() => {
           if (this.#turn === turn) this.#turn = null;
@@ -194,10 +295,10 @@ export function makeChatSession(wasm, loaded) {
     }
 
     /** Requests, responses and tools until the core says the turn is over. */
-    async #drive(request, signal, queue) {
-      for (let body = request; ; ) {
+    async #drive(request, signal, queue, sent) {
+      for (let body = request; ; sent = null) {
         const step = (result) => this.#step(result, queue);
-        const got = await this.#post(body, signal);
+        const got = await (sent ?? this.#post(body, signal));
         if (got.cancelled) return step(this.#core.cancel());
         if (got.timedOut) return step(this.#core.refuse("NETWORK_ERROR", wasm.timedOut(this.#stepTimeoutMs)));
         if (got.failed) return step(this.#core.refuse("NETWORK_ERROR", wasm.connectionFailed(...errorParts(got.failed))));

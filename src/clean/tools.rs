@@ -123,20 +123,22 @@ impl Tools {
         if tool.called || tool.held {
             return;
         }
-        let arguments = tool.arguments.text();
+        // The text leaves its blocks before it is parsed: a long input is held twice at most (as
+        // text, then as its value), not three times.
+        let arguments = std::mem::take(&mut tool.arguments).into_text();
         let input = match input {
             Some(input) => input,
             None if arguments.trim().is_empty() => json!({}),
             None => match serde_json::from_str(&arguments) {
                 Ok(input) => input,
                 Err(_) => {
+                    tool.arguments = Arguments { blocks: vec![arguments] };
                     tool.held = true;
                     return;
                 }
             },
         };
         drop(arguments);
-        tool.arguments = Arguments::default();
         self.emit_call(at, input, None, out);
     }
 
@@ -161,7 +163,7 @@ impl Tools {
             if !std::mem::take(&mut tool.held) {
                 continue;
             }
-            let arguments = std::mem::take(&mut tool.arguments).text().into_owned();
+            let arguments = std::mem::take(&mut tool.arguments).into_text();
             if cut_by_length {
                 self.emit_call(at, partial_input(&arguments), Some(arguments), out);
                 continue;
@@ -229,15 +231,16 @@ impl Tools {
         });
     }
 
-    /// `tool_history`: every tool by index.
-    pub(crate) fn records(&self) -> Vec<ToolRecord> {
+    /// `tool_history`: every tool by index, once the message is over. The inputs and outputs
+    /// move into the records, so that a long one is not held once more.
+    pub(crate) fn take_records(&mut self) -> Vec<ToolRecord> {
         self.list
-            .iter()
+            .iter_mut()
             .map(|t| ToolRecord {
                 tool_name: t.name.clone(),
                 tool_use_id: t.id.clone(),
-                input: t.input_so_far(),
-                output: t.output.clone().unwrap_or(Value::Null),
+                input: if t.requested && !t.called { t.input_so_far() } else { std::mem::take(&mut t.input) },
+                output: t.output.take().unwrap_or(Value::Null),
                 is_error: t.is_error,
             })
             .collect()
@@ -287,6 +290,22 @@ impl Arguments {
                 self.blocks.push(block);
             }
         }
+    }
+
+    /// The text as one string; each block is freed once it is copied.
+    fn into_text(self) -> String {
+        let mut blocks = self.blocks.into_iter();
+        let Some(first) = blocks.next() else { return String::new() };
+        if blocks.len() == 0 {
+            return first;
+        }
+        let mut text = String::with_capacity(first.len() + blocks.as_slice().iter().map(String::len).sum::<usize>());
+        text.push_str(&first);
+        drop(first);
+        for block in blocks {
+            text.push_str(&block);
+        }
+        text
     }
 
     fn text(&self) -> std::borrow::Cow<'_, str> {

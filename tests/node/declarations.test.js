@@ -18,7 +18,7 @@ import ts from "typescript";
 import * as entry from "../../pkg/index.js";
 import * as streamingEntry from "../../pkg/streaming/index.js";
 import { useGeneralChat } from "../../pkg/react.js";
-import { LOADING } from "../../pkg/react-hook.js";
+import { STATE_BEFORE_LOAD } from "../../pkg/loading.js";
 import { fixtures } from "./fixtures.js";
 
 const { initSync, ChatSession, ChatStream, parseLlmResponse, resolveToolMarkers } = entry;
@@ -149,8 +149,8 @@ test("every value the runtime hands out compiles as its declared type (tsc --str
         `export const saved: ChatMessage[] = ${literal(out.saved)};`,
         `export const parsed: ParsedResponse[] = ${literal(out.parsed)};`,
         `export const segments: Segment[][] = ${literal(out.segments)};`,
-        // The hook's snapshot before the module loads is a chat state too, in phase "loading".
-        `export const loading: Omit<ChatState, "phase"> & { phase: "loading" } = ${literal(LOADING)};`,
+        // What a session and the hook show before the module has loaded is a chat state too.
+        `export const beforeLoad: ChatState = ${literal(STATE_BEFORE_LOAD)};`,
         "",
       ].join("\n"),
     );
@@ -226,7 +226,7 @@ test("the classes have the declared methods, and the entries export the declared
   assert.deepEqual(sorted(Object.keys(streamingEntry)), sorted(exports), "chatstream/streaming");
 });
 
-test("the hook returns the declared fields, and its loading snapshot has every field of the state", async () => {
+test("the hook returns the declared fields, and the state before the module loads has every field of the module's", async () => {
   const { members } = declared("pkg/react.d.ts");
   let chat;
   function Probe() {
@@ -240,6 +240,6 @@ test("the hook returns the declared fields, and its loading snapshot has every f
   assert.equal(chat.ready, true);
   assert.deepEqual(sorted(Object.keys(chat)), sorted(members.get("GeneralChat")));
   const state = chat.session.getSnapshot();
-  assert.deepEqual(sorted(Object.keys(LOADING)), sorted(Object.keys(state)));
+  assert.deepEqual(sorted(Object.keys(STATE_BEFORE_LOAD)), sorted(Object.keys(state)));
   await act(async () => renderer.unmount());
 });
