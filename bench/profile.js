@@ -19,7 +19,7 @@ const STAGES = [
   ["UTF-8 checks and byte searches (memchr)", /memchr::|str::converts::from_utf8/],
   [
     "crossing to JS and back (wasm-bindgen glue, JS calls from wasm, string decoding)",
-    /^__wbg|^__wbindgen|^__externref|wasm_bindgen::|wasm-to-js|js-to-wasm|shim|Wasm0|^get buffer$|^(decodeUTF8|decodeText|decode|encode|get|push|pushBytes|finish|isDetached)$|^\(chatstream\.js\)$/,
+    /^__wbg|^__wbindgen|^__externref|wasm_bindgen::|wasm-to-js|js-to-wasm|shim|Wasm0|^get buffer$|^(decodeUTF8|decodeText|decode|encode|get|push|__pushBytes|finish|isDetached)$|^\(chatstream\.js\)$/,
   ],
 ];
 

@@ -65,10 +65,10 @@ export function makeApi(wasm) {
     // a small chunk's parsing. Everything else (other views, buffers, detached ones, what is not
     // bytes at all) is read, or refused, in the module.
     push(chunk) {
-      if (typeof chunk === "string") return this.pushText(chunk);
+      if (typeof chunk === "string") return this.__pushText(chunk);
       // `isView`: a real typed array (not a proxy, nor an object that only inherits from one).
       const bytes = ArrayBuffer.isView(chunk) && chunk instanceof Uint8Array;
-      if (bytes && (chunk.byteLength > 0 || !isDetached(chunk.buffer))) return this.pushBytes(chunk);
+      if (bytes && (chunk.byteLength > 0 || !isDetached(chunk.buffer))) return this.__pushBytes(chunk);
       return super.push(chunk);
     }
   }

@@ -73,7 +73,15 @@ export interface CompletePayload {
   [extra: string]: unknown;
 }
 
-export interface StatusEvent { type: "status"; message: string }
+export interface StatusEvent {
+  type: "status";
+  message: string;
+  /**
+   * Only on the status events `ChatSession` adds about its connection: "reconnecting" (the answer
+   * broke off; the session waits, then asks the proxy for the rest) or "resumed" (the rest is coming).
+   */
+  reason?: "reconnecting" | "resumed";
+}
 export interface TextDeltaEvent { type: "text_delta"; text: string }
 export interface ThinkingDeltaEvent { type: "thinking_delta"; text: string }
 export interface ToolStartEvent { type: "tool_start"; tool_use_id: string; tool: string; index: number; input: Json }
@@ -225,6 +233,18 @@ export class ChatStream {
   finish(): StreamEvent[];
   /** `complete` with the partial content, then `cancelled` (CONFLICT after completion). */
   cancel(): StreamEvent[];
+  /**
+   * The body broke off (the connection failed, or was silent too long): `complete` with what
+   * arrived, then an `error` with `code` (an unknown code reads as NETWORK_ERROR) and `message`.
+   */
+  fail(code: ErrorCode, message: string): StreamEvent[];
+  /**
+   * The response's headers arrived, before its bytes: its `Content-Type` and every header (the
+   * AI SDK's protocol headers name the dialect). Call it before the first `push`.
+   */
+  useResponse(contentType: string | null | undefined, headers: Record<string, string>): void;
+  /** The `error` event for a chunk that is neither text nor bytes, for a reader that skips it. */
+  skippedChunk(): StreamEvent[];
   /** The dialect in use, once known. */
   readonly dialect: Dialect | undefined;
   readonly isComplete: boolean;
@@ -311,6 +331,7 @@ export type Phase = "idle" | "waiting" | "streaming" | "tool" | "approval";
 
 export interface ChatState {
   readonly messages: readonly ChatMessage[];
+  /** An answer is coming: from the request until its `complete` (or the turn's end). */
   readonly isLoading: boolean;
   readonly streamingText: string;
   readonly thinkingText: string;
@@ -342,8 +363,11 @@ export interface Tool<Input = any> {
   /** 1-64 of a-z, A-Z, 0-9, `_`, `-`. */
   name: string;
   description?: string;
-  /** A JSON Schema object; the input is checked against it before `execute` runs. */
-  input_schema: Json;
+  /**
+   * A JSON Schema object; the input is checked against it before `execute` runs. Default: an
+   * object with no properties (a tool that takes no input).
+   */
+  input_schema?: Json;
   /** The user approves each call before it runs: the turn pauses with it in `pendingApproval`. */
   needsApproval?: boolean;
   /** Returns the result for the model (any JSON value); a throw is an error result. */
@@ -410,6 +434,12 @@ export interface ChatSessionOptions extends CleanOptions, ChatCallbacks, Partial
   stepTimeoutMs?: number;
   /** "frame": notify subscribers at most once per animation frame (the first at once). */
   coalesce?: "frame" | false;
+  /**
+   * An answer the proxy keeps (an `X-Stream-Id` header) that breaks off is asked for again from the
+   * byte it stopped at, up to `attempts` times in a row (default 8): the first at once, then after
+   * waits that double from `delayMs` (default 250, at most 8 s). `false`: never.
+   */
+  resume?: false | { attempts?: number; delayMs?: number };
 }
 
 /**
@@ -432,6 +462,16 @@ export class ChatSession {
   cancel(): ErrorEvent | undefined;
   /** The same as `cancel()`. */
   stop(): ErrorEvent | undefined;
+  /**
+   * The URL of the answer being streamed when the proxy keeps it, else null (also in a turn's later
+   * requests, after tools ran in the page). Save it with `saveMessages()` to pick the answer up after a reload.
+   */
+  streamInFlight(): string | null;
+  /**
+   * Picks up the answer the proxy keeps at `url` (what `streamInFlight()` said) for the last user
+   * message of the loaded conversation, from its first byte: a turn, as `send` gives.
+   */
+  resume(url: string): AsyncIterableIterator<StreamEvent>;
   /** Runs the call waiting in `pendingApproval`; false when no call with this id waits. */
   approve(toolUseId: string): boolean;
   /** Denies it: the model gets the denial, with `reason`, as the call's result. */

@@ -25,7 +25,7 @@ export interface GeneralChat {
   /** False while the WebAssembly module loads (the hook starts that itself; `phase` is "loading"). */
   ready: boolean;
   messages: readonly ChatMessage[];
-  /** A turn is in flight. */
+  /** An answer is coming: from the request until its `complete` (or the turn's end). */
   isLoading: boolean;
   /** The answer's text so far. */
   streamingText: string;
@@ -51,6 +51,11 @@ export interface GeneralChat {
   sendMessage(message: string, context?: Record<string, unknown> | null): Promise<void>;
   /** Asks again for the last user message, in place of its answer (or its error). */
   regenerate(): Promise<void>;
+  /**
+   * Picks up the answer the proxy keeps at `url` (`session.streamInFlight()` saved before a reload)
+   * for the last user message; call it after `setMessages` with the saved conversation.
+   */
+  resume(url: string): Promise<void>;
   /** Stops the turn in flight. */
   stop(): void;
   /** The same as `stop()`. */

@@ -151,14 +151,14 @@ impl JsChatStream {
     /// It returns a `Result`, a pair of values, on purpose: Node 20's V8 inlines a call to an
     /// export that returns one value into the JS that calls it, and a deoptimization there
     /// stopped the process with a fatal error (`--no-turbo-inline-js-wasm-calls` avoided it).
-    #[wasm_bindgen(js_name = pushBytes)]
+    #[wasm_bindgen(js_name = __pushBytes)]
     pub fn push_bytes(&self, chunk: &[u8]) -> Result<JsValue, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
         Ok(self.run(|core, out| core.push(chunk, out)))
     }
 
     /// `push` of a string (the package's `push` calls it for one), as UTF-8.
-    #[wasm_bindgen(js_name = pushText)]
+    #[wasm_bindgen(js_name = __pushText)]
     pub fn push_text(&self, chunk: &str) -> Result<JsValue, JsError> {
         self.push_bytes(chunk.as_bytes())
     }
