@@ -7,8 +7,8 @@
 
 use std::hint::black_box;
 
-use chatstream::chat::Chat;
-use chatstream::session::{counting_ids, Session};
+use chatstream::chat::ChatSession;
+use chatstream::state::{counting_ids, StateMachine};
 use chatstream::stream::{ChatStream, StreamOptions};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
@@ -99,7 +99,7 @@ fn agent_results_by_name(n: usize) -> String {
 
 /// One chat turn reading `input` in 4 KB pushes.
 fn run_turn(input: &[u8]) -> usize {
-    let mut chat = Chat::new(Session::with_ids(counting_ids("m")), StreamOptions::default());
+    let mut chat = ChatSession::new(StateMachine::with_ids(counting_ids("m")), StreamOptions::default());
     let started = chat.send("go", serde_json::Value::Null, "/api/chat/stream");
     let mut steps = usize::from(started.is_ok());
     for chunk in input.chunks(4096) {

@@ -225,6 +225,18 @@ export class ChatStream {
   finish(): StreamEvent[];
   /** `complete` with the partial content, then `cancelled` (CONFLICT after completion). */
   cancel(): StreamEvent[];
+  /**
+   * The body broke off (the connection failed, or was silent too long): `complete` with what
+   * arrived, then an `error` with `code` (an unknown code reads as NETWORK_ERROR) and `message`.
+   */
+  fail(code: ErrorCode, message: string): StreamEvent[];
+  /**
+   * The response's headers arrived, before its bytes: its `Content-Type` and every header (the
+   * AI SDK's protocol headers name the dialect). Call it before the first `push`.
+   */
+  useResponse(contentType: string | null | undefined, headers: Record<string, string>): void;
+  /** The `error` event for a chunk that is neither text nor bytes, for a reader that skips it. */
+  skippedChunk(): StreamEvent[];
   /** The dialect in use, once known. */
   readonly dialect: Dialect | undefined;
   readonly isComplete: boolean;
@@ -311,6 +323,7 @@ export type Phase = "idle" | "waiting" | "streaming" | "tool" | "approval";
 
 export interface ChatState {
   readonly messages: readonly ChatMessage[];
+  /** An answer is coming: from the request until its `complete` (or the turn's end). */
   readonly isLoading: boolean;
   readonly streamingText: string;
   readonly thinkingText: string;
@@ -342,8 +355,11 @@ export interface Tool<Input = any> {
   /** 1-64 of a-z, A-Z, 0-9, `_`, `-`. */
   name: string;
   description?: string;
-  /** A JSON Schema object; the input is checked against it before `execute` runs. */
-  input_schema: Json;
+  /**
+   * A JSON Schema object; the input is checked against it before `execute` runs. Default: an
+   * object with no properties (a tool that takes no input).
+   */
+  input_schema?: Json;
   /** The user approves each call before it runs: the turn pauses with it in `pendingApproval`. */
   needsApproval?: boolean;
   /** Returns the result for the model (any JSON value); a throw is an error result. */

@@ -34,7 +34,7 @@ const BLANK = /^[\s\u0085]*$/u;
 
 /**
  * The agent protocol's request body for the first message of a new chat (no history): the body
- * the module's `SessionCore.send` builds. Null when only the module can say what to do (a message
+ * the module's `ChatSession.send` builds. Null when only the module can say what to do (a message
  * it may refuse, a context JSON cannot hold, an endpoint that looks like one of chatstream-proxy's
  * provider routes): that request then waits for the module.
  */

@@ -1,6 +1,7 @@
 // useGeneralChat: chat state for React, with the stream handling done by chatstream, over one of
 // the package's entries (react.js: the full one; streaming/react.js: the streaming-only one).
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from "react";
+import { CALLBACKS, REQUEST_OPTIONS } from "./session-options.js";
 import { STATE_BEFORE_LOAD } from "./loading.js";
 
 // Until the WebAssembly module is loaded the hook reports an empty chat in phase "loading", so the
@@ -9,11 +10,6 @@ import { STATE_BEFORE_LOAD } from "./loading.js";
 const LOADING = Object.freeze({ ...STATE_BEFORE_LOAD, phase: "loading" });
 const loadingSnapshot = () => LOADING;
 const noSubscription = () => () => {};
-
-// The options that may change from one render to the next; the others are read when the session
-// is made.
-const REQUEST_OPTIONS = ["endpoint", "headers", "body", "credentials", "fetch"];
-const CALLBACKS = ["onFinish", "onError", "onToolCall", "onData"];
 
 /** The hook over an entry's `init`, `ChatSession` and `isReady`. */
 export function makeUseGeneralChat({ init, ChatSession, isReady }) {

@@ -25,7 +25,7 @@ export interface GeneralChat {
   /** False while the WebAssembly module loads (the hook starts that itself; `phase` is "loading"). */
   ready: boolean;
   messages: readonly ChatMessage[];
-  /** A turn is in flight. */
+  /** An answer is coming: from the request until its `complete` (or the turn's end). */
   isLoading: boolean;
   /** The answer's text so far. */
   streamingText: string;

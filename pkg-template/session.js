@@ -1,20 +1,18 @@
-// ChatSession: a chat's state for the UI, and its turns. The module's SessionCore keeps the state
+// ChatSession: a chat's state for the UI, and its turns. The module's ChatSession keeps the state
 // and decides every step; this class does the I/O (the requests, the bodies, the timers, the tools
 // the model calls) and keeps immutable snapshots for `subscribe` / `getSnapshot` (React's
 // useSyncExternalStore contract), built from the patches each step returns, so one update costs
 // the same however long the message is.
 import { EventQueue, errorParts, readBody, report, settle } from "./io.js";
 import { NOTHING_TO_CANCEL, STATE_BEFORE_LOAD, firstRequest, loadFailure } from "./loading.js";
+import { CALLBACKS, REQUEST_OPTIONS } from "./session-options.js";
 
-// Options the session reads from the app on each use, not the core's.
-const CALLBACKS = ["onFinish", "onError", "onToolCall", "onData"];
-const REQUEST_OPTIONS = ["endpoint", "headers", "body", "credentials", "fetch"];
 // A step that produces nothing for this long ends with NETWORK_ERROR; a slower tool is aborted.
 const STEP_TIMEOUT_MS = 60_000;
 const TOOL_TIMEOUT_MS = 30_000;
 
 /**
- * `ChatSession` over the module's bindings `wasm` (SessionCore, httpError, …); `module.isReady()`
+ * `ChatSession` over the module's bindings `wasm` (ChatSession, httpError, …); `module.isReady()`
  * says whether they are loaded, `module.load()` loads them (once, however often it is called).
  */
 export function makeChatSession(wasm, module) {
@@ -183,7 +181,7 @@ export function makeChatSession(wasm, module) {
 
     /** The module's core of this session, and the state of a new chat, shown; throws what the module refuses. */
     #makeCore() {
-      this.#core = new wasm.SessionCore(this.#coreOptions);
+      this.#core = new wasm.ChatSession(this.#coreOptions);
       this.#snapshot = Object.freeze(this.#core.state());
     }
 

@@ -45,17 +45,17 @@
 //! 3. [`clean`]: provider events → clean [`event::StreamEvent`]s. Tool, thinking and payload
 //!    markers come out of the text; tool calls are numbered; everything is gathered for the one
 //!    `complete` each message ends with.
-//! 4. [`session`]: events → [`session::ChatState`], the chat's state machine (messages, the
+//! 4. [`state`]: events → [`state::ChatState`], the chat's state machine (messages, the
 //!    streaming text, status, tool progress, errors), reporting each change as a small patch.
 //!
-//! [`stream::ChatStream`] runs the first three as one object. [`chat::Chat`] runs a chat's turns
-//! over a [`session::Session`]: it gives the requests to send and reads each response through a
-//! stream. For a page that talks to a provider directly, [`request`] writes each provider's
+//! [`stream::ChatStream`] runs the first three as one object. [`chat::ChatSession`] runs a chat's
+//! turns over a [`state::StateMachine`]: it gives the requests to send and reads each response
+//! through a stream. For a page that talks to a provider directly, [`request`] writes each provider's
 //! request body from one conversation, and [`agent`] keeps the state of the tool loop run in the
 //! browser.
 //!
-//! The JS bindings (`wasm`, built for `wasm32` only) are `ChatStream`, `SessionCore` (a
-//! [`chat::Chat`], behind the package's JS `ChatSession`) and the stateless helpers
+//! The JS bindings (`wasm`, built for `wasm32` only) are `ChatStream`, `ChatSession` (a
+//! [`chat::ChatSession`], behind the package's JS `ChatSession` of the same name) and the stateless helpers
 //! (`resolveToolMarkers`, `parseLlmResponse`, the error messages). They check JS arguments and
 //! convert values, and hold no chat logic of their own. They do no I/O either: the package's JS
 //! sends the requests, reads the bodies, keeps the timers and runs the tools.
@@ -82,7 +82,7 @@ pub mod framing;
 pub mod json;
 #[cfg(feature = "provider")]
 pub mod request;
-pub mod session;
+pub mod state;
 pub mod stream;
 
 /// The JS bindings (only in the wasm build).

@@ -1,7 +1,7 @@
 //! The agent loop's state (no I/O): two iterations of real Chat Completions streams read through
 //! ChatStream, tools reported back, and what the UI and the next request get.
 
-use chatstream::agent::{AfterStream, AgentConfig, AgentTurn, PendingCall};
+use chatstream::agent::{AgentConfig, AgentTurn, PendingCall};
 use chatstream::dialect::Dialect;
 use chatstream::error::ErrorCode;
 use chatstream::event::{Segment, StreamEvent};
@@ -46,8 +46,8 @@ fn answering(text: &str) -> String {
         + &format!("data: {usage}\n\ndata: [DONE]\n\n")
 }
 
-/// Reads `body` as the turn's current response; returns what the UI saw and what comes next.
-fn read(turn: &mut AgentTurn, body: &str, ui: &mut Vec<StreamEvent>) -> AfterStream {
+/// Reads `body` as the turn's current response; returns what the UI saw and the tools to run next (`None`: the turn is over).
+fn read(turn: &mut AgentTurn, body: &str, ui: &mut Vec<StreamEvent>) -> Option<Vec<PendingCall>> {
     let mut stream = ChatStream::new(StreamOptions { dialect: Some(Dialect::OpenAi), ..StreamOptions::default() });
     let mut events = Vec::new();
     stream.push(body.as_bytes(), &mut events);
@@ -73,7 +73,7 @@ fn two_tool_calls_then_an_answer_make_one_turn() {
     assert_eq!(first["messages"][0], json!({"role": "user", "content": "Weather in Paris and Rome?"}));
     let mut ui = Vec::new();
 
-    let AfterStream::RunTools(calls) = read(&mut turn, &calls_paris(), &mut ui) else { panic!("tools expected") };
+    let Some(calls) = read(&mut turn, &calls_paris(), &mut ui) else { panic!("tools expected") };
     assert_eq!(
         calls,
         [PendingCall { index: 0, id: "call_p".into(), name: "get_weather".into(), input: json!({"city": "Paris"}) }]
@@ -85,13 +85,11 @@ fn two_tool_calls_then_an_answer_make_one_turn() {
     assert!(second.get("tool_choice").is_none(), "more calls are allowed");
 
     // The second response's call is index 0 in its own stream; in the turn it is tool 1.
-    let AfterStream::RunTools(calls) = read(&mut turn, &calling("Now Rome.", "call_r", "Rome"), &mut ui) else {
-        panic!()
-    };
+    let Some(calls) = read(&mut turn, &calling("Now Rome.", "call_r", "Rome"), &mut ui) else { panic!() };
     assert_eq!(calls[0].index, 1);
     turn.tool_done(&calls[0], json!("rainy"), false, &mut ui);
     turn.next_request().unwrap();
-    assert_eq!(read(&mut turn, &answering("Paris 18 °C, Rome rainy."), &mut ui), AfterStream::Done);
+    assert_eq!(read(&mut turn, &answering("Paris 18 °C, Rome rainy."), &mut ui), None);
 
     let starts: Vec<u32> = ui
         .iter()
@@ -140,7 +138,7 @@ fn calls_paris() -> String {
 fn after_max_iterations_the_request_forbids_tools() {
     let (mut turn, _) = AgentTurn::start(config(1), Vec::new(), "Weather?").unwrap();
     let mut ui = Vec::new();
-    let AfterStream::RunTools(calls) = read(&mut turn, &calls_paris(), &mut ui) else { panic!() };
+    let Some(calls) = read(&mut turn, &calls_paris(), &mut ui) else { panic!() };
     turn.tool_done(&calls[0], json!(1), false, &mut ui);
     let next = turn.next_request().unwrap();
     assert_eq!(next["tool_choice"], "none");
@@ -152,11 +150,11 @@ fn after_max_iterations_the_request_forbids_tools() {
 fn tool_errors_dont_stop_the_stream() {
     let (mut turn, _) = AgentTurn::start(config(5), Vec::new(), "Weather?").unwrap();
     let mut ui = Vec::new();
-    let AfterStream::RunTools(calls) = read(&mut turn, &calls_paris(), &mut ui) else { panic!() };
+    let Some(calls) = read(&mut turn, &calls_paris(), &mut ui) else { panic!() };
     turn.tool_done(&calls[0], json!({"code": "SERVICE_UNAVAILABLE", "message": "timed out"}), true, &mut ui);
     let next = turn.next_request().unwrap();
     assert_eq!(next["messages"][2]["role"], "tool");
-    assert_eq!(read(&mut turn, &answering("The weather service is down."), &mut ui), AfterStream::Done);
+    assert_eq!(read(&mut turn, &answering("The weather service is down."), &mut ui), None);
     assert!(ui.iter().any(|e| matches!(e, StreamEvent::ToolComplete { is_error: true, .. })));
     assert!(!ui.iter().any(|e| matches!(e, StreamEvent::Error { .. })));
     let payload = complete(&ui);
@@ -168,7 +166,7 @@ fn tool_errors_dont_stop_the_stream() {
 fn cancel_during_a_tool_gives_the_partial_turn_then_cancelled() {
     let (mut turn, _) = AgentTurn::start(config(5), Vec::new(), "Weather?").unwrap();
     let mut ui = Vec::new();
-    let AfterStream::RunTools(_) = read(&mut turn, &calls_paris(), &mut ui) else { panic!() };
+    let Some(_) = read(&mut turn, &calls_paris(), &mut ui) else { panic!() };
     turn.cancel(&mut ui);
     assert!(matches!(ui.last(), Some(StreamEvent::Cancelled)));
     assert_eq!(complete(&ui).text, "Checking Paris.");
@@ -179,11 +177,11 @@ fn cancel_during_a_tool_gives_the_partial_turn_then_cancelled() {
 fn a_failed_second_response_ends_with_the_merged_complete_then_its_error() {
     let (mut turn, _) = AgentTurn::start(config(5), Vec::new(), "Weather?").unwrap();
     let mut ui = Vec::new();
-    let AfterStream::RunTools(calls) = read(&mut turn, &calls_paris(), &mut ui) else { panic!() };
+    let Some(calls) = read(&mut turn, &calls_paris(), &mut ui) else { panic!() };
     turn.tool_done(&calls[0], json!(1), false, &mut ui);
     turn.next_request().unwrap();
     let cut = chunk(json!({"content": "It is"}), None); // no finish, no [DONE]
-    assert_eq!(read(&mut turn, &cut, &mut ui), AfterStream::Done);
+    assert_eq!(read(&mut turn, &cut, &mut ui), None);
     let n = ui.len();
     assert!(matches!(&ui[n - 2], StreamEvent::Complete { payload } if payload.text == "Checking Paris.\n\nIt is"));
     assert!(matches!(&ui[n - 1], StreamEvent::Error { code: ErrorCode::NetworkError, .. }), "{:?}", ui[n - 1]);
@@ -216,7 +214,7 @@ fn a_call_cut_by_the_token_limit_is_never_run() {
         + &chunk(json!({}), Some("length"))
         + "data: [DONE]\n\n";
     let mut ui = Vec::new();
-    assert_eq!(read(&mut turn, &body, &mut ui), AfterStream::Done);
+    assert_eq!(read(&mut turn, &body, &mut ui), None);
     assert!(!ui.iter().any(|e| matches!(e, StreamEvent::Error { .. })), "no error: {ui:?}");
     assert!(ui.iter().any(
         |e| matches!(e, StreamEvent::ToolCall { incomplete: true, input, .. } if *input == json!({"city": "Os"}))

@@ -25,8 +25,8 @@ fn every_recording_is_listed_with_its_source() {
         .collect();
     listed.sort();
     let mut present = Vec::new();
+    // A recording is found by its expectation (`.json`): one without it is missing here.
     for path in common::recorded_streams() {
-        assert!(path.with_extension("json").is_file(), "{}: no expectation beside it", path.display());
         present.push(path.strip_prefix(&dir).unwrap().to_string_lossy().replace('\\', "/"));
     }
     present.sort();

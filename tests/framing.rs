@@ -101,12 +101,10 @@ impl Case {
         let mut decoder = FrameDecoder::new(self.framing, self.limit);
         let mut frames = Vec::new();
         let mut errors_after = Vec::new();
-        let mut start = 0;
-        for &cut in cuts.iter().chain([&self.input.len()]) {
-            if decoder.push(&self.input[start..cut], &mut frames).is_err() {
+        for piece in common::cut(&self.input[..], self.input.len(), cuts) {
+            if decoder.push(piece, &mut frames).is_err() {
                 errors_after.push(frames.len());
             }
-            start = cut;
         }
         let ending = decoder.finish(&mut frames);
         let (retry, last_event_id) = match &decoder {
@@ -511,8 +509,7 @@ fn random_inputs_match_the_reference() {
         for framing in [Framing::Sse, Framing::Lines] {
             let mut case = Case::new("random", framing, &input);
             case.expected = reference(framing, &input);
-            let mut cuts: Vec<usize> = (0..rng.below(8)).map(|_| rng.below(input.len() + 1)).collect();
-            cuts.sort_unstable();
+            let cuts = common::random_cuts(&mut rng, &(0..=input.len()).collect::<Vec<_>>(), 7);
             if let Err(failure) = case.check_run(&cuts, &format!("run {run}")) {
                 panic!("{failure}\n  input {:?} (CHATSTREAM_SEED={seed})", String::from_utf8_lossy(&input));
             }

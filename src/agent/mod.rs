@@ -2,9 +2,9 @@
 //! browser): stream the response, run the tools it calls, send the results back, until the model
 //! answers without calling a tool.
 //!
-//! [`AgentTurn`] is the loop's state for one user message, with no I/O: the JS binding
-//! (`src/wasm/agent.rs`) fetches, reads each response through [`crate::stream::ChatStream`] and
-//! runs the tools, and tells the turn what happened. The turn keeps the UI's view continuous
+//! [`AgentTurn`] is the loop's state for one user message, with no I/O: the chat's provider mode
+//! (`src/chat/provider.rs`) reads each response through [`crate::stream::ChatStream`] and tells
+//! the turn what happened, while the package's JS fetches and runs the tools. The turn keeps the UI's view continuous
 //! across iterations:
 //!
 //! - tool indexes (the N of `[[tool:N]]`) count on from one iteration to the next;
@@ -124,15 +124,6 @@ impl ToJson for PendingCall {
     }
 }
 
-/// What the driver does after a response ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum AfterStream {
-    /// Run these tools, report each with [`AgentTurn::tool_done`], then send [`AgentTurn::next_request`].
-    RunTools(Vec<PendingCall>),
-    /// The turn is over (its `complete`, and an error if it failed, were emitted).
-    Done,
-}
-
 /// One user message's loop.
 #[derive(Debug)]
 pub struct AgentTurn {
@@ -232,26 +223,16 @@ impl AgentTurn {
                 let index = self.global(index);
                 out.push(StreamEvent::ToolStart { tool_use_id, tool, index, input });
             }
-            StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete: true, arguments } => {
+            StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete, arguments } => {
                 let index = self.global(index);
-                self.cut = true;
+                self.cut |= incomplete;
                 self.calls.push(PendingCall {
                     index,
                     id: tool_use_id.clone(),
                     name: tool.clone(),
                     input: input.clone(),
                 });
-                out.push(StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete: true, arguments });
-            }
-            StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete: false, arguments } => {
-                let index = self.global(index);
-                self.calls.push(PendingCall {
-                    index,
-                    id: tool_use_id.clone(),
-                    name: tool.clone(),
-                    input: input.clone(),
-                });
-                out.push(StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete: false, arguments });
+                out.push(StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete, arguments });
             }
             StreamEvent::ToolComplete { tool_use_id, tool, index, input, output, is_error } => {
                 let index = self.global(index);
@@ -267,10 +248,12 @@ impl AgentTurn {
         }
     }
 
-    /// The current response ended (after its `complete`).
-    pub fn stream_ended(&mut self, out: &mut Vec<StreamEvent>) -> AfterStream {
+    /// The current response ended (after its `complete`): the tools to run (report each with
+    /// [`AgentTurn::tool_done`], then send [`AgentTurn::next_request`]), or `None` when the turn
+    /// is over (its `complete`, and an error if it failed, were emitted).
+    pub fn stream_ended(&mut self, out: &mut Vec<StreamEvent>) -> Option<Vec<PendingCall>> {
         if self.done {
-            return AfterStream::Done;
+            return None;
         }
         self.iterations += 1;
         if self.cut {
@@ -284,9 +267,9 @@ impl AgentTurn {
         }
         if self.failure.is_some() || self.calls.is_empty() {
             self.finish(out);
-            return AfterStream::Done;
+            return None;
         }
-        AfterStream::RunTools(self.calls.clone())
+        Some(self.calls.clone())
     }
 
     /// A tool finished: emits `tool_complete` and records the result for the model.

@@ -3,7 +3,8 @@
 use serde_json::{Map, Value};
 
 use super::{
-    budget, insert_some, object, output_text, string, system_text, Profile, ToolDef, Turn, ANTHROPIC_DEFAULT_MAX_TOKENS,
+    budget, declarations, insert_some, object, output_text, string, system_text, Profile, ToolDef, Turn,
+    ANTHROPIC_DEFAULT_MAX_TOKENS,
 };
 
 /// Anthropic Messages: tool calls are `tool_use` blocks of the assistant, results are
@@ -66,17 +67,7 @@ pub(super) fn anthropic(profile: &Profile, conversation: &[Turn], tools: &[ToolD
     body.insert("max_tokens".into(), max_tokens.into());
     body.insert("stream".into(), Value::Bool(true));
     if !tools.is_empty() {
-        let declared: Vec<Value> = tools
-            .iter()
-            .map(|t| {
-                object([
-                    ("name", string(&t.name)),
-                    ("description", string(&t.description)),
-                    ("input_schema", t.input_schema.clone()),
-                ])
-            })
-            .collect();
-        body.insert("tools".into(), Value::Array(declared));
+        body.insert("tools".into(), Value::Array(declarations(tools, "input_schema")));
         if no_more_tools {
             body.insert("tool_choice".into(), object([("type", string("none"))]));
         }

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{budget, insert_some, object, string, system_text, Profile, ToolDef, Turn};
+use super::{budget, declarations, insert_some, object, string, system_text, Profile, ToolDef, Turn};
 
 /// Gemini `streamGenerateContent`: `contents` of `user` and `model` turns; a function response
 /// must be an object, so other outputs are wrapped as `{"result": …}` (`{"error": …}` for errors).
@@ -55,17 +55,8 @@ pub(super) fn gemini(profile: &Profile, conversation: &[Turn], tools: &[ToolDef]
         body.insert("generationConfig".into(), Value::Object(config));
     }
     if !tools.is_empty() {
-        let declared: Vec<Value> = tools
-            .iter()
-            .map(|t| {
-                object([
-                    ("name", string(&t.name)),
-                    ("description", string(&t.description)),
-                    ("parameters", t.input_schema.clone()),
-                ])
-            })
-            .collect();
-        body.insert("tools".into(), Value::Array(vec![object([("functionDeclarations", Value::Array(declared))])]));
+        let declared = Value::Array(declarations(tools, "parameters"));
+        body.insert("tools".into(), Value::Array(vec![object([("functionDeclarations", declared)])]));
         if no_more_tools {
             body.insert("toolConfig".into(), object([("functionCallingConfig", object([("mode", string("NONE"))]))]));
         }

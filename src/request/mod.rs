@@ -305,6 +305,15 @@ fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
     Value::Object(map)
 }
 
+/// Each tool as every format declares it at its core: `{name, description, <schema>}`, the
+/// input schema under the format's key for it.
+fn declarations(tools: &[ToolDef], schema: &str) -> Vec<Value> {
+    let declare = |t: &ToolDef| {
+        object([("name", string(&t.name)), ("description", string(&t.description)), (schema, t.input_schema.clone())])
+    };
+    tools.iter().map(declare).collect()
+}
+
 /// A JSON string.
 fn string(text: &str) -> Value {
     Value::String(text.to_owned())

@@ -5,8 +5,8 @@
 use serde_json::{Map, Value};
 
 use super::{
-    insert_some, object, output_text, reasoning_effort, string, system_text, Profile, Provider, ToolCall, ToolDef,
-    ToolResult, Turn,
+    declarations, insert_some, object, output_text, reasoning_effort, string, system_text, Profile, Provider, ToolCall,
+    ToolDef, ToolResult, Turn,
 };
 
 /// Chat Completions (`openai`, and `compat` servers, which take `max_tokens` and know no
@@ -83,15 +83,6 @@ pub(super) fn chat_messages(
 
 /// `tools` as Chat Completions and Ollama declare them: `{type: "function", function: {…}}`.
 pub(super) fn function_tools(tools: &[ToolDef]) -> Value {
-    tools
-        .iter()
-        .map(|t| {
-            let function = object([
-                ("name", string(&t.name)),
-                ("description", string(&t.description)),
-                ("parameters", t.input_schema.clone()),
-            ]);
-            object([("type", string("function")), ("function", function)])
-        })
-        .collect()
+    let function = |declared| object([("type", string("function")), ("function", declared)]);
+    declarations(tools, "parameters").into_iter().map(function).collect()
 }

@@ -3,7 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{insert_some, object, output_text, reasoning_effort, string, system_text, Profile, ToolDef, Turn};
+use super::{
+    declarations, insert_some, object, output_text, reasoning_effort, string, system_text, Profile, ToolDef, Turn,
+};
 
 /// The Responses API: `input` items; calls and their outputs are items of their own.
 pub(super) fn responses(profile: &Profile, conversation: &[Turn], tools: &[ToolDef], no_more_tools: bool) -> Value {
@@ -49,17 +51,10 @@ pub(super) fn responses(profile: &Profile, conversation: &[Turn], tools: &[ToolD
         );
     }
     if !tools.is_empty() {
-        let declared: Vec<Value> = tools
-            .iter()
-            .map(|t| {
-                object([
-                    ("type", string("function")),
-                    ("name", string(&t.name)),
-                    ("description", string(&t.description)),
-                    ("parameters", t.input_schema.clone()),
-                ])
-            })
-            .collect();
+        let mut declared = declarations(tools, "parameters");
+        for tool in &mut declared {
+            tool["type"] = string("function");
+        }
         body.insert("tools".into(), Value::Array(declared));
         if no_more_tools {
             body.insert("tool_choice".into(), string("none"));

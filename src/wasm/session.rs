@@ -1,6 +1,7 @@
-//! `SessionCore`: a chat's state and turns ([`Chat`]) for the package's JS `ChatSession`, which
-//! does the I/O (requests, bodies, timers, tools) and keeps the snapshots. Every call is
-//! synchronous and returns what changed: `{ events, patches }`.
+//! The module's `ChatSession` (`JsChatSession` here, over [`ChatSession`]): the chat's state and
+//! turns behind the package's JS `ChatSession`, which does the I/O (requests, bodies, timers,
+//! tools) and keeps the snapshots. Every call is synchronous and returns what changed:
+//! `{ events, patches }`.
 
 use std::cell::{Cell, RefCell};
 
@@ -13,10 +14,10 @@ use super::args::{self, Chunk, Options};
 use super::partial_input::PartialInputs;
 use super::stream::JsStreamOptions;
 use super::{is_text, text_event_to_js, to_js, values_to_js, Busy, PoisonGuard};
-use crate::chat::{After, Chat, Step};
+use crate::chat::{After, ChatSession, Step};
 use crate::event::StreamEvent;
 use crate::json::ToJson;
-use crate::session::{counting_ids, ChatMessage, Patch, Session};
+use crate::state::{counting_ids, ChatMessage, Patch, StateMachine};
 
 /// The options the core reads (the JS side keeps the request's, the timers' and the callbacks').
 const SESSION_OPTIONS: &[&str] = &[
@@ -50,19 +51,19 @@ const SESSION_OPTIONS: &[&str] = &[
 ];
 
 /// A chat's state and turns, without I/O.
-#[wasm_bindgen]
-pub struct SessionCore {
-    chat: RefCell<Chat>,
+#[wasm_bindgen(js_name = ChatSession)]
+pub struct JsChatSession {
+    chat: RefCell<ChatSession>,
     busy: Cell<Busy>,
     /// The `partial_input` getters of the turn's `tool_input_delta` events.
     partial_inputs: RefCell<PartialInputs>,
 }
 
-#[wasm_bindgen]
-impl SessionCore {
+#[wasm_bindgen(js_class = ChatSession)]
+impl JsChatSession {
     /// A chat with these options (`generateId` may be a function).
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue) -> Result<SessionCore, JsValue> {
+    pub fn new(options: JsValue) -> Result<JsChatSession, JsValue> {
         let ids = message_ids(&options)?;
         let options = Options::given(&options, "ChatSession options")?;
         #[cfg(not(feature = "provider"))]
@@ -77,20 +78,20 @@ impl SessionCore {
             None => JsStreamOptions::default(),
         }
         .into_core()?;
-        let session = Session::with_ids(ids);
+        let machine = StateMachine::with_ids(ids);
         #[cfg(feature = "provider")]
         let chat = match options.as_ref().map(provider::config).transpose()?.flatten() {
-            Some(config) => Chat::with_provider(session, stream_options, config),
-            None => Chat::new(session, stream_options),
+            Some(config) => ChatSession::with_provider(machine, stream_options, config),
+            None => ChatSession::new(machine, stream_options),
         };
         #[cfg(not(feature = "provider"))]
-        let chat = Chat::new(session, stream_options);
-        Ok(SessionCore { chat: RefCell::new(chat), busy: Cell::new(None), partial_inputs: RefCell::default() })
+        let chat = ChatSession::new(machine, stream_options);
+        Ok(JsChatSession { chat: RefCell::new(chat), busy: Cell::new(None), partial_inputs: RefCell::default() })
     }
 
     /// The whole state, as a plain object.
     pub fn state(&self) -> Result<JsValue, JsError> {
-        self.with_chat(|chat| to_js(chat.session().state()))?
+        self.with_chat(|chat| to_js(chat.state_machine().state()))?
     }
 
     /// Starts a turn for `message` (with the page's `context`), sent to `endpoint`:
@@ -129,7 +130,7 @@ impl SessionCore {
 
     /// The response ended: `{ events, patches, tools? }`, with the tool calls to run next.
     pub fn finish(&self) -> Result<JsValue, JsValue> {
-        let (step, after) = self.with_chat(Chat::finish)?;
+        let (step, after) = self.with_chat(ChatSession::finish)?;
         Ok(self.step_to_js(step, Some(after)))
     }
 
@@ -147,14 +148,14 @@ impl SessionCore {
 
     /// Stops the turn in flight (or, with none, a CONFLICT error event).
     pub fn cancel(&self) -> Result<JsValue, JsValue> {
-        let step = self.with_chat(Chat::cancel)?;
+        let step = self.with_chat(ChatSession::cancel)?;
         Ok(self.step_to_js(step, None))
     }
 
     /// Clears the error shown; the patches.
     #[wasm_bindgen(js_name = clearError)]
     pub fn clear_error(&self) -> Result<JsValue, JsError> {
-        Ok(patches_to_js(&self.with_chat(Chat::clear_error)?))
+        Ok(patches_to_js(&self.with_chat(ChatSession::clear_error)?))
     }
 
     /// Replaces the conversation (an array of messages); the patches.
@@ -168,7 +169,7 @@ impl SessionCore {
     /// `messages` as JSON text, to save.
     #[wasm_bindgen(js_name = saveMessages)]
     pub fn save_messages(&self) -> Result<String, JsError> {
-        self.with_chat(|chat| chat.session().messages_json())
+        self.with_chat(|chat| chat.state_machine().messages_json())
     }
 
     /// Replaces the whole state with saved messages (JSON text from `saveMessages`); the patches.
@@ -180,16 +181,16 @@ impl SessionCore {
     }
 }
 
-impl SessionCore {
+impl JsChatSession {
     /// Runs `call` on the chat: every exported method reaches the chat through here, so that
     /// none runs on a chat a panic left half-updated or while another call is running
     /// ([`PoisonGuard`]).
-    fn with_chat<R>(&self, call: impl FnOnce(&mut Chat) -> R) -> Result<R, JsError> {
+    fn with_chat<R>(&self, call: impl FnOnce(&mut ChatSession) -> R) -> Result<R, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
         Ok(call(&mut self.chat.borrow_mut()))
     }
 
-    fn start(&self, start: impl FnOnce(&mut Chat) -> Result<(Value, Step), Step>) -> Result<JsValue, JsValue> {
+    fn start(&self, start: impl FnOnce(&mut ChatSession) -> Result<(Value, Step), Step>) -> Result<JsValue, JsValue> {
         let started = self.with_chat(start)?;
         *self.partial_inputs.borrow_mut() = PartialInputs::default();
         Ok(match started {
@@ -258,7 +259,7 @@ impl SessionCore {
     }
 }
 
-fn chat_error(error: crate::session::ChatError) -> JsValue {
+fn chat_error(error: crate::state::ChatError) -> JsValue {
     JsError::new(&format!("{}: {}", error.code, error.message)).into()
 }
 
@@ -278,7 +279,7 @@ fn message_ids(options: &JsValue) -> Result<Box<dyn FnMut() -> String>, JsValue>
     }))
 }
 
-/// The patches as JS objects (see [`SessionCore::step_to_js`]).
+/// The patches as JS objects (see [`JsChatSession::step_to_js`]).
 fn patches_to_js(patches: &[Patch]) -> JsValue {
     let batch: Vec<&dyn ToJson> =
         patches.iter().filter(|p| !matches!(p, Patch::AppendText { .. })).map(|p| p as &dyn ToJson).collect();
@@ -344,7 +345,7 @@ mod provider {
     use serde_json::{json, Value};
     use wasm_bindgen::prelude::*;
 
-    use super::{args, patches_to_js, Chat, Options, SessionCore};
+    use super::{args, patches_to_js, ChatSession, JsChatSession, Options};
     use crate::agent::{AgentConfig, PendingCall, ToolFailure, DEFAULT_MAX_ITERATIONS};
     use crate::request::{Profile, Provider, ToolDef};
 
@@ -404,8 +405,8 @@ mod provider {
         })
     }
 
-    #[wasm_bindgen]
-    impl SessionCore {
+    #[wasm_bindgen(js_class = ChatSession)]
+    impl JsChatSession {
         /// Whether the call waits for the user's approval before it runs.
         #[wasm_bindgen(js_name = needsApproval)]
         pub fn needs_approval(&self, call: JsValue) -> Result<bool, JsValue> {
@@ -479,7 +480,7 @@ mod provider {
         /// `{ request }` for the next iteration, or the step that ends the turn.
         #[wasm_bindgen(js_name = nextRequest)]
         pub fn next_request(&self) -> Result<JsValue, JsValue> {
-            let next = self.with_chat(Chat::next_request)?;
+            let next = self.with_chat(ChatSession::next_request)?;
             Ok(match next {
                 Ok(request) => {
                     let result: super::StepObject = js_sys::Object::new().unchecked_into();

@@ -5,6 +5,8 @@ use chatstream::dialect::ProviderEvent;
 use chatstream::error::ErrorCode;
 use chatstream::event::{CompletePayload, StreamEvent};
 
+use crate::common;
+
 pub fn text(s: &str) -> ProviderEvent {
     ProviderEvent::Text(s.into())
 }
@@ -63,24 +65,14 @@ pub fn kinds(events: &[StreamEvent]) -> Vec<String> {
 
 /// Ways to cut `s` into deltas: whole, every one cut, every two cuts (short texts), one char each.
 pub fn splits(s: &str) -> Vec<Vec<&str>> {
-    let bounds: Vec<usize> = s.char_indices().map(|(i, _)| i).skip(1).collect();
-    let mut all = vec![vec![s]];
-    for &a in &bounds {
-        all.push(vec![&s[..a], &s[a..]]);
-    }
+    let bounds = common::char_bounds(s);
+    let mut cuts = vec![Vec::new()];
+    cuts.extend(bounds.iter().map(|&a| vec![a]));
     if bounds.len() <= 60 {
         for (i, &a) in bounds.iter().enumerate() {
-            for &b in &bounds[i + 1..] {
-                all.push(vec![&s[..a], &s[a..b], &s[b..]]);
-            }
+            cuts.extend(bounds[i + 1..].iter().map(|&b| vec![a, b]));
         }
     }
-    let mut chars = Vec::new();
-    let mut start = 0;
-    for &b in bounds.iter().chain(std::iter::once(&s.len())) {
-        chars.push(&s[start..b]);
-        start = b;
-    }
-    all.push(chars);
-    all
+    cuts.push(bounds);
+    cuts.iter().map(|cuts| common::cut(s, s.len(), cuts)).collect()
 }

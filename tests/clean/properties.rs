@@ -131,16 +131,9 @@ fn generate(rng: &mut Rng) -> Generated {
 
 /// Cuts `s` at random char boundaries.
 fn random_pieces<'a>(rng: &mut Rng, s: &'a str) -> Vec<&'a str> {
-    let bounds: Vec<usize> = s.char_indices().map(|(i, _)| i).skip(1).collect();
-    let mut cuts = common::random_cuts(rng, &bounds, 30);
+    let mut cuts = common::random_cuts(rng, &common::char_bounds(s), 30);
     cuts.dedup();
-    let mut pieces = Vec::new();
-    let mut start = 0;
-    for cut in cuts.into_iter().chain([s.len()]) {
-        pieces.push(&s[start..cut]);
-        start = cut;
-    }
-    pieces
+    common::cut(s, s.len(), &cuts)
 }
 
 fn contains_tool_marker(s: &str) -> bool {

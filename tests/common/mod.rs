@@ -56,7 +56,13 @@ pub fn seed() -> u64 {
 /// [`ALL_SPLITS_MAX`] bytes: the pass is quadratic in the length), and `random_runs` random splits
 /// of at most `max_cuts` cuts from `seed` (`CHATSTREAM_SEED=<n>` replays them). Cuts may fall at
 /// either end or twice at one point: a piece may be empty.
-pub fn splits(len: usize, seed: u64, every_cut: bool, random_runs: usize, max_cuts: usize) -> Vec<(String, Vec<usize>)> {
+pub fn splits(
+    len: usize,
+    seed: u64,
+    every_cut: bool,
+    random_runs: usize,
+    max_cuts: usize,
+) -> Vec<(String, Vec<usize>)> {
     let mut all = vec![("one piece".to_owned(), Vec::new()), ("one byte at a time".to_owned(), (1..len).collect())];
     if every_cut && len <= ALL_SPLITS_MAX {
         all.extend((0..=len).map(|cut| (format!("split at byte {cut}"), vec![cut])));
@@ -82,28 +88,37 @@ pub fn random_cuts(rng: &mut Rng, points: &[usize], max: usize) -> Vec<usize> {
 
 /// The recorded provider streams, `recorded/<provider>/<name>.sse` or `.ndjson`, sorted.
 pub fn recorded_streams() -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let recorded = fixtures_dir().join("recorded");
-    for provider in std::fs::read_dir(&recorded).unwrap().flatten().filter(|e| e.path().is_dir()) {
-        for file in std::fs::read_dir(provider.path()).unwrap().flatten() {
-            let path = file.path();
-            if matches!(path.extension().and_then(|e| e.to_str()), Some("sse" | "ndjson")) {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
+    fixture_files(&fixtures_dir().join("recorded")).into_iter().map(|files| files.input).collect()
+}
+
+/// `input` cut at `cuts` (sorted offsets up to `len`, its length; a cut repeated or at either end
+/// gives an empty piece).
+pub fn cut<'a, T>(input: &'a T, len: usize, cuts: &[usize]) -> Vec<&'a T>
+where
+    T: ?Sized + std::ops::Index<std::ops::Range<usize>, Output = T>,
+{
+    let mut start = 0;
+    cuts.iter()
+        .chain([&len])
+        .map(|&cut| {
+            let piece = &input[start..cut];
+            start = cut;
+            piece
+        })
+        .collect()
+}
+
+/// The offsets inside `s` where a text may be cut: every char boundary but its two ends.
+pub fn char_bounds(s: &str) -> Vec<usize> {
+    s.char_indices().map(|(i, _)| i).skip(1).collect()
 }
 
 /// Runs `input` through a fresh stream, cut at `cuts` (sorted byte offsets).
 pub fn run(options: &StreamOptions, input: &[u8], cuts: &[usize]) -> (Vec<StreamEvent>, Option<Dialect>) {
     let mut stream = ChatStream::new(options.clone());
     let mut events = Vec::new();
-    let mut start = 0;
-    for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
-        stream.push(&input[start..cut], &mut events);
-        start = cut;
+    for piece in cut(input, input.len(), cuts) {
+        stream.push(piece, &mut events);
     }
     stream.finish(&mut events);
     (events, stream.dialect())
@@ -214,16 +229,39 @@ impl Fixture {
     }
 }
 
-/// The fixtures under `dir`: each `<case>.json` with the input file of the same stem beside it
-/// (`.sse`, `.ndjson` or `.txt`). `FIXTURE=<text>` keeps those whose name contains the text.
+/// The fixtures under `dir` (see [`fixture_files`]). `FIXTURE=<text>` keeps those whose name
+/// contains the text.
 pub fn load_fixtures(dir: &Path) -> Vec<Fixture> {
+    let filter = std::env::var("FIXTURE").unwrap_or_default();
+    fixture_files(dir)
+        .into_iter()
+        .filter(|files| files.name.contains(&filter))
+        .map(|files| {
+            let spec: Value = serde_json::from_slice(&std::fs::read(&files.spec).unwrap())
+                .unwrap_or_else(|e| panic!("fixture {}: {}: {e}", files.name, files.spec.display()));
+            Fixture { name: files.name, input: std::fs::read(&files.input).unwrap(), spec }
+        })
+        .collect()
+}
+
+/// A fixture's two files, and its name (the path under the directory searched, without extension).
+pub struct FixtureFiles {
+    pub name: String,
+    /// `<case>.json`: the dialect, headers and expected events.
+    pub spec: PathBuf,
+    /// The input of the same stem beside it: `<case>.sse`, `.ndjson` or `.txt`.
+    pub input: PathBuf,
+}
+
+/// Every fixture under `dir`, sorted by name; a `.json` without an input beside it panics.
+pub fn fixture_files(dir: &Path) -> Vec<FixtureFiles> {
     let mut found = Vec::new();
     collect(dir, dir, &mut found);
     found.sort_by(|a, b| a.name.cmp(&b.name));
     found
 }
 
-fn collect(root: &Path, dir: &Path, found: &mut Vec<Fixture>) {
+fn collect(root: &Path, dir: &Path, found: &mut Vec<FixtureFiles>) {
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     for entry in entries.flatten() {
         let path = entry.path();
@@ -234,19 +272,11 @@ fn collect(root: &Path, dir: &Path, found: &mut Vec<Fixture>) {
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             continue;
         }
-        let rel = path.strip_prefix(root).unwrap().with_extension("");
-        let name = rel.to_string_lossy().replace('\\', "/");
-        if let Ok(filter) = std::env::var("FIXTURE") {
-            if !name.contains(&filter) {
-                continue;
-            }
-        }
+        let name = path.strip_prefix(root).unwrap().with_extension("").to_string_lossy().replace('\\', "/");
         let base = path.with_extension("");
         let input = ["sse", "ndjson", "txt"].iter().map(|ext| base.with_extension(ext)).find(|p| p.is_file());
         let input = input.unwrap_or_else(|| panic!("fixture {name}: no input file beside {}", base.display()));
-        let spec: Value = serde_json::from_slice(&std::fs::read(&path).unwrap())
-            .unwrap_or_else(|e| panic!("fixture {name}: {}: {e}", path.display()));
-        found.push(Fixture { name, input: std::fs::read(input).unwrap(), spec });
+        found.push(FixtureFiles { name, spec: path, input });
     }
 }
 

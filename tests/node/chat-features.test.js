@@ -9,7 +9,7 @@ import React from "react";
 import TestRenderer, { act } from "react-test-renderer";
 
 import { initSync, ChatSession, ChatStream, resolveToolMarkers } from "../../pkg/index.js";
-import { SessionCore } from "../../pkg/chatstream.js";
+import { ChatSession as ModuleChatSession } from "../../pkg/chatstream.js";
 import { useGeneralChat } from "../../pkg/react.js";
 
 initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
@@ -353,22 +353,22 @@ test("stored tool_history entries without ids are read everywhere", () => {
   chat.dispose();
 });
 
-/** Counts the session cores made (each reads its first state once) and freed while `body` runs. */
+/** Counts the module's ChatSessions made (each reads its first state once) and freed while `body` runs. */
 async function countingDrivers(body) {
   const counts = { made: 0, freed: 0 };
-  const { state, free } = SessionCore.prototype;
-  SessionCore.prototype.state = function () {
+  const { state, free } = ModuleChatSession.prototype;
+  ModuleChatSession.prototype.state = function () {
     counts.made++;
     return state.call(this);
   };
-  SessionCore.prototype.free = function () {
+  ModuleChatSession.prototype.free = function () {
     counts.freed++;
     return free.call(this);
   };
   try {
     await body(counts);
   } finally {
-    Object.assign(SessionCore.prototype, { state, free });
+    Object.assign(ModuleChatSession.prototype, { state, free });
   }
   return counts;
 }

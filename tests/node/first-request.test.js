@@ -1,6 +1,6 @@
 // Before the module has loaded, a chat's first request is built in JS (pkg/loading.js) and sent at
 // once; the module builds every other one. These checks put the JS side beside the module's
-// SessionCore (both builds) on the same input, so that the two cannot drift apart: the same body
+// ChatSession (both builds) on the same input, so that the two cannot drift apart: the same body
 // on the wire, the same state before the first message, the same answer to a cancel().
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -48,7 +48,7 @@ const LEFT_TO_THE_MODULE = [
 
 /** The module's first request for `message`, as the server receives it; or what it did instead. */
 function coreRequest(glue, message, context, endpoint) {
-  const core = new glue.SessionCore({});
+  const core = new glue.ChatSession({});
   try {
     const started = core.send(message, context ?? null, endpoint);
     return started.request === undefined ? { refused: started.events } : { body: JSON.parse(JSON.stringify(started.request)) };
@@ -87,7 +87,7 @@ for (const [name, glue] of Object.entries(modules)) {
   });
 
   test(`${name}: a session before the module has loaded shows the state the module starts with, and cancels as it does`, () => {
-    const core = new glue.SessionCore({});
+    const core = new glue.ChatSession({});
     assert.deepEqual(STATE_BEFORE_LOAD, core.state());
     assert.deepEqual(NOTHING_TO_CANCEL, core.cancel().events[0]);
     core.free();

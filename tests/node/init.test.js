@@ -217,7 +217,7 @@ test("options the module refuses, given before it has loaded: each message ends 
   const { makeChatSession } = await import("../../pkg/session.js");
   const wasm = await import("../../pkg/chatstream.js");
   const refused = { thinkingTags: 5 };
-  assert.throws(() => new wasm.SessionCore(refused), TypeError, "the module refuses these options");
+  assert.throws(() => new wasm.ChatSession(refused), TypeError, "the module refuses these options");
   let loaded;
   const load = new Promise((resolve) => (loaded = resolve));
   const Session = makeChatSession(wasm, { isReady: () => false, load: () => load });

@@ -139,8 +139,11 @@ export function providerChat(): ChatSession {
       return { expression, value: 4 };
     },
   };
-  // @ts-expect-error: a tool needs its input_schema
-  const broken: Tool = { name: "broken", execute: () => null };
+  // A tool that takes no input may leave its input_schema out; not its name.
+  const clock: Tool = { name: "clock", execute: () => Date.now() };
+  // @ts-expect-error: a tool needs its name
+  const broken: Tool = { execute: () => null };
+  void clock;
   void broken;
   const options: ChatSessionOptions = {
     provider: "anthropic",

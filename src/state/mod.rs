@@ -1,28 +1,28 @@
 //! Stage 4: clean events → chat state, the logic of the `useGeneralChat` hook.
 //!
-//! [`ChatState`] holds what a chat UI renders. [`Session::apply`] moves it along one event at
+//! [`ChatState`] holds what a chat UI renders. [`StateMachine::apply`] moves it along one event at
 //! a time, as a chat UI handles them, and returns the [`Patch`]es that
 //! describe the change, so that a UI (the JS wrapper) can update its immutable snapshot in time
 //! independent of the message's length: a text delta is an `append`, never a copy of the text.
 //!
 //! ```
-//! use chatstream::session::Session;
+//! use chatstream::state::StateMachine;
 //! use chatstream::event::StreamEvent;
 //!
-//! let mut session = Session::default();
-//! session.begin("Hi", serde_json::Value::Null).unwrap();
-//! session.apply(&StreamEvent::TextDelta { text: "Hel".into() });
-//! session.apply(&StreamEvent::TextDelta { text: "lo".into() });
-//! assert_eq!(session.state().streaming_text, "Hello");
-//! assert!(session.state().is_loading);
+//! let mut machine = StateMachine::default();
+//! machine.begin("Hi", serde_json::Value::Null).unwrap();
+//! machine.apply(&StreamEvent::TextDelta { text: "Hel".into() });
+//! machine.apply(&StreamEvent::TextDelta { text: "lo".into() });
+//! assert_eq!(machine.state().streaming_text, "Hello");
+//! assert!(machine.state().is_loading);
 //! ```
 
 mod apply;
 mod parts;
-mod state;
+mod types;
 
 pub use parts::{MessagePart, ToolState};
-pub use state::{
+pub use types::{
     ChatError, ChatMessage, ChatRequest, ChatState, HistoryEntry, Patch, PatchValue, PendingApproval, Phase,
     ToolProgressState,
 };
@@ -33,16 +33,17 @@ use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
-use crate::json::{to_json, to_value};
+use crate::json::{to_json, to_value, ToJson};
 #[cfg(feature = "provider")]
 use crate::request::Turn;
 use parts::parts_of_answer;
 
 /// The state machine. It knows nothing of HTTP: the caller begins a turn, feeds it the
-/// turn's events, and reports transport failures with [`Session::fail`].
-pub struct Session {
+/// turn's events, and reports transport failures with [`StateMachine::fail`]. The caller keeps
+/// turns apart (`chat::ChatSession` refuses a second one while one is in flight).
+pub struct StateMachine {
     state: ChatState,
-    /// The page context of the last message sent, sent again by [`Session::regenerate`].
+    /// The page context of the last message sent, sent again by [`StateMachine::regenerate`].
     context: Value,
     /// Makes the ids of new messages.
     ids: Box<dyn FnMut() -> String>,
@@ -58,17 +59,17 @@ struct ToolPlace {
     segment: Option<usize>,
 }
 
-impl Default for Session {
-    /// A session whose message ids count up: `m1`, `m2`, … (the JS bindings give each session
+impl Default for StateMachine {
+    /// A state machine whose message ids count up: `m1`, `m2`, … (the JS bindings give each chat
     /// a random prefix, or the app's own `generateId`).
     fn default() -> Self {
-        Session::with_ids(counting_ids("m"))
+        StateMachine::with_ids(counting_ids("m"))
     }
 }
 
-impl std::fmt::Debug for Session {
+impl std::fmt::Debug for StateMachine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session").field("state", &self.state).finish_non_exhaustive()
+        f.debug_struct("StateMachine").field("state", &self.state).finish_non_exhaustive()
     }
 }
 
@@ -82,10 +83,15 @@ pub fn counting_ids(prefix: &str) -> impl FnMut() -> String + 'static {
     }
 }
 
-impl Session {
-    /// A session whose new messages get their ids from `ids`.
-    pub fn with_ids(ids: impl FnMut() -> String + 'static) -> Session {
-        Session { state: ChatState::default(), context: Value::Null, ids: Box::new(ids), tool_places: HashMap::new() }
+impl StateMachine {
+    /// A state machine whose new messages get their ids from `ids`.
+    pub fn with_ids(ids: impl FnMut() -> String + 'static) -> StateMachine {
+        StateMachine {
+            state: ChatState::default(),
+            context: Value::Null,
+            ids: Box::new(ids),
+            tool_places: HashMap::new(),
+        }
     }
 
     /// What the UI renders.
@@ -95,12 +101,11 @@ impl Session {
 
     /// Starts a turn: validates the message (non-empty after trimming), adds it to
     /// the conversation and returns the request to send. A refused message changes nothing; the
-    /// caller shows the error with [`Session::fail`].
+    /// caller shows the error with [`StateMachine::fail`].
     pub fn begin(&mut self, message: &str, context: Value) -> Result<(ChatRequest, Vec<Patch>), ChatError> {
         if message.trim().is_empty() {
             return Err(ChatError { code: ErrorCode::ValidationError, message: "Message cannot be empty".into() });
         }
-        self.not_in_flight("A message is already being answered")?;
         let user = ChatMessage::user((self.ids)(), message);
         let mut patches = vec![Patch::PushMessage { value: PatchValue::Message(Box::new(user.clone())) }];
         self.state.messages.push(user);
@@ -112,7 +117,6 @@ impl Session {
     /// Asks again for the last user message: the answer after it is taken away (after a failed
     /// turn there is none, and the error is cleared), and the same request goes out again.
     pub fn regenerate(&mut self) -> Result<(ChatRequest, Vec<Patch>), ChatError> {
-        self.not_in_flight("A message is being answered")?;
         let Some(at) = self.state.messages.iter().rposition(|m| m.role == "user") else {
             return Err(ChatError {
                 code: ErrorCode::ValidationError,
@@ -128,15 +132,14 @@ impl Session {
         Ok((self.request(at), patches))
     }
 
-    /// Replaces the conversation (not while a turn is in flight). Messages without an id get
-    /// one; stored messages without parts get theirs from their text and tools.
-    pub fn set_messages(&mut self, messages: Vec<ChatMessage>) -> Result<Vec<Patch>, ChatError> {
-        self.not_in_flight("Cannot replace the messages while answering")?;
+    /// Replaces the conversation. Messages without an id get one; stored messages without parts
+    /// get theirs from their text and tools.
+    pub fn set_messages(&mut self, messages: Vec<ChatMessage>) -> Vec<Patch> {
         self.state.messages = messages.into_iter().map(|m| self.complete_stored(m)).collect();
         let mut patches =
             vec![Patch::Set { key: "messages", value: PatchValue::Messages(self.state.messages.clone()) }];
         self.set(&mut patches, Field::Error(None));
-        Ok(patches)
+        patches
     }
 
     /// Clears the error shown.
@@ -188,9 +191,8 @@ impl Session {
         to_json(&self.state.messages)
     }
 
-    /// Replaces the whole state with saved `messages` (JSON; not while a turn is in flight).
+    /// Replaces the whole state with saved `messages` (JSON).
     pub fn load_messages(&mut self, json: &str) -> Result<Vec<Patch>, ChatError> {
-        self.not_in_flight("Cannot load messages while answering")?;
         let messages = serde_json::from_str::<Value>(json)
             .map_err(|e| format!(": {e}"))
             .and_then(|value| crate::json::list(&value, ChatMessage::from_value))
@@ -222,13 +224,6 @@ impl Session {
                 _ => Turn::Assistant { content: text_of(&m.content), tool_calls: Vec::new() },
             })
             .collect()
-    }
-
-    fn not_in_flight(&self, message: &str) -> Result<(), ChatError> {
-        if self.state.is_loading {
-            return Err(ChatError { code: ErrorCode::Conflict, message: message.into() });
-        }
-        Ok(())
     }
 
     /// A stored message made whole: an id if it has none, parts if it has none.
@@ -310,38 +305,28 @@ impl Session {
     fn set(&mut self, patches: &mut Vec<Patch>, field: Field) {
         let s = &mut self.state;
         let (key, value) = match field {
-            Field::IsLoading(v) if s.is_loading != v => {
-                s.is_loading = v;
-                ("isLoading", Value::Bool(v))
-            }
-            Field::StatusText(v) if s.status_text != v => {
-                let value = Value::from(v.clone());
-                s.status_text = v;
-                ("statusText", value)
-            }
-            Field::ActiveToolProgress(v) if s.active_tool_progress != v => {
-                let value = to_value(&v);
-                s.active_tool_progress = v;
-                ("activeToolProgress", value)
-            }
-            Field::Error(v) if s.error != v => {
-                let value = to_value(&v);
-                s.error = v;
-                ("error", value)
-            }
-            Field::PendingApproval(v) if s.pending_approval != v => {
-                let value = to_value(&v);
-                s.pending_approval = v;
-                ("pendingApproval", value)
-            }
-            Field::Phase(v) if s.phase != v => {
-                s.phase = v;
-                ("phase", to_value(&v))
-            }
-            _ => return,
+            Field::IsLoading(v) => ("isLoading", replace(&mut s.is_loading, v)),
+            Field::StatusText(v) => ("statusText", replace(&mut s.status_text, v)),
+            Field::ActiveToolProgress(v) => ("activeToolProgress", replace(&mut s.active_tool_progress, v)),
+            Field::Error(v) => ("error", replace(&mut s.error, v)),
+            Field::PendingApproval(v) => ("pendingApproval", replace(&mut s.pending_approval, v)),
+            Field::Phase(v) => ("phase", replace(&mut s.phase, v)),
         };
-        patches.push(Patch::Set { key, value: value.into() });
+        if let Some(value) = value {
+            patches.push(Patch::Set { key, value: value.into() });
+        }
     }
+}
+
+/// Puts `value` in `slot`: its JSON when that changed the slot.
+fn replace<T: PartialEq + ToJson>(slot: &mut T, value: T) -> Option<Value> {
+    if *slot == value {
+        return None;
+    }
+    // Through `dyn`: one `to_value` for every field's type, not one each in the module.
+    let json = to_value(&value as &dyn ToJson);
+    *slot = value;
+    Some(json)
 }
 
 enum Field {

@@ -1,15 +1,15 @@
-//! How each clean event of a turn moves the state: [`Session::apply`], and what it needs.
+//! How each clean event of a turn moves the state: [`StateMachine::apply`], and what it needs.
 
 use serde_json::Value;
 
 use super::parts::parts_of_answer;
 use super::{
-    ChatError, ChatMessage, Field, MessagePart, Patch, PatchValue, Phase, Session, ToolProgressState, ToolState,
+    ChatError, ChatMessage, Field, MessagePart, Patch, PatchValue, Phase, StateMachine, ToolProgressState, ToolState,
 };
 use crate::event::{CompletePayload, Segment, StreamEvent};
 use crate::json::to_value;
 
-impl Session {
+impl StateMachine {
     /// Moves the state along by one event of the turn.
     pub fn apply(&mut self, event: &StreamEvent) -> Vec<Patch> {
         let mut patches = Vec::new();

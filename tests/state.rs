@@ -4,7 +4,7 @@
 use chatstream::error::ErrorCode;
 use chatstream::event::{CompletePayload, Segment, StreamEvent, ToolRecord};
 use chatstream::json::to_json;
-use chatstream::session::{ChatMessage, Patch, Phase, Session, ToolState};
+use chatstream::state::{ChatMessage, Patch, Phase, StateMachine, ToolState};
 use serde_json::{json, Value};
 
 /// Applies patches to a JSON snapshot the way the JS wrapper does.
@@ -43,29 +43,29 @@ fn append_to_last(list: &mut Value, text: &str) {
     last["text"] = json!(joined);
 }
 
-/// Drives a session and a patched JSON copy side by side, checking they agree after every step.
+/// Drives a state machine and a patched JSON copy side by side, checking they agree after every step.
 struct Mirror {
-    session: Session,
+    machine: StateMachine,
     snapshot: Value,
 }
 
 impl Mirror {
     fn new() -> Mirror {
-        let session = Session::default();
-        let snapshot = serde_json::to_value(session.state()).unwrap();
-        Mirror { session, snapshot }
+        let machine = StateMachine::default();
+        let snapshot = serde_json::to_value(machine.state()).unwrap();
+        Mirror { machine, snapshot }
     }
     fn begin(&mut self, message: &str) {
-        let (_, patches) = self.session.begin(message, Value::Null).expect("valid message");
+        let (_, patches) = self.machine.begin(message, Value::Null).expect("valid message");
         self.check(&patches);
     }
     fn apply(&mut self, event: StreamEvent) {
-        let patches = self.session.apply(&event);
+        let patches = self.machine.apply(&event);
         self.check(&patches);
     }
     fn check(&mut self, patches: &[Patch]) {
         apply_patches(&mut self.snapshot, patches);
-        let state = self.session.state();
+        let state = self.machine.state();
         assert_eq!(self.snapshot, serde_json::to_value(state).unwrap(), "patches disagree with the state");
         // What the JS side gets is written by chatstream::json: the same text as serde's.
         assert_eq!(to_json(state), serde_json::to_string(state).unwrap());
@@ -73,8 +73,8 @@ impl Mirror {
             assert_eq!(to_json(patch), serde_json::to_string(patch).unwrap());
         }
     }
-    fn state(&self) -> &chatstream::session::ChatState {
-        self.session.state()
+    fn state(&self) -> &chatstream::state::ChatState {
+        self.machine.state()
     }
 }
 
@@ -153,22 +153,22 @@ fn a_turn_moves_through_the_chat_states() {
 
 #[test]
 fn an_empty_message_is_a_validation_error_and_sends_nothing() {
-    let mut session = Session::default();
-    let err = session.begin("   \n", Value::Null).unwrap_err();
+    let mut machine = StateMachine::default();
+    let err = machine.begin("   \n", Value::Null).unwrap_err();
     assert_eq!(err.code, ErrorCode::ValidationError);
     assert_eq!(err.message, "Message cannot be empty");
-    assert!(session.state().messages.is_empty());
-    assert!(!session.state().is_loading);
-    session.fail(err.code, &err.message);
-    assert_eq!(session.state().error.as_ref().unwrap().code, ErrorCode::ValidationError);
-    assert!(session.state().messages.is_empty(), "showing the error adds no message");
+    assert!(machine.state().messages.is_empty());
+    assert!(!machine.state().is_loading);
+    machine.fail(err.code, &err.message);
+    assert_eq!(machine.state().error.as_ref().unwrap().code, ErrorCode::ValidationError);
+    assert!(machine.state().messages.is_empty(), "showing the error adds no message");
 }
 
 #[test]
 fn a_transport_failure_keeps_the_user_message_and_changes_nothing_else() {
     let mut m = Mirror::new();
     m.begin("Hello");
-    let patches = m.session.fail(ErrorCode::Unauthorized, "Invalid API key");
+    let patches = m.machine.fail(ErrorCode::Unauthorized, "Invalid API key");
     m.check(&patches);
     let state = m.state();
     assert_eq!(state.messages.len(), 1);
@@ -192,21 +192,13 @@ fn a_cancelled_turn_keeps_the_partial_answer_marked_as_stopped() {
 }
 
 #[test]
-fn a_second_send_while_answering_is_refused() {
-    let mut session = Session::default();
-    session.begin("one", Value::Null).unwrap();
-    assert_eq!(session.begin("two", Value::Null).unwrap_err().code, ErrorCode::Conflict);
-    assert_eq!(session.state().messages.len(), 1);
-}
-
-#[test]
 fn the_request_carries_the_agent_protocol_shape_and_the_history() {
-    let mut session = Session::default();
-    session.begin("first", Value::Null).unwrap();
+    let mut machine = StateMachine::default();
+    machine.begin("first", Value::Null).unwrap();
     let mut payload = CompletePayload { message: "answer".into(), ..Default::default() };
     payload.extra.insert("conversation_id".into(), json!(789));
-    session.apply(&StreamEvent::Complete { payload });
-    let (request, _) = session.begin("second", json!({"current_page": "reports"})).unwrap();
+    machine.apply(&StreamEvent::Complete { payload });
+    let (request, _) = machine.begin("second", json!({"current_page": "reports"})).unwrap();
     let body = serde_json::to_value(&request).unwrap();
     assert_eq!(
         body,
@@ -222,17 +214,17 @@ fn the_request_carries_the_agent_protocol_shape_and_the_history() {
 
 #[test]
 fn messages_save_and_load_as_json() {
-    let mut session = Session::default();
-    session.begin("hi", Value::Null).unwrap();
-    session.apply(&complete("hello"));
-    let saved = session.messages_json();
+    let mut machine = StateMachine::default();
+    machine.begin("hi", Value::Null).unwrap();
+    machine.apply(&complete("hello"));
+    let saved = machine.messages_json();
     let mut restored = Mirror::new();
     restored.begin("a turn in the way");
     restored.apply(complete("to be replaced"));
-    let patches = restored.session.load_messages(&saved).unwrap();
+    let patches = restored.machine.load_messages(&saved).unwrap();
     restored.check(&patches);
-    assert_eq!(restored.state().messages, session.state().messages);
-    let mut restored = restored.session;
+    assert_eq!(restored.state().messages, machine.state().messages);
+    let mut restored = restored.machine;
     assert_eq!(restored.load_messages("{not json").unwrap_err().code, ErrorCode::ValidationError);
 }
 
@@ -262,8 +254,8 @@ fn messages_have_stable_unique_ids_across_turns_saves_and_loads() {
     unique.sort();
     unique.dedup();
     assert_eq!(unique.len(), 4, "{ids:?}");
-    let mut restored = Session::default();
-    restored.load_messages(&m.session.messages_json()).unwrap();
+    let mut restored = StateMachine::default();
+    restored.load_messages(&m.machine.messages_json()).unwrap();
     let kept: Vec<&str> = restored.state().messages.iter().map(|msg| msg.id.as_str()).collect();
     assert_eq!(kept, ids, "ids survive a save and a load");
 }
@@ -278,7 +270,7 @@ fn messages_given_without_ids_or_parts_get_them() {
         {"role": "assistant", "content": null}
     ]);
     let stored = stored.as_array().unwrap().iter().map(|m| ChatMessage::from_value(m).unwrap()).collect();
-    let patches = m.session.set_messages(stored).unwrap();
+    let patches = m.machine.set_messages(stored);
     m.check(&patches);
     let messages = &m.state().messages;
     assert!(!messages[0].id.is_empty());
@@ -298,22 +290,13 @@ fn messages_given_without_ids_or_parts_get_them() {
 }
 
 #[test]
-fn set_messages_and_regenerate_are_refused_while_answering() {
-    let mut session = Session::default();
-    session.begin("one", Value::Null).unwrap();
-    assert_eq!(session.set_messages(Vec::new()).unwrap_err().code, ErrorCode::Conflict);
-    assert_eq!(session.regenerate().unwrap_err().code, ErrorCode::Conflict);
-    assert_eq!(Session::default().regenerate().unwrap_err().code, ErrorCode::ValidationError);
-}
-
-#[test]
 fn regenerate_replaces_the_last_answer_and_asks_the_same_question_again() {
     let mut m = Mirror::new();
     m.begin("first");
     m.apply(complete("one"));
-    m.session.begin("second", json!({"page": "reports"})).map(|(_, p)| m.check(&p)).unwrap();
+    m.machine.begin("second", json!({"page": "reports"})).map(|(_, p)| m.check(&p)).unwrap();
     m.apply(complete("two"));
-    let (request, patches) = m.session.regenerate().unwrap();
+    let (request, patches) = m.machine.regenerate().unwrap();
     m.check(&patches);
     assert_eq!(request.message, "second");
     assert_eq!(request.context, json!({"page": "reports"}), "the same context again");
@@ -329,10 +312,10 @@ fn regenerate_replaces_the_last_answer_and_asks_the_same_question_again() {
 fn regenerate_after_a_failed_turn_retries_without_an_orphan_or_the_error() {
     let mut m = Mirror::new();
     m.begin("hello");
-    let patches = m.session.fail(ErrorCode::NetworkError, "Connection failed");
+    let patches = m.machine.fail(ErrorCode::NetworkError, "Connection failed");
     m.check(&patches);
     assert!(m.state().error.is_some());
-    let (request, patches) = m.session.regenerate().unwrap();
+    let (request, patches) = m.machine.regenerate().unwrap();
     m.check(&patches);
     assert_eq!(request.message, "hello");
     assert!(request.conversation_history.is_empty());
@@ -344,9 +327,9 @@ fn regenerate_after_a_failed_turn_retries_without_an_orphan_or_the_error() {
 fn clear_error_clears_only_the_error() {
     let mut m = Mirror::new();
     m.begin("hello");
-    let patches = m.session.fail(ErrorCode::RateLimited, "Rate limited, try again");
+    let patches = m.machine.fail(ErrorCode::RateLimited, "Rate limited, try again");
     m.check(&patches);
-    let patches = m.session.clear_error();
+    let patches = m.machine.clear_error();
     m.check(&patches);
     assert_eq!(m.state().error, None);
     assert_eq!(m.state().messages.len(), 1);
@@ -409,21 +392,21 @@ fn a_tool_waiting_for_approval_shows_in_the_state_and_a_denial_stays_denied() {
     let mut m = Mirror::new();
     m.begin("delete it");
     m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "delete".into(), index: 0, input: json!({}) });
-    let call = chatstream::session::PendingApproval {
+    let call = chatstream::state::PendingApproval {
         tool_use_id: "t1".into(),
         tool: "delete".into(),
         index: 0,
         input: json!({"path": "a.txt"}),
     };
-    let patches = m.session.request_approval(call.clone());
+    let patches = m.machine.request_approval(call.clone());
     m.check(&patches);
     assert_eq!(m.state().pending_approval, Some(call));
     assert_eq!(m.state().phase, Phase::Approval);
     assert!(matches!(
         &m.state().streaming_parts[0],
-        chatstream::session::MessagePart::Tool { state: ToolState::ApprovalRequested, .. }
+        chatstream::state::MessagePart::Tool { state: ToolState::ApprovalRequested, .. }
     ));
-    let patches = m.session.approval_answered("t1", false);
+    let patches = m.machine.approval_answered("t1", false);
     m.check(&patches);
     assert_eq!(m.state().pending_approval, None);
     m.apply(StreamEvent::ToolComplete {
@@ -436,7 +419,7 @@ fn a_tool_waiting_for_approval_shows_in_the_state_and_a_denial_stays_denied() {
     });
     assert!(matches!(
         &m.state().streaming_parts[0],
-        chatstream::session::MessagePart::Tool { state: ToolState::OutputDenied, .. }
+        chatstream::state::MessagePart::Tool { state: ToolState::OutputDenied, .. }
     ));
 }
 

@@ -135,7 +135,7 @@ pub struct PendingApproval {
     pub input: Value,
 }
 
-/// Where the session is in a turn.
+/// Where the chat is in a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
@@ -159,7 +159,8 @@ pub enum Phase {
 pub struct ChatState {
     /// The conversation.
     pub messages: Vec<ChatMessage>,
-    /// A turn is in flight.
+    /// An answer is coming: from the request until the answer's `complete`, or the turn's end
+    /// (the response may stay open a little after its `complete`: see `chat::ChatSession`).
     pub is_loading: bool,
     /// The answer's text so far.
     pub streaming_text: String,
