@@ -99,6 +99,11 @@ export function makeUseGeneralChat({ init, ChatSession, isReady }) {
       const chat = await sessionNow();
       if (chat) await drain(chat.regenerate());
     }, [sessionNow]);
+    // Picks up an answer the proxy keeps (the session's streamInFlight() before a reload).
+    const resume = useCallback(async (url) => {
+      const chat = await sessionNow();
+      if (chat) await drain(chat.resume(url));
+    }, [sessionNow]);
     const stop = useCallback(() => current.current?.stop(), []);
     const clearError = useCallback(() => {
       setLoadError(null);
@@ -132,6 +137,7 @@ export function makeUseGeneralChat({ init, ChatSession, isReady }) {
       phase: state.phase,
       sendMessage,
       regenerate,
+      resume,
       stop,
       cancel: stop,
       clearError,
