@@ -50,20 +50,16 @@ async function inNode(recs) {
 }
 
 /**
- * The Node part in a process of its own (`--node-part`), tried up to three times: Node 20's V8
- * has been seen to stop with a fatal error in its deoptimizer in the process that had driven
- * Chromium just before. Null when every try failed.
+ * The Node part in a process of its own (`--node-part`), so that the Chromium run before it leaves
+ * nothing behind in it (its garbage, its compiled code). A crash fails the benchmark: it is a bug.
  */
 function inNodeProcess() {
   const file = join(out, "live-node.json");
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    rmSync(file, { force: true });
-    const args = ["--expose-gc", fileURLToPath(import.meta.url), "--node-part", ...process.argv.slice(2)];
-    const run = spawnSync(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"] });
-    if (run.status === 0 && existsSync(file)) return JSON.parse(readFileSync(file, "utf8"));
-    console.log(`the Node part stopped (exit ${run.status}, signal ${run.signal}), try ${attempt} of 3`);
-  }
-  return null;
+  rmSync(file, { force: true });
+  const args = ["--expose-gc", fileURLToPath(import.meta.url), "--node-part", ...process.argv.slice(2)];
+  const run = spawnSync(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"] });
+  if (run.status !== 0 || !existsSync(file)) throw new Error(`the Node part failed (exit ${run.status}, signal ${run.signal})`);
+  return JSON.parse(readFileSync(file, "utf8"));
 }
 
 const geomean = (xs) => Math.exp(xs.reduce((n, x) => n + Math.log(x), 0) / xs.length);
@@ -238,13 +234,9 @@ async function main() {
   console.log("\nChromium (ratio: the JS baseline's time ÷ chatstream's; above 1, chatstream is faster)\n");
   console.log(table(chromium));
   const node = inNodeProcess();
-  if (node) {
-    console.log("Node\n");
-    console.log(table(node));
-  }
-  for (const [env, r] of [["Chromium", chromium], ["Node", node]]) {
-    if (r) console.log(`${env}: ${breakdown(r)}`);
-  }
+  console.log("Node\n");
+  console.log(table(node));
+  for (const [env, r] of [["Chromium", chromium], ["Node", node]]) console.log(`${env}: ${breakdown(r)}`);
   // Profiles: the recording the costs are measured on, and Chromium's slowest live one.
   const profiles = [];
   for (const name of new Set([COSTS, summary(chromium.rows)["live/push"]?.worst.name])) {
