@@ -51,12 +51,12 @@ export interface GeneralChat {
   sendMessage(message: string, context?: Record<string, unknown> | null): Promise<void>;
   /** Asks again for the last user message, in place of its answer (or its error). */
   regenerate(): Promise<void>;
-  /** Stops the turn in flight. */
+  /** Stops the turn in flight; does nothing when none is (as `useChat`'s `stop`). */
   stop(): void;
   /** The same as `stop()`. */
   cancel(): void;
   clearError(): void;
-  /** Replaces the conversation (not while a message is being answered). */
+  /** Replaces the conversation; rejects as `ChatSession.setMessages` throws (a ChatstreamError CONFLICT while a message is being answered). */
   setMessages(messages: StoredMessage[]): Promise<void>;
   /** Runs the call waiting in `pendingApproval`. */
   approve(toolUseId: string): boolean;
