@@ -204,7 +204,8 @@ test_node() {
 
 test_e2e() {
   ensure_chromium
-  say "end-to-end: the demo page in headless Chromium against the proxy (node --test tests/e2e/)"
+  ensure_redis
+  say "end-to-end: the demo page in headless Chromium against the proxy, answers cut and resumed (node --test tests/e2e/)"
   cargo build -p chatstream-proxy
   CHATSTREAM_PROXY="${CARGO_TARGET_DIR:-target}/debug/chatstream-proxy" node --test tests/e2e/
 }

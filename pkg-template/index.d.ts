@@ -73,7 +73,15 @@ export interface CompletePayload {
   [extra: string]: unknown;
 }
 
-export interface StatusEvent { type: "status"; message: string }
+export interface StatusEvent {
+  type: "status";
+  message: string;
+  /**
+   * Only on the status events `ChatSession` adds about its connection: "reconnecting" (the answer
+   * broke off; the session waits, then asks the proxy for the rest) or "resumed" (the rest is coming).
+   */
+  reason?: "reconnecting" | "resumed";
+}
 export interface TextDeltaEvent { type: "text_delta"; text: string }
 export interface ThinkingDeltaEvent { type: "thinking_delta"; text: string }
 export interface ToolStartEvent { type: "tool_start"; tool_use_id: string; tool: string; index: number; input: Json }
@@ -448,6 +456,12 @@ export interface ChatSessionOptions extends CleanOptions, ChatCallbacks, Partial
   stepTimeoutMs?: number;
   /** "frame": notify subscribers at most once per animation frame (the first at once). */
   coalesce?: "frame" | false;
+  /**
+   * An answer the proxy keeps (an `X-Stream-Id` header) that breaks off is asked for again from the
+   * byte it stopped at, up to `attempts` times in a row (default 8): the first at once, then after
+   * waits that double from `delayMs` (default 250, at most 8 s). `false`: never.
+   */
+  resume?: false | { attempts?: number; delayMs?: number };
 }
 
 /**
@@ -470,6 +484,16 @@ export class ChatSession {
   cancel(): ErrorEvent | undefined;
   /** The same as `cancel()`. */
   stop(): ErrorEvent | undefined;
+  /**
+   * The URL of the answer being streamed when the proxy keeps it, else null (also in a turn's later
+   * requests, after tools ran in the page). Save it with `saveMessages()` to pick the answer up after a reload.
+   */
+  streamInFlight(): string | null;
+  /**
+   * Picks up the answer the proxy keeps at `url` (what `streamInFlight()` said) for the last user
+   * message of the loaded conversation, from its first byte: a turn, as `send` gives.
+   */
+  resume(url: string): AsyncIterableIterator<StreamEvent>;
   /** Runs the call waiting in `pendingApproval`; false when no call with this id waits. */
   approve(toolUseId: string): boolean;
   /** Denies it: the model gets the denial, with `reason`, as the call's result. */

@@ -99,6 +99,11 @@ export function makeUseGeneralChat({ init, ChatSession, isReady }) {
       const chat = await sessionNow();
       if (chat) await drain(chat.regenerate());
     }, [sessionNow]);
+    // Picks up an answer the proxy keeps (the session's streamInFlight() before a reload).
+    const resume = useCallback(async (url) => {
+      const chat = await sessionNow();
+      if (chat) await drain(chat.resume(url));
+    }, [sessionNow]);
     // As React chat hooks' stop: nothing to say when nothing is in flight (the session's own
     // stop() returns a CONFLICT event then, for code that wants to know).
     const stop = useCallback(() => {
@@ -136,6 +141,7 @@ export function makeUseGeneralChat({ init, ChatSession, isReady }) {
       phase: state.phase,
       sendMessage,
       regenerate,
+      resume,
       stop,
       cancel: stop,
       clearError,

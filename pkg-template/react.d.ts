@@ -51,6 +51,11 @@ export interface GeneralChat {
   sendMessage(message: string, context?: Record<string, unknown> | null): Promise<void>;
   /** Asks again for the last user message, in place of its answer (or its error). */
   regenerate(): Promise<void>;
+  /**
+   * Picks up the answer the proxy keeps at `url` (`session.streamInFlight()` saved before a reload)
+   * for the last user message; call it after `setMessages` with the saved conversation.
+   */
+  resume(url: string): Promise<void>;
   /** Stops the turn in flight; does nothing when none is (as `useChat`'s `stop`). */
   stop(): void;
   /** The same as `stop()`. */

@@ -3,8 +3,9 @@
 // the model calls) and keeps immutable snapshots for `subscribe` / `getSnapshot` (React's
 // useSyncExternalStore contract), built from the patches each step returns, so one update costs
 // the same however long the message is.
-import { EventQueue, errorParts, readBody, refusedWithCode, report, settle } from "./io.js";
+import { EventQueue, errorParts, refusedWithCode, report, settle } from "./io.js";
 import { NOTHING_TO_CANCEL, STATE_BEFORE_LOAD, firstRequest, loadFailure } from "./loading.js";
+import { RECONNECTING, keptStream, readResumable, resumeOptions } from "./resume.js";
 import { CALLBACKS, REQUEST_OPTIONS } from "./session-options.js";
 
 // A step that produces nothing for this long ends with NETWORK_ERROR; a slower tool is aborted.
@@ -27,8 +28,9 @@ export function makeChatSession(wasm, module) {
     #request = {};
     #stepTimeoutMs;
     #toolTimeoutMs;
+    #resume; // { attempts, delayMs }, or null: a cut answer is not asked for again
     #tools = new Map(); // name → execute
-    #turn = null; // { controller, queue }
+    #turn = null; // see #newTurn
     #approval = null; // { id, answer }
     #coalesce;
     #frame = null; // the animation frame of the current coalescing window
@@ -40,7 +42,7 @@ export function makeChatSession(wasm, module) {
     constructor(options) {
       // Anything but an object goes to the core as it is, which refuses it with a TypeError.
       const isObject = typeof options === "object" && options !== null && !Array.isArray(options);
-      const { coalesce = false, stepTimeoutMs, toolTimeoutMs, tools, ...rest } = isObject ? options : {};
+      const { coalesce = false, stepTimeoutMs, toolTimeoutMs, tools, resume, ...rest } = isObject ? options : {};
       const core = { ...rest };
       for (const name of [...CALLBACKS, ...REQUEST_OPTIONS]) delete core[name];
       if (tools !== undefined && tools !== null) core.tools = this.#takeTools(tools);
@@ -51,6 +53,7 @@ export function makeChatSession(wasm, module) {
       this.setOptions(rest);
       this.#stepTimeoutMs = number(stepTimeoutMs, "stepTimeoutMs") ?? STEP_TIMEOUT_MS;
       this.#toolTimeoutMs = number(toolTimeoutMs, "toolTimeoutMs") ?? TOOL_TIMEOUT_MS;
+      this.#resume = resumeOptions(resume);
       this.#coalesce = coalesce === "frame" && typeof requestAnimationFrame === "function";
       // Made now when the module is loaded (refusing bad options at once), else once it is.
       this.#snapshot = STATE_BEFORE_LOAD;
@@ -75,6 +78,28 @@ export function makeChatSession(wasm, module) {
     regenerate() {
       const start = () => this.#live().regenerate(this.#request.endpoint);
       return this.#core !== null || this.#disposed ? this.#start(start()) : this.#startWhenLoaded(start, null);
+    }
+
+    /**
+     * The URL of the answer being streamed when the proxy keeps it for resuming, else null. Saved
+     * with `saveMessages()` while a message is answered, it lets the page pick the answer up after
+     * a reload: `loadMessages(saved)`, then `resume(url)`. Null in a turn's later requests (after
+     * tools ran in the page): their answer alone would not be the whole message.
+     */
+    streamInFlight() {
+      return this.#turn?.stream ?? null;
+    }
+
+    /**
+     * Picks up the answer to the last user message that the proxy keeps at `url` (what
+     * `streamInFlight()` said before a reload), from its first byte, as a turn of its own: its
+     * events, as `send` gives them. An answer no longer kept ends in the proxy's 404 error.
+     */
+    resume(url) {
+      const turn = this.#newTurn();
+      turn.kept = string(url, "resume: url"); // checked before the core starts the turn
+      const start = () => this.#live().regenerate(this.#request.endpoint);
+      return this.#core !== null || this.#disposed ? this.#start(start(), turn) : this.#startWhenLoaded(start, null, turn);
     }
 
     /** Stops the turn in flight. Returns a CONFLICT error event when nothing is in flight. */
@@ -214,8 +239,7 @@ export function makeChatSession(wasm, module) {
      * A turn asked for before the module has loaded: `body`, when there is one, is sent at once;
      * `start` starts the turn in the core once it is made, and the turn goes on from the response.
      */
-    #startWhenLoaded(start, body) {
-      const turn = this.#newTurn();
+    #startWhenLoaded(start, body, turn = this.#newTurn()) {
       if (this.#turn === null) this.#turn = turn; // cancel() and dispose() stop it meanwhile
       turn.sent = body === null ? null : this.#post(body, turn.controller.signal);
       this.#whenCore()
@@ -253,8 +277,13 @@ export function makeChatSession(wasm, module) {
       this.#changed();
     }
 
+    /**
+     * A turn's own: its abort `controller`, its events' `queue`, its first request if `sent` early,
+     * the URL of a `kept` answer it picks up (a reload's) and the URL of its first answer while that
+     * `stream`s, when the proxy keeps it.
+     */
     #newTurn() {
-      const turn = { controller: new AbortController(), queue: null, sent: null };
+      const turn = { controller: new AbortController(), queue: null, sent: null, kept: null, stream: null };
       turn.queue = new EventQueue(() => this.#turn === turn && turn.controller.abort());
       return turn;
     }
@@ -287,7 +316,7 @@ export function makeChatSession(wasm, module) {
         return queue;
       }
       this.#turn = turn;
-      this.#drive(started.request, controller.signal, queue, turn.sent)
+      this.#drive(started.request, controller.signal, queue, turn)
         .catch(report)
         .finally(() => {
           if (this.#turn === turn) this.#turn = null;
@@ -297,11 +326,15 @@ export function makeChatSession(wasm, module) {
       return queue;
     }
 
-    /** Requests, responses and tools until the core says the turn is over. */
-    async #drive(request, signal, queue, sent) {
-      for (let body = request; ; sent = null) {
+    /**
+     * Requests, responses and tools until the core says the turn is over. A turn that picks up a
+     * `kept` answer gets it from its first byte, in place of its first request.
+     */
+    async #drive(request, signal, queue, turn) {
+      for (let body = request, sent = turn.sent, first = true; ; sent = null, first = false) {
         const step = (result) => this.#step(result, queue);
-        const got = await (sent ?? this.#post(body, signal));
+        const resumed = first && turn.kept !== null;
+        const got = await (sent ?? (resumed ? this.#getKept(`${turn.kept}?from=0`, signal) : this.#post(body, signal)));
         if (got.cancelled) return step(this.#core.cancel());
         if (got.timedOut) return step(this.#core.refuse("NETWORK_ERROR", wasm.timedOut(this.#stepTimeoutMs)));
         if (got.failed) return step(this.#core.refuse("NETWORK_ERROR", wasm.connectionFailed(...errorParts(got.failed))));
@@ -311,10 +344,27 @@ export function makeChatSession(wasm, module) {
           return step(this.#core.refuse(code, message));
         }
         this.#core.useResponse(response.headers.get("content-type"), Object.fromEntries(response.headers));
-        const kept = keptStream(this.#request.endpoint, response.headers.get("x-stream-id"));
-        const end = response.body
-          ? await readBody(response.body, (chunk) => step(this.#core.push(chunk)), { idleMs: this.#stepTimeoutMs, signal })
-          : { ended: true };
+        const kept = resumed ? turn.kept : keptStream(this.#request.endpoint, response.headers.get("x-stream-id"));
+        if (first) turn.stream = kept;
+        // While a cut answer is asked for again, the status line says so; then it is as it was.
+        let covered = null; // { text }: the status line "Reconnecting…" covers
+        const status = (event) => {
+          if (event === RECONNECTING) covered ??= { text: this.#snapshot.statusText };
+          const text = event === RECONNECTING ? event.message : covered.text;
+          if (event !== RECONNECTING) covered = null;
+          step({ events: [event], patches: [{ op: "set", key: "statusText", value: text }] });
+        };
+        const end = await readResumable(response.body, {
+          url: kept,
+          options: this.#resume,
+          push: (chunk) => step(this.#core.push(chunk)),
+          get: (url, signal) => this.#getKept(url, signal),
+          status,
+          idleMs: this.#stepTimeoutMs,
+          signal,
+        });
+        turn.stream = null;
+        if (covered !== null && !this.#disposed) this.#apply([{ op: "set", key: "statusText", value: covered.text }]);
         if (end.cancelled) {
           if (kept !== null) this.#stopKept(kept);
           return step(this.#core.cancel());
@@ -367,12 +417,20 @@ export function makeChatSession(wasm, module) {
      * it is not wanted, and the upstream is cancelled at once. Nothing waits for the answer.
      */
     #stopKept(url) {
+      this.#askProxy("DELETE", url).catch(() => {});
+    }
+
+    /** `GET` on a kept answer's URL (the rest of it, with `?from=`): a `settle` outcome. */
+    #getKept(url, signal) {
+      return settle(this.#askProxy("GET", url, signal), this.#stepTimeoutMs, signal);
+    }
+
+    /** A request about an answer the proxy keeps (`GET` its rest, `DELETE` it), with the app's headers. */
+    async #askProxy(method, url, signal) {
       const { credentials } = this.#request;
       const fetch = this.#request.fetch ?? globalThis.fetch;
-      (async () => {
-        const headers = await evaluate(this.#request.headers);
-        await fetch.call(globalThis, url, { method: "DELETE", headers: { ...headers }, ...(credentials ? { credentials } : {}) });
-      })().catch(() => {});
+      const headers = await evaluate(this.#request.headers);
+      return fetch.call(globalThis, url, { method, headers: { ...headers }, signal, ...(credentials ? { credentials } : {}) });
     }
 
     /** Runs one tool call the model made (after the user's approval, when it needs one). */
@@ -547,15 +605,6 @@ export function makeChatSession(wasm, module) {
       }
     }
   };
-}
-
-/**
- * Where the proxy keeps the answer to a POST to `endpoint` that it named `id` (its `X-Stream-Id`
- * header): `<endpoint>/streams/<id>`; null when the backend keeps nothing.
- */
-function keptStream(endpoint, id) {
-  if (!id) return null;
-  return `${endpoint.replace(/[?#].*$/s, "").replace(/\/$/, "")}/streams/${encodeURIComponent(id)}`;
 }
 
 /**

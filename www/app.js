@@ -2,6 +2,9 @@
 //
 // Everything on screen is drawn from ChatSession's snapshot (subscribe / getSnapshot): the page
 // keeps no chat state of its own, only which <details> the user opened.
+//
+// A reload mid answer loses nothing: the mode, the conversation and the answer in flight (the URL
+// the proxy keeps it at) are saved for this tab on every change, and picked up when the page loads.
 import init, { ChatSession, resolveToolMarkers } from "/pkg/index.js";
 import { renderMarkdown, escapeHtml } from "./markdown.js";
 import { loadModes } from "./modes.js";
@@ -18,13 +21,17 @@ let unsubscribe = () => {};
 let shown = null; // the snapshot on screen
 const openCards = new Set(); // "<message>:<tool index>" of the tool cards the user opened
 let thinkingOpen = false;
+let mode = null; // the mode of the conversation on screen
+let savedStream = null; // the answer in flight as last saved
+const SAVED = "chatstream-demo"; // the sessionStorage key
 
 await init();
 const MODES = await loadModes();
 fillPicker();
 wireControls();
 input.disabled = false;
-start(MODES[0]);
+const saved = restore();
+start(MODES.find((m) => m.id === saved?.mode) ?? MODES[0], saved);
 
 function fillPicker() {
   const picker = $("provider");
@@ -32,16 +39,46 @@ function fillPicker() {
   picker.addEventListener("change", () => start(MODES.find((m) => m.id === picker.value)));
 }
 
-/** A new conversation with `mode`'s backend. */
-function start(mode) {
+/** A conversation with `chosen`'s backend: a new one, or the one saved before a reload. */
+function start(chosen, saved = null) {
   unsubscribe();
   session?.dispose();
+  mode = chosen;
+  $("provider").value = mode.id;
   session = new ChatSession({ ...mode.options, coalesce: "frame" });
   unsubscribe = session.subscribe(render);
   shown = null;
   openCards.clear();
+  if (saved) {
+    try {
+      session.loadMessages(saved.messages);
+      // The answer the proxy still keeps comes again from its start; one it forgot is an error shown.
+      if (saved.stream) session.resume(saved.stream);
+    } catch {
+      // Saved by another version of the page: a new conversation.
+    }
+  }
   render();
   input.focus();
+}
+
+/** What the tab saved before a reload, if it can be read. */
+function restore() {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(SAVED));
+    return typeof saved?.messages === "string" ? saved : null;
+  } catch {
+    return null; // nothing saved, or storage is off: a new conversation
+  }
+}
+
+function save(stream) {
+  savedStream = stream;
+  try {
+    sessionStorage.setItem(SAVED, JSON.stringify({ mode: mode.id, messages: session.saveMessages(), stream }));
+  } catch {
+    // Storage full or off: the page works on, a reload starts over.
+  }
 }
 
 function send(text) {
@@ -128,6 +165,8 @@ function notice(text) {
 function render() {
   const state = session.getSnapshot();
   if (state === shown) return;
+  const stream = session.streamInFlight();
+  if (state.messages !== shown?.messages || stream !== savedStream) save(stream);
   const stickToBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
   if (state.messages !== shown?.messages) renderMessages(state);
   else if (state.isLoading !== shown?.isLoading) renderMessages(state); // chips come and go with loading

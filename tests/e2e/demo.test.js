@@ -5,38 +5,18 @@
 // Needs the proxy binary (CHATSTREAM_PROXY, default target/debug/chatstream-proxy) and pkg/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launchChromium } from "./chromium.js";
+import { startProxy } from "./servers.js";
 
 const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
-const proxyBin = process.env.CHATSTREAM_PROXY ?? join(root, "target/debug/chatstream-proxy");
 const shots = process.env.E2E_SCREENSHOTS ?? join(root, "target/e2e-screenshots");
 mkdirSync(shots, { recursive: true });
 console.log(`# screenshots: ${shots}`);
 
 let proxy, baseUrl, context, closeChromium;
-
-/** Starts the proxy on a free port; resolves with its URL (the first line it prints). */
-function startProxy() {
-  const child = spawn(
-    proxyBin,
-    ["--port", "0", "--www", join(root, "www"), "--pkg", join(root, "pkg"), "--sim-delay-ms", "40", "--idle-timeout-ms", "10000"],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  return new Promise((resolvePromise, reject) => {
-    let out = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const line = out.split("\n")[0];
-      if (out.includes("\n")) resolvePromise({ child, url: line.trim() });
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => reject(new Error(`the proxy exited (${code}) before printing its URL`)));
-  });
-}
 
 before(async () => {
   ({ child: proxy, url: baseUrl } = await startProxy());
