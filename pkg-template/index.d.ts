@@ -304,14 +304,33 @@ export interface ChatMessage {
   cancelled?: boolean;
 }
 
-/** A message as you may give it to `setMessages` or `loadMessages`: only `role` and `content` are needed. */
-export type StoredMessage = Partial<Omit<ChatMessage, "content" | "tool_history">> & {
+/**
+ * A message as you may give it to `setMessages` or `loadMessages`: `role`, and `content` or
+ * `parts` (a message without `content` is read from its text parts, joined, as in the AI SDK's
+ * UI messages `{ id, role, parts: [{ type: "text", text }] }`). A message with neither is a
+ * TypeError naming its index and id; so is any role but "user" and "assistant".
+ */
+export type StoredMessage = Partial<Omit<ChatMessage, "content" | "parts" | "tool_history">> & {
   role: "user" | "assistant";
-  /** null reads as "" (a stored turn that only called tools). */
-  content: string | null;
-  /** Entries as agent backends store them: `{tool_name, input, output}` is enough. */
-  tool_history?: Array<Partial<ToolRecord> & { tool_name: string }>;
-};
+} & (
+    | { content: string; parts?: MessagePart[]; tool_history?: StoredToolRecord[] }
+    | { content?: null; parts: MessagePart[]; tool_history?: StoredToolRecord[] }
+    /** A stored turn that only called tools: no text. */
+    | { content?: null; parts?: MessagePart[]; tool_history: StoredToolRecord[] }
+  );
+
+/** A tool history entry as agent backends store it: `{tool_name, input, output}` is enough. */
+export type StoredToolRecord = Partial<ToolRecord> & { tool_name: string };
+
+/**
+ * What the package throws for a call refused in the chat's current state: `code` is CONFLICT for
+ * `setMessages` / `loadMessages` while a message is being answered. (Bad arguments are TypeErrors.)
+ */
+export class ChatstreamError extends Error {
+  constructor(code: ErrorCode, message: string);
+  readonly name: "ChatstreamError";
+  readonly code: ErrorCode;
+}
 
 /** A tool call waiting for the user: `approve(tool_use_id)` or `deny(tool_use_id, reason)`. */
 export interface PendingApproval {
@@ -415,7 +434,10 @@ export interface ChatCallbacks {
 }
 
 export interface ChatSessionOptions extends CleanOptions, ChatCallbacks, Partial<ProviderOptions> {
-  /** The streaming endpoint. Default `/api/chat/stream`, or `/api/chat/<provider>` in provider mode. */
+  /**
+   * The streaming endpoint. Default `/api/chat/stream`, or `/api/chat/<provider>` in provider mode.
+   * Outside a browser (Node) there is no page to resolve a relative URL against: give an absolute one.
+   */
   endpoint?: string;
   dialect?: Dialect | "auto";
   /** Request headers, e.g. authorization; a function is called for each request (a fresh token). */
@@ -477,13 +499,17 @@ export class ChatSession {
   /** Denies it: the model gets the denial, with `reason`, as the call's result. */
   deny(toolUseId: string, reason?: string): boolean;
   clearError(): void;
-  /** Replaces the conversation (throws CONFLICT while a message is being answered). */
+  /**
+   * Replaces the conversation. Throws a ChatstreamError with code CONFLICT while a message is
+   * being answered, and a TypeError for a message it cannot read (see `StoredMessage`).
+   */
   setMessages(messages: StoredMessage[]): void;
   /** Changes `endpoint`, `headers`, `body`, `credentials`, `fetch` or the callbacks for the next requests. */
   setOptions(options: Pick<ChatSessionOptions, "endpoint" | "headers" | "body" | "credentials" | "fetch" | keyof ChatCallbacks>): void;
   subscribe(listener: () => void): () => void;
   getSnapshot(): ChatState;
   saveMessages(): string;
+  /** Replaces the conversation with saved messages (JSON text or the array); refused as `setMessages` refuses. */
   loadMessages(json: string | StoredMessage[]): void;
   /**
    * Stops the turn in flight and frees the session's memory; unusable after. Also from inside a

@@ -11,3 +11,4 @@ const api = makeApi(wasm);
 
 export default api.init;
 export const { initSync, isReady, ChatStream, ChatSession, streamEvents, resolveToolMarkers, parseLlmResponse } = api;
+export { ChatstreamError } from "./io.js";

@@ -125,6 +125,28 @@ export async function readBody(body, onChunk, { idleMs, signal }) {
   }
 }
 
+/**
+ * What the package throws when a call is refused for the state the chat is in (`code` CONFLICT:
+ * replacing the messages while one is being answered), so that a `catch` can tell it by its code.
+ */
+export class ChatstreamError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = "ChatstreamError";
+    this.code = code;
+  }
+}
+
+/** Runs a call the module may refuse: a refusal with a code is thrown as a ChatstreamError; a TypeError (bad input) as it is. */
+export function refusedWithCode(call) {
+  try {
+    return call();
+  } catch (error) {
+    if (error instanceof TypeError || typeof error?.code !== "string") throw error;
+    throw new ChatstreamError(error.code, error.message);
+  }
+}
+
 /** What a failed request's error says: its `name` and `message`, as far as it has them. */
 export function errorParts(error) {
   return [String(error?.name ?? ""), String(error?.message ?? error ?? "")];

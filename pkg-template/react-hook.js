@@ -104,7 +104,11 @@ export function makeUseGeneralChat({ init, ChatSession, isReady }) {
       const chat = await sessionNow();
       if (chat) await drain(chat.resume(url));
     }, [sessionNow]);
-    const stop = useCallback(() => current.current?.stop(), []);
+    // As React chat hooks' stop: nothing to say when nothing is in flight (the session's own
+    // stop() returns a CONFLICT event then, for code that wants to know).
+    const stop = useCallback(() => {
+      current.current?.stop();
+    }, []);
     const clearError = useCallback(() => {
       setLoadError(null);
       current.current?.clearError();

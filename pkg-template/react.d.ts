@@ -56,12 +56,12 @@ export interface GeneralChat {
    * for the last user message; call it after `setMessages` with the saved conversation.
    */
   resume(url: string): Promise<void>;
-  /** Stops the turn in flight. */
+  /** Stops the turn in flight; does nothing when none is (as `useChat`'s `stop`). */
   stop(): void;
   /** The same as `stop()`. */
   cancel(): void;
   clearError(): void;
-  /** Replaces the conversation (not while a message is being answered). */
+  /** Replaces the conversation; rejects as `ChatSession.setMessages` throws (a ChatstreamError CONFLICT while a message is being answered). */
   setMessages(messages: StoredMessage[]): Promise<void>;
   /** Runs the call waiting in `pendingApproval`. */
   approve(toolUseId: string): boolean;

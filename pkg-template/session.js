@@ -3,7 +3,7 @@
 // the model calls) and keeps immutable snapshots for `subscribe` / `getSnapshot` (React's
 // useSyncExternalStore contract), built from the patches each step returns, so one update costs
 // the same however long the message is.
-import { EventQueue, errorParts, report, settle } from "./io.js";
+import { EventQueue, errorParts, refusedWithCode, report, settle } from "./io.js";
 import { NOTHING_TO_CANCEL, STATE_BEFORE_LOAD, firstRequest, loadFailure } from "./loading.js";
 import { RECONNECTING, keptStream, readResumable, resumeOptions } from "./resume.js";
 import { CALLBACKS, REQUEST_OPTIONS } from "./session-options.js";
@@ -131,9 +131,12 @@ export function makeChatSession(wasm, module) {
       if (this.#snapshot.error !== null) this.#show({ ...this.#snapshot, error: null });
     }
 
-    /** Replaces the conversation (not while a message is being answered); messages without ids get them. */
+    /**
+     * Replaces the conversation; messages without ids get them. While a message is being answered,
+     * a ChatstreamError (CONFLICT); a message with neither `content` nor `parts`, a TypeError.
+     */
     setMessages(messages) {
-      this.#apply(this.#live().setMessages(messages));
+      this.#apply(refusedWithCode(() => this.#live().setMessages(messages)));
     }
 
     /**
@@ -172,9 +175,9 @@ export function makeChatSession(wasm, module) {
       return this.#live().saveMessages();
     }
 
-    /** Replaces the conversation with saved JSON text (not while a message is being answered). */
+    /** Replaces the conversation with saved JSON text; refused as `setMessages` refuses. */
     loadMessages(json) {
-      this.#apply(this.#live().loadMessages(typeof json === "string" ? json : JSON.stringify(json)));
+      this.#apply(refusedWithCode(() => this.#live().loadMessages(typeof json === "string" ? json : JSON.stringify(json))));
     }
 
     /**
@@ -403,6 +406,7 @@ export function makeChatSession(wasm, module) {
       } catch (failed) {
         return { failed };
       }
+      if (this.#request.fetch === undefined && !resolvable(endpoint)) return { failed: new Error(noPageFor(endpoint)) };
       const fetch = this.#request.fetch ?? globalThis.fetch;
       const sent = (async () => fetch.call(globalThis, endpoint, init))();
       return settle(sent, this.#stepTimeoutMs, signal);
@@ -602,6 +606,24 @@ export function makeChatSession(wasm, module) {
     }
   };
 }
+
+/**
+ * Whether the global fetch can resolve `endpoint`: an absolute URL, or any URL in a page. Outside
+ * one (Node) a relative URL fails with a TypeError that would read as the browser's CORS refusal.
+ */
+function resolvable(endpoint) {
+  if (typeof location !== "undefined") return true;
+  try {
+    new URL(endpoint);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const noPageFor = (endpoint) =>
+  `the endpoint "${endpoint}" is a relative URL, and there is no page here to resolve it against (Node): ` +
+  `give the endpoint option an absolute URL, such as "http://localhost:3000${endpoint.startsWith("/") ? "" : "/"}${endpoint}"`;
 
 /** An option that may be a function (sync or async), evaluated now. */
 async function evaluate(option) {

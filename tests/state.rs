@@ -267,7 +267,7 @@ fn messages_given_without_ids_or_parts_get_them() {
         {"role": "user", "content": "Find CRISPR"},
         {"id": "kept", "role": "assistant", "content": "Searching.[[tool:0]]Found 5.",
          "tool_history": [{"tool_name": "search", "input": {"q": "CRISPR"}, "output": "5 hits"}]},
-        {"role": "assistant", "content": null}
+        {"role": "assistant", "content": null, "tool_history": [{"tool_name": "search", "input": {}, "output": "none"}]}
     ]);
     let stored = stored.as_array().unwrap().iter().map(|m| ChatMessage::from_value(m).unwrap()).collect();
     let patches = m.machine.set_messages(stored);
@@ -276,7 +276,7 @@ fn messages_given_without_ids_or_parts_get_them() {
     assert!(!messages[0].id.is_empty());
     assert_eq!(messages[1].id, "kept");
     assert_ne!(messages[0].id, messages[2].id);
-    assert_eq!(messages[2].content, "", "null content is empty text");
+    assert_eq!(messages[2].content, "", "a turn that only called tools has empty text");
     let parts = serde_json::to_value(&messages[1].parts).unwrap();
     assert_eq!(
         parts,
@@ -287,6 +287,38 @@ fn messages_given_without_ids_or_parts_get_them() {
             {"type": "text", "text": "Found 5."}
         ])
     );
+}
+
+#[test]
+fn a_message_without_content_is_read_from_its_text_parts_and_one_with_neither_is_refused() {
+    // The AI SDK's UI message shape: no `content`, the text in parts.
+    let ui = json!({"id": "m1", "role": "assistant", "parts": [
+        {"type": "text", "text": "It is sunny.", "state": "done"},
+        {"type": "reasoning", "text": "The user asked about weather."},
+        {"type": "text", "text": "Anything else?"}
+    ]});
+    let message = ChatMessage::from_value(&ui).unwrap();
+    assert_eq!(message.content, "It is sunny.\n\nAnything else?");
+    let mut m = Mirror::new();
+    let patches = m.machine.set_messages(vec![message]);
+    m.check(&patches);
+    let (request, _) = m.machine.begin("And tomorrow?", json!({})).unwrap();
+    assert_eq!(request.conversation_history[0].content, "It is sunny.\n\nAnything else?", "the text reaches the backend");
+
+    for (stored, says) in [
+        (json!({"id": "m2", "role": "user"}), "(id \"m2\") has no `content` and no `parts`"),
+        (json!({"role": "user", "content": null, "parts": []}), "has no `content` and no `parts`"),
+        (json!({"id": "s", "role": "system", "content": "Be brief."}), "role \"system\" (id \"s\") is not supported"),
+        (json!({"role": "tool", "content": "42"}), "role \"tool\" is not supported"),
+    ] {
+        let error = ChatMessage::from_value(&stored).unwrap_err();
+        assert!(error.contains(says), "{stored}: {error}");
+    }
+    let mut restored = StateMachine::default();
+    let error = restored.load_messages(r#"[{"role": "user", "content": "hi"}, {"id": "x", "role": "assistant"}]"#).unwrap_err();
+    assert_eq!(error.code, ErrorCode::ValidationError);
+    assert!(error.message.contains("[1]: the message (id \"x\") has no `content`"), "{}", error.message);
+    assert!(restored.state().messages.is_empty(), "nothing half-loaded");
 }
 
 #[test]

@@ -8,3 +8,4 @@ const api = makeApi(wasm);
 
 export default api.init;
 export const { initSync, isReady, ChatStream, ChatSession, streamEvents, resolveToolMarkers, parseLlmResponse } = api;
+export { ChatstreamError } from "../io.js";

@@ -10,15 +10,16 @@ use crate::event::{CompletePayload, FinishReason, Segment, ToolRecord, Usage};
 use crate::json::{Fields, JsonOut, Object, ToJson};
 
 /// One message of the conversation. Serializes to the JSON that `messages` are saved and
-/// loaded as ([`ChatMessage::from_value`]); everything but `role` may be absent there.
+/// loaded as ([`ChatMessage::from_value`]); there, everything but `role` and its text (`content`,
+/// or parts to read it from) may be absent.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChatMessage {
     /// Stable and unique in the conversation, for keying lists: the caller's, or generated.
     pub id: String,
     /// `user` or `assistant`.
     pub role: String,
-    /// The text as it is stored: `[[tool:N]]` kept where tools ran. `null` reads as empty (a
-    /// stored turn that only called tools).
+    /// The text as it is stored: `[[tool:N]]` kept where tools ran. A stored message without it
+    /// gets its text parts, joined (empty for a stored turn that only called tools).
     pub content: String,
     /// The message in reading order: text, reasoning, tools with their state, data.
     pub parts: Vec<MessagePart>,
@@ -348,17 +349,38 @@ pub struct HistoryEntry {
 }
 
 impl ChatMessage {
-    /// A stored message read back (as `messages_json` writes it, or written by a backend).
+    /// A stored message read back (as `messages_json` writes it, or written by a backend, or a
+    /// UI message of the AI SDK's shape, `{id, role, parts}`). A message without `content` is
+    /// read from its text parts; one with nothing to read it from (no content, parts, segments
+    /// or tool history) is refused, naming its id, rather than kept as an empty turn that would
+    /// drop what it said from the conversation.
     pub fn from_value(value: &Value) -> Result<ChatMessage, String> {
         let fields = Fields::of(value)?;
+        let id = fields.opt_string("id")?.unwrap_or_default();
+        let role = fields.string("role")?;
+        if role != "user" && role != "assistant" {
+            // The state and the requests know only these two: another role would be sent as one of them.
+            return Err(format!("role {role:?}{} is not supported, expected \"user\" or \"assistant\"", named(&id)));
+        }
+        let parts = fields.list("parts", MessagePart::from_value)?;
+        let segments = fields.list("segments", Segment::from_value)?;
+        let tool_history = fields.list("tool_history", ToolRecord::from_value)?;
+        let content = match fields.opt_string("content")? {
+            Some(content) => content,
+            None if parts.is_empty() && segments.is_empty() && tool_history.is_empty() => {
+                return Err(format!("the message{} has no `content` and no `parts`", named(&id)));
+            }
+            // A stored turn that only called tools has no text: its content is empty.
+            None => text_of_parts(&parts),
+        };
         Ok(ChatMessage {
-            id: fields.opt_string("id")?.unwrap_or_default(),
-            role: fields.string("role")?,
-            content: fields.opt_string("content")?.unwrap_or_default(),
-            parts: fields.list("parts", MessagePart::from_value)?,
+            id,
+            role,
+            content,
+            parts,
             thinking: fields.opt_string("thinking")?,
-            segments: fields.list("segments", Segment::from_value)?,
-            tool_history: fields.list("tool_history", ToolRecord::from_value)?,
+            segments,
+            tool_history,
             suggested_values: fields.opt_value("suggested_values"),
             suggested_actions: fields.opt_value("suggested_actions"),
             custom_payload: fields.opt_value("custom_payload"),
@@ -367,6 +389,24 @@ impl ChatMessage {
             cancelled: fields.bool("cancelled")?,
         })
     }
+}
+
+/// ` (id "…")` for a message that has an id, to name it in an error.
+fn named(id: &str) -> String {
+    if id.is_empty() {
+        String::new()
+    } else {
+        format!(" (id {id:?})")
+    }
+}
+
+/// A message's text parts, joined as paragraphs (the AI SDK starts a text part per step).
+fn text_of_parts(parts: &[MessagePart]) -> String {
+    let texts: Vec<&str> = parts
+        .iter()
+        .filter_map(|part| if let MessagePart::Text { text } = part { Some(text.as_str()) } else { None })
+        .collect();
+    texts.join("\n\n")
 }
 
 impl ToJson for ChatMessage {

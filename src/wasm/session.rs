@@ -15,6 +15,7 @@ use super::partial_input::PartialInputs;
 use super::stream::JsStreamOptions;
 use super::{to_js, Busy, HandOver, Op, PoisonGuard};
 use crate::chat::{After, ChatSession, Step};
+use crate::error::ErrorCode;
 use crate::event::StreamEvent;
 use crate::state::{counting_ids, ChatMessage, Patch, StateMachine};
 
@@ -235,8 +236,16 @@ impl JsChatSession {
     }
 }
 
+/// A refused call, thrown with its code as `code` (the JS side throws it on as a ChatstreamError);
+/// refused input is a `TypeError`, as a bad argument is.
 fn chat_error(error: crate::state::ChatError) -> JsValue {
-    JsError::new(&format!("{}: {}", error.code, error.message)).into()
+    let thrown: js_sys::Error = match error.code {
+        ErrorCode::ValidationError => js_sys::TypeError::new(&error.message).into(),
+        _ => js_sys::Error::new(&error.message),
+    };
+    // Setting a field on a new Error cannot fail.
+    let _ = Reflect::set(&thrown, &"code".into(), &error.code.as_str().into());
+    thrown.into()
 }
 
 /// Message ids: the app's `generateId`, or a random prefix (so that ids stay unique across the

@@ -109,7 +109,8 @@ test("regenerate, setMessages and a second send are CONFLICT while a turn is in 
   assert.equal(chat.getSnapshot().isLoading, true);
   const refused = await drain(chat.regenerate());
   assert.deepEqual(refused.map((e) => e.code), ["CONFLICT"]);
-  assert.throws(() => chat.setMessages([]), /CONFLICT/);
+  assert.throws(() => chat.setMessages([]), { name: "ChatstreamError", code: "CONFLICT" });
+  assert.throws(() => chat.loadMessages("[]"), { name: "ChatstreamError", code: "CONFLICT" });
   release();
   await turn;
   chat.dispose();

@@ -128,32 +128,14 @@ async function handedOut() {
   };
 }
 
-test("every value the runtime hands out compiles as its declared type (tsc --strict)", async () => {
-  const out = await handedOut();
-  for (const [name, values] of Object.entries(out)) assert.ok(values.length > 0, `no ${name} gathered`);
-  const kinds = new Set(out.events.map((e) => e.type));
-  for (const type of ["status", "text_delta", "thinking_delta", "tool_start", "tool_input_delta", "tool_call", "tool_progress", "tool_complete", "data", "complete", "error", "cancelled"]) {
-    assert.ok(kinds.has(type), `the fixtures gave no ${type} event`);
-  }
-  assert.ok(out.states.some((s) => s.pendingApproval !== null), "no state with a pending approval");
-
+/**
+ * Compiles `lines` (TypeScript importing "chatstream" and "chatstream/react") with tsc --strict;
+ * fails with each error and the line it is about.
+ */
+function compiles(lines) {
   const dir = mkdtempSync(join(tmpdir(), "chatstream-declarations-"));
   try {
-    const literal = (value) => JSON.stringify(value, null, 1);
-    writeFileSync(
-      join(dir, "handed-out.ts"),
-      [
-        'import type { ChatMessage, ChatState, ParsedResponse, Segment, StreamEvent } from "chatstream";',
-        `export const events: StreamEvent[] = ${literal(out.events)};`,
-        `export const states: ChatState[] = ${literal(out.states)};`,
-        `export const saved: ChatMessage[] = ${literal(out.saved)};`,
-        `export const parsed: ParsedResponse[] = ${literal(out.parsed)};`,
-        `export const segments: Segment[][] = ${literal(out.segments)};`,
-        // What a session and the hook show before the module has loaded is a chat state too.
-        `export const beforeLoad: ChatState = ${literal(STATE_BEFORE_LOAD)};`,
-        "",
-      ].join("\n"),
-    );
+    writeFileSync(join(dir, "handed-out.ts"), lines.join("\n"));
     const config = {
       compilerOptions: {
         strict: true,
@@ -163,7 +145,7 @@ test("every value the runtime hands out compiles as its declared type (tsc --str
         moduleResolution: "NodeNext",
         lib: ["ES2022", "DOM", "DOM.Iterable"],
         types: [],
-        paths: { chatstream: [join(root, "pkg/index.d.ts")] },
+        paths: { chatstream: [join(root, "pkg/index.d.ts")], "chatstream/react": [join(root, "pkg/react.d.ts")] },
       },
       files: ["handed-out.ts"],
     };
@@ -172,13 +154,107 @@ test("every value the runtime hands out compiles as its declared type (tsc --str
       execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", dir], { encoding: "utf8" });
     } catch (error) {
       // Each error with the line it is about: the file is gone once the test ends.
-      const lines = readFileSync(join(dir, "handed-out.ts"), "utf8").split("\n");
-      const report = `${error.stdout}${error.stderr}`.replace(/handed-out\.ts\((\d+),\d+\): (.*)/g, (_, line, text) => `${text}\n      at: ${lines[line - 1].trim()}`);
+      const source = readFileSync(join(dir, "handed-out.ts"), "utf8").split("\n");
+      const report = `${error.stdout}${error.stderr}`.replace(/handed-out\.ts\((\d+),\d+\): (.*)/g, (_, line, text) => `${text}\n      at: ${source[line - 1].trim()}`);
       assert.fail(`the declarations disagree with the runtime:\n${report}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A value as TypeScript source (`undefined` included). */
+const literal = (value) => (value === undefined ? "undefined" : JSON.stringify(value, null, 1));
+
+test("every value the runtime hands out compiles as its declared type (tsc --strict)", async () => {
+  const out = await handedOut();
+  for (const [name, values] of Object.entries(out)) assert.ok(values.length > 0, `no ${name} gathered`);
+  const kinds = new Set(out.events.map((e) => e.type));
+  for (const type of ["status", "text_delta", "thinking_delta", "tool_start", "tool_input_delta", "tool_call", "tool_progress", "tool_complete", "data", "complete", "error", "cancelled"]) {
+    assert.ok(kinds.has(type), `the fixtures gave no ${type} event`);
+  }
+  assert.ok(out.states.some((s) => s.pendingApproval !== null), "no state with a pending approval");
+
+  compiles([
+    'import type { ChatMessage, ChatState, ParsedResponse, Segment, StreamEvent } from "chatstream";',
+    `export const events: StreamEvent[] = ${literal(out.events)};`,
+    `export const states: ChatState[] = ${literal(out.states)};`,
+    `export const saved: ChatMessage[] = ${literal(out.saved)};`,
+    `export const parsed: ParsedResponse[] = ${literal(out.parsed)};`,
+    `export const segments: Segment[][] = ${literal(out.segments)};`,
+    // What a session and the hook show before the module has loaded is a chat state too.
+    `export const beforeLoad: ChatState = ${literal(STATE_BEFORE_LOAD)};`,
+    "",
+  ]);
+});
+
+/** useGeneralChat({}) rendered: what it returns, and the renderer (to unmount). */
+async function rendered() {
+  let chat;
+  function Probe() {
+    chat = useGeneralChat({});
+    return null;
+  }
+  let renderer;
+  await act(async () => {
+    renderer = TestRenderer.create(React.createElement(Probe));
+  });
+  return { chat, renderer };
+}
+
+/** What `call` throws (it must throw). */
+function thrown(call) {
+  try {
+    call();
+  } catch (error) {
+    return error;
+  }
+  assert.fail("it did not throw");
+}
+
+test("what the calls return when there is nothing to do, and what they throw, compile as their declared types", async () => {
+  // Stopping with nothing in flight: the session says so (a CONFLICT event); the hook, as React chat hooks do, says nothing.
+  const idle = new ChatSession({});
+  const cancelled = idle.cancel();
+  const stopped = idle.stop();
+  assert.equal(cancelled.code, "CONFLICT");
+  const { chat, renderer } = await rendered();
+  const hookStopped = chat.stop();
+  const hookCancelled = chat.cancel();
+  await act(async () => renderer.unmount());
+
+  // Replacing the messages while one is being answered: a ChatstreamError with its code.
+  const busy = new ChatSession({ fetch: () => new Promise(() => {}) });
+  busy.send("Hi");
+  const conflict = thrown(() => busy.setMessages([]));
+  const loadConflict = thrown(() => busy.loadMessages("[]"));
+  busy.dispose();
+  for (const error of [conflict, loadConflict]) {
+    assert.ok(error instanceof entry.ChatstreamError, String(error));
+    assert.equal(error.code, "CONFLICT");
+  }
+  // An AI SDK UI message (its text in parts, no content) is a stored message the session reads.
+  const uiMessages = [
+    { id: "u1", role: "user", parts: [{ type: "text", text: "Weather in Paris?" }] },
+    { id: "a1", role: "assistant", parts: [{ type: "reasoning", text: "Look it up." }, { type: "text", text: "Sunny." }] },
+  ];
+  idle.setMessages(uiMessages);
+  assert.deepEqual(idle.getSnapshot().messages.map((m) => m.content), ["Weather in Paris?", "Sunny."]);
+  idle.dispose();
+
+  const fields = (error) => ({ name: error.name, message: error.message, code: error.code });
+  compiles([
+    'import type { ChatSession, ChatstreamError, StoredMessage } from "chatstream";',
+    'import type { GeneralChat } from "chatstream/react";',
+    `export const cancelled: ReturnType<ChatSession["cancel"]> = ${literal(cancelled)};`,
+    `export const stopped: ReturnType<ChatSession["stop"]> = ${literal(stopped)};`,
+    `export const hookStopped: ReturnType<GeneralChat["stop"]> = ${literal(hookStopped)};`,
+    `export const hookCancelled: ReturnType<GeneralChat["cancel"]> = ${literal(hookCancelled)};`,
+    `export const conflict: Pick<ChatstreamError, "name" | "message" | "code"> = ${literal(fields(conflict))};`,
+    `export const loadConflict: Pick<ChatstreamError, "name" | "message" | "code"> = ${literal(fields(loadConflict))};`,
+    `export const uiMessages: StoredMessage[] = ${literal(uiMessages)};`,
+    "",
+  ]);
 });
 
 /** The declarations of one .d.ts file: its exported names, and each class's and interface's members. */
@@ -228,15 +304,7 @@ test("the classes have the declared methods, and the entries export the declared
 
 test("the hook returns the declared fields, and the state before the module loads has every field of the module's", async () => {
   const { members } = declared("pkg/react.d.ts");
-  let chat;
-  function Probe() {
-    chat = useGeneralChat({});
-    return null;
-  }
-  let renderer;
-  await act(async () => {
-    renderer = TestRenderer.create(React.createElement(Probe));
-  });
+  const { chat, renderer } = await rendered();
   assert.equal(chat.ready, true);
   assert.deepEqual(sorted(Object.keys(chat)), sorted(members.get("GeneralChat")));
   const state = chat.session.getSnapshot();

@@ -313,6 +313,52 @@ test("messages save and load as JSON", async () => {
   assert.throws(() => restored.loadMessages("{oops"), /Invalid saved messages/);
 });
 
+test("a stored message without content is read from its text parts, and the backend gets its text", async () => {
+  const requests = [];
+  const session = new ChatSession({ fetch: fetchReturning(() => new Response(body(agentTurn)), requests) });
+  // The AI SDK's UI messages: the text in parts, one per step.
+  session.setMessages([
+    { id: "u1", role: "user", parts: [{ type: "text", text: "Weather in Paris?" }] },
+    { id: "a1", role: "assistant", parts: [{ type: "text", text: "Let me check.", state: "done" }, { type: "text", text: "Sunny, 24°C." }] },
+  ]);
+  await collect(session.send("And tomorrow?"));
+  assert.deepEqual(requests[0].body.conversation_history, [
+    { role: "user", content: "Weather in Paris?" },
+    { role: "assistant", content: "Let me check.\n\nSunny, 24°C." },
+  ]);
+  session.dispose();
+});
+
+test("a stored message with neither content nor parts, or another role, is a TypeError naming it; nothing is replaced", () => {
+  const session = new ChatSession({});
+  session.setMessages([{ role: "user", content: "kept" }]);
+  const before = session.getSnapshot();
+  const refusals = [
+    [[{ role: "user", content: "hi" }, { id: "a7", role: "assistant" }], /messages\[1\]: the message \(id "a7"\) has no `content` and no `parts`/],
+    [[{ role: "assistant", content: null }], /messages\[0\]: the message has no `content` and no `parts`/],
+    [[{ id: "s", role: "system", content: "Be brief." }], /messages\[0\]: role "system" \(id "s"\) is not supported, expected "user" or "assistant"/],
+    [[{ role: "tool", content: "42" }], /messages\[0\]: role "tool" is not supported/],
+  ];
+  for (const [messages, says] of refusals) {
+    assert.throws(() => session.setMessages(messages), (error) => error instanceof TypeError && says.test(error.message));
+    assert.throws(() => session.loadMessages(JSON.stringify(messages)), (error) => error instanceof TypeError && error.code === "VALIDATION_ERROR" && says.test(error.message));
+  }
+  assert.equal(session.getSnapshot(), before, "the conversation is as it was");
+  session.dispose();
+});
+
+test("in Node, a relative endpoint is an error saying to give an absolute URL, not a CORS refusal", async () => {
+  const session = new ChatSession({});
+  const events = await collect(session.send("hi"));
+  const error = events.at(-1);
+  assert.equal(error.code, "NETWORK_ERROR");
+  assert.match(error.message, /the endpoint "\/api\/chat\/stream" is a relative URL/);
+  assert.match(error.message, /give the endpoint option an absolute URL/);
+  assert.doesNotMatch(error.message, /CORS/);
+  assert.deepEqual(session.getSnapshot().messages.map((m) => m.content), ["hi"], "the message is kept");
+  session.dispose();
+});
+
 test("a subscriber that throws does not stop the stream", async () => {
   const session = new ChatSession({ fetch: fetchReturning(() => new Response(body(agentTurn))) });
   const reported = [];

@@ -11,7 +11,9 @@ import init, {
   type ParsedResponse,
   type Tool,
   type ChatSessionOptions,
-
+  ChatstreamError,
+  type ErrorCode,
+  type StoredMessage,
 } from "chatstream";
 import { useGeneralChat } from "chatstream/react";
 
@@ -110,7 +112,7 @@ export function useChatTray(token: string) {
     again: chat.regenerate,
     stop: chat.stop,
     dismiss: chat.clearError,
-    reset: () => chat.setMessages([{ role: "user", content: "hi" }, { role: "assistant", content: null }]),
+    reset: () => chat.setMessages([{ role: "user", content: "hi" }, { role: "assistant", parts: [{ type: "text", text: "Hello." }] }]),
     deny: (id: string) => chat.deny(id, "not now"),
     lastError,
   };
@@ -156,4 +158,29 @@ export function providerChat(): ChatSession {
     toolTimeoutMs: 10_000,
   };
   return new ChatSession(options);
+}
+
+// Stored messages: text in `content` or in `parts` (the AI SDK's UI messages), or a turn that only
+// called tools; the runtime refuses a message with none of them, and any role but these two.
+export const stored: StoredMessage[] = [
+  { id: "u1", role: "user", parts: [{ type: "text", text: "Weather in Paris?" }] },
+  { role: "assistant", content: null, tool_history: [{ tool_name: "weather", input: { city: "Paris" }, output: "sunny" }] },
+  { role: "assistant", content: "Sunny." },
+];
+// @ts-expect-error a message with no text: a TypeError at runtime
+export const empty: StoredMessage = { id: "m2", role: "assistant", content: null };
+// @ts-expect-error nor may `content` be left out without parts
+export const bare: StoredMessage = { role: "user" };
+// @ts-expect-error only "user" and "assistant" are read
+export const system: StoredMessage = { role: "system", content: "Be brief." };
+
+/** A refusal for the chat's state (CONFLICT) carries its code. */
+export function replace(chat: ChatSession, messages: StoredMessage[]): ErrorCode | null {
+  try {
+    chat.setMessages(messages);
+    return null;
+  } catch (error) {
+    if (error instanceof ChatstreamError) return error.code;
+    throw error;
+  }
 }
