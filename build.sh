@@ -115,9 +115,12 @@ build_pkg() {
   # Built beside pkg/ and swapped in at the end, so a test reading pkg/ meanwhile never sees half a package.
   out=$(mktemp -d "$ROOT/.pkg-build.XXXXXX")
   cp -R pkg-template/. "$out/"
-  say "building the full module (release), then the streaming-only one; wasm-opt $(node_modules/.bin/wasm-opt --version | awk '{print $3}')"
+  say "building the full module (release), the streaming-only one and the one-protocol ones; wasm-opt $(node_modules/.bin/wasm-opt --version | awk '{print $3}')"
   build_module full "--features talc" "$out"
-  build_module streaming "--no-default-features --features talc" "$out/streaming"
+  build_module streaming "--no-default-features --features talc,dialects" "$out/streaming"
+  # One backend protocol each, without provider mode (pkg-template/README.md lists which reads what).
+  build_module agent "--no-default-features --features talc,dialect-agent" "$out/agent"
+  build_module openai "--no-default-features --features talc,dialect-openai" "$out/openai"
   cp LICENSE-MIT LICENSE-APACHE "$out/"
   rm -f "$out/.gitignore"
   chmod 755 "$out"
@@ -181,10 +184,12 @@ test_native() {
   ensure_redis
   say "native tests (cargo test --workspace)"
   cargo test --workspace
-  say "native tests of the streaming-only build (cargo test --no-default-features)"
+  say "native tests of the streaming-only build (cargo test --no-default-features --features dialects)"
   # The every-split fixture pass is left out here: the dialects it drives are the same code in
   # both builds, and it is the slowest test (a minute in a debug build).
-  cargo test -p chatstream --no-default-features --lib --tests -- --skip every_fixture_under_every_split
+  cargo test -p chatstream --no-default-features --features dialects --lib --tests -- --skip every_fixture_under_every_split
+  say "native tests of a one-dialect build (cargo test --no-default-features --features dialect-agent --lib)"
+  cargo test -p chatstream --no-default-features --features dialect-agent --lib
 }
 
 test_wasm() {
@@ -268,7 +273,7 @@ run_bench() {
 # target/bench/named-<name>/: for `twiggy top` and for the live benchmark's profile.
 named_modules() {
   local name dir wasm target=${CARGO_TARGET_DIR:-target}
-  for name in full streaming; do
+  for name in full streaming agent openai; do
     dir="$target/bench/named-$name"
     [ "$name" = full ] && wasm="$target/wasm32-unknown-unknown/release/chatstream.wasm" \
       || wasm="$target/$name/wasm32-unknown-unknown/release/chatstream.wasm"
@@ -284,7 +289,7 @@ twiggy_tops() {
     cargo install twiggy
   fi
   local name target=${CARGO_TARGET_DIR:-target}
-  for name in full streaming; do
+  for name in full streaming agent openai; do
     twiggy top -n 40 -f csv "$target/bench/named-$name/named.wasm" > "target/bench/twiggy-$name.csv"
     say "twiggy top of the $name module: target/bench/twiggy-$name.csv"
   done

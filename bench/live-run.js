@@ -6,8 +6,10 @@
 //   node --expose-gc bench/live-run.js           the full run
 //   node --expose-gc bench/live-run.js --smoke   tiny inputs, one round: checks every contender reads the same text
 //   node --expose-gc bench/live-run.js --only deepseek   the recordings whose name holds the text; prints, keeps nothing
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { out, root, withBenchPage } from "./browser.js";
 import { AGAINST, frames, pushCosts, runLive, tile } from "./live.js";
 import { profileLivePush } from "./profile.js";
@@ -41,10 +43,27 @@ const COSTS = "openai/openai-text.sse";
 async function inNode(recs) {
   const lib = await import(join(root, "pkg/index.js"));
   lib.initSync({ module: readFileSync(join(root, "pkg/chatstream_bg.wasm")) });
-  const rows = await runLive(lib, recs, options);
+  const rows = await runLive(lib, recs, { ...options, log: (row) => console.log(JSON.stringify(row)) });
   const costs = recordings().find((r) => r.name === COSTS);
   const list = tile(frames(costs.text, costs.format), costs.dialect, options.target);
   return { rows, push: pushCosts(lib, list, costs.dialect, { repeats: options.rounds }) };
+}
+
+/**
+ * The Node part in a process of its own (`--node-part`), tried up to three times: Node 20's V8
+ * has been seen to stop with a fatal error in its deoptimizer in the process that had driven
+ * Chromium just before. Null when every try failed.
+ */
+function inNodeProcess() {
+  const file = join(out, "live-node.json");
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    rmSync(file, { force: true });
+    const args = ["--expose-gc", fileURLToPath(import.meta.url), "--node-part", ...process.argv.slice(2)];
+    const run = spawnSync(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"] });
+    if (run.status === 0 && existsSync(file)) return JSON.parse(readFileSync(file, "utf8"));
+    console.log(`the Node part stopped (exit ${run.status}, signal ${run.signal}), try ${attempt} of 3`);
+  }
+  return null;
 }
 
 const geomean = (xs) => Math.exp(xs.reduce((n, x) => n + Math.log(x), 0) / xs.length);
@@ -90,13 +109,19 @@ export function table(result) {
 const us = (v) => `${v.toFixed(2)} µs`;
 const pct = (part, whole) => `${((part / whole) * 100).toFixed(0)}%`;
 
-/** Where a live push spends its time (bench/live.js `pushCosts`), as a sentence of this run's figures. */
+/**
+ * Where a live push spends its time (bench/live.js `pushCosts`), as a sentence of this run's
+ * figures. Each stage is the difference of two medians: one that comes out below zero is smaller
+ * than this run's noise, and is said so rather than printed.
+ */
 export function breakdown({ push: p }) {
+  const stage = (cost, what) =>
+    cost >= 0 ? `${us(cost)} (${pct(cost, p.onePerPush)}) ${what}` : `${what}: below this run's noise (the difference of the medians is ${us(cost)})`;
   return (
     `a push of nothing costs ${(p.emptyPush * 1000).toFixed(0)} ns; on ${COSTS} one frame a push costs ${us(p.onePerPush)} a frame: ` +
-    `${us(p.emptyPush)} (${pct(p.emptyPush, p.onePerPush)}) the call and the empty hand-back, ` +
-    `${us(p.commentPush - p.emptyPush)} (${pct(p.commentPush - p.emptyPush, p.onePerPush)}) copying the chunk in and framing it (an SSE comment as long as the frame), ` +
-    `${us(p.onePerPush - p.commentPush)} (${pct(p.onePerPush - p.commentPush, p.onePerPush)}) decoding, cleaning and building the events; ` +
+    `${stage(p.emptyPush, "the call and the empty hand-back")}, ` +
+    `${stage(p.commentPush - p.emptyPush, "copying the chunk in and framing it (an SSE comment as long as the frame)")}, ` +
+    `${stage(p.onePerPush - p.commentPush, "decoding, cleaning and building the events")}; ` +
     `sixteen frames a push cost ${us(p.sixteenPerPush)} a frame`
   );
 }
@@ -121,17 +146,34 @@ export function targets({ chromium, profiles = [] }) {
   ].join("\n") + `\n\n${why(chromium, profiles)}`;
 }
 
-/** Why live pushes miss, in this run's figures: the fixed cost of a push, and where the profile puts the time. */
-function why({ push: p }, profiles) {
+/**
+ * Why live pushes miss, in this run's figures: the fixed cost of a push, the short recordings read
+ * whole many times, and where the profiles put the time.
+ */
+function why({ push: p, rows }, profiles) {
   const share = (profile, pattern) => profile.stages.filter((s) => pattern.test(s.stage)).reduce((n, s) => n + s.share, 0);
-  const costs = profiles.find((pr) => pr.recording === COSTS);
-  return (
+  const short = rows.filter((r) => r.mode === "live" && r.events < 100);
+  const parts = [
     `Why: a push that carries nothing costs ${us(p.emptyPush)}, ${pct(p.emptyPush, p.onePerPush)} of a one-frame push of ${COSTS}, ` +
-    `and it is paid once per read, so one frame a read costs ${(p.onePerPush / p.sixteenPerPush).toFixed(2)}× what it costs at sixteen a read.` +
-    (costs
-      ? ` In the profile, crossing between JS and the module and building the event objects take ${pct(share(costs, /^(crossing|building the events)/), 1)} of the samples, the allocator ${pct(share(costs, /^the allocator/), 1)}, decoding, cleaning and framing ${pct(share(costs, /^(decoding|cleaning|framing)/), 1)}.`
-      : "")
-  );
+      `paid once per read; one frame a read costs ${(p.onePerPush / p.sixteenPerPush).toFixed(2)}× what it costs at sixteen a read, ` +
+      `the rest of the difference being the work per frame that a larger read shares (one copy in, one hand-over, one merge of adjacent deltas).`,
+  ];
+  if (short.length > 0) {
+    parts.push(
+      `${short.map((r) => `${r.recording} (${r.events} events, ${ratio(r, "push").toFixed(2)}×)`).join(", ")} ` +
+        `${short.length === 1 ? "is" : "are"} read whole hundreds of times: each pass creates a \`ChatStream\` (its options read from JS) and ` +
+        `finishes it (the \`complete\` event with the whole message, crossing as JSON), which the baseline's few lines do not do; ` +
+        `per event that fixed cost is most of the time.`,
+    );
+  }
+  for (const profile of profiles) {
+    parts.push(
+      `In the profile of ${profile.recording}, crossing between JS and the module and building the event objects take ` +
+        `${pct(share(profile, /^(crossing|building the events)/), 1)} of the samples, the allocator ${pct(share(profile, /^the allocator/), 1)}, ` +
+        `decoding, cleaning and framing ${pct(share(profile, /^(decoding|cleaning|framing)/), 1)}.`,
+    );
+  }
+  return parts.join(" ");
 }
 
 /** A profile's stages as a table. */
@@ -175,23 +217,33 @@ ${targets(live)}
 
 ### Node
 
-${table(node)}
-Where a live \`push\` goes: ${breakdown(node)}.
+${
+  node
+    ? `${table(node)}
+Where a live \`push\` goes: ${breakdown(node)}.`
+    : "Not measured in this run: the Node part stopped three times with a fatal error in V8's deoptimizer (Node 20)."
+}
 `;
 }
 
 async function main() {
   const recs = recordings().filter((r) => only === null || r.name.includes(only));
+  if (process.argv.includes("--node-part")) {
+    writeFileSync(join(out, "live-node.json"), JSON.stringify(await inNode(recs)));
+    return;
+  }
   console.log(`live benchmark: ${recs.length} streams × ${MODES.join(", ")}; ${options.rounds} rounds each (Chromium, then Node)`);
   const costs = recordings().find((r) => r.name === COSTS);
   const chromium = await withBenchPage((page) => page.evaluate(([recs, options, costs]) => window.live(recs, options, costs), [recs, options, costs]));
   console.log("\nChromium (ratio: the JS baseline's time ÷ chatstream's; above 1, chatstream is faster)\n");
   console.log(table(chromium));
-  const node = await inNode(recs);
-  console.log("Node\n");
-  console.log(table(node));
+  const node = inNodeProcess();
+  if (node) {
+    console.log("Node\n");
+    console.log(table(node));
+  }
   for (const [env, r] of [["Chromium", chromium], ["Node", node]]) {
-    console.log(`${env}: ${breakdown(r)}`);
+    if (r) console.log(`${env}: ${breakdown(r)}`);
   }
   // Profiles: the recording the costs are measured on, and Chromium's slowest live one.
   const profiles = [];

@@ -319,28 +319,36 @@ export async function runLive(lib, recordings, { rounds, target, modes, who, log
  * Where a live `push` spends its time, on `list`'s frames (SSE), in µs: a push of nothing (the
  * call, the guard, the empty array handed back); a push of an SSE comment as long as each frame
  * (adds copying the chunk in and framing it: comments are framed and dropped); a push of each frame
- * (adds decoding, cleaning and building the events); and sixteen frames a push, per frame.
+ * (adds decoding, cleaning and building the events); and sixteen frames a push, per frame. The
+ * four take turns in every round, so that a slow spell of a shared machine falls on all of them.
  */
 export function pushCosts(lib, list, dialect, { repeats }) {
   const perFrame = (chunks) => {
-    const t = [];
-    for (let r = 0; r < repeats + 1; r++) {
-      const s = new lib.ChatStream({ dialect });
-      const start = performance.now();
-      for (const c of chunks) s.push(c);
-      s.finish();
-      t.push(((performance.now() - start) * 1000) / chunks.length);
-      s.free();
-    }
-    return median(t.slice(1)); // the first is a warm-up
+    const s = new lib.ChatStream({ dialect });
+    const start = performance.now();
+    for (const c of chunks) s.push(c);
+    s.finish();
+    const t = ((performance.now() - start) * 1000) / chunks.length;
+    s.free();
+    return t;
   };
   const sixteen = [];
   for (let i = 0; i < list.length; i += 16) sixteen.push(encoder.encode(list.slice(i, i + 16).join("")));
   const one = reads(list, "live");
-  return {
-    emptyPush: perFrame(one.map(() => new Uint8Array(0))),
-    commentPush: perFrame(one.map((c) => encoder.encode(`:${"x".repeat(Math.max(0, c.length - 3))}\n\n`))),
-    onePerPush: perFrame(one),
-    sixteenPerPush: (perFrame(sixteen) * sixteen.length) / list.length,
+  const kinds = {
+    emptyPush: one.map(() => new Uint8Array(0)),
+    commentPush: one.map((c) => encoder.encode(`:${"x".repeat(Math.max(0, c.length - 3))}\n\n`)),
+    onePerPush: one,
+    sixteenPerPush: sixteen,
   };
+  const times = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
+  for (let r = 0; r < repeats + 1; r++) {
+    for (const [kind, chunks] of Object.entries(kinds)) {
+      const t = perFrame(chunks);
+      if (r > 0) times[kind].push(t); // the first round is a warm-up
+    }
+  }
+  const out = Object.fromEntries(Object.entries(times).map(([k, t]) => [k, median(t)]));
+  out.sixteenPerPush = (out.sixteenPerPush * sixteen.length) / list.length;
+  return out;
 }

@@ -15,11 +15,11 @@ const STAGES = [
   ["decoding (dialects, the JSON scanner, serde_json)", /chatstream::dialect::|serde_json::|chatstream::json::/],
   ["cleaning (markers, thinking, trimming)", /chatstream::clean::/],
   ["the stream's plumbing", /chatstream::stream::/],
-  ["building the events (chatstream::wasm)", /chatstream::wasm::/],
+  ["building the events (chatstream::wasm, and handOver in JS)", /chatstream::wasm::|^handOver$|^cut$|^attachPartialInput$/],
   ["UTF-8 checks and byte searches (memchr)", /memchr::|str::converts::from_utf8/],
   [
     "crossing to JS and back (wasm-bindgen glue, JS calls from wasm, string decoding)",
-    /^__wbg|^__wbindgen|^__externref|wasm_bindgen::|wasm-to-js|js-to-wasm|shim|Wasm0|^get buffer$|^parseWithAside$|^(decodeUTF8|decodeText|decode|encode|get|push|finish)$|^\(chatstream\.js\)$/,
+    /^__wbg|^__wbindgen|^__externref|wasm_bindgen::|wasm-to-js|js-to-wasm|shim|Wasm0|^get buffer$|^(decodeUTF8|decodeText|decode|encode|get|push|__pushBytes|finish|isDetached)$|^\(chatstream\.js\)$/,
   ],
 ];
 
@@ -30,8 +30,10 @@ const STAGES = [
 export async function profileLivePush(root, recording, { passes = 20, target = 10000 } = {}) {
   const dir = join(root, "target/bench/named-full");
   if (!existsSync(join(dir, "named.wasm"))) return null;
-  const wasm = await import(join(dir, "chatstream.js"));
-  wasm.initSync({ module: readFileSync(join(dir, "named.wasm")) });
+  // The package's API over the named module: its `push` is the one users call.
+  const { makeApi } = await import(join(root, "pkg-template/api.js"));
+  const lib = makeApi(await import(join(dir, "chatstream.js")));
+  lib.initSync({ module: readFileSync(join(dir, "named.wasm")) });
   const dialect = recording.split("/")[0];
   const list = tile(frames(readFileSync(join(root, "tests/fixtures/recorded", recording), "utf8"), "sse"), dialect, target);
   const chunks = reads(list, "live");
@@ -39,7 +41,7 @@ export async function profileLivePush(root, recording, { passes = 20, target = 1
   const times = Math.max(1, Math.round(target / list.length));
   const pushAll = () => {
     for (let t = 0; t < times; t++) {
-      const stream = new wasm.ChatStream({ dialect });
+      const stream = new lib.ChatStream({ dialect });
       for (const chunk of chunks) stream.push(chunk);
       stream.finish();
       stream.free();
@@ -64,7 +66,8 @@ function stages(profile) {
   let total = 0;
   profile.samples.forEach((id, i) => {
     const frame = byId.get(id).callFrame;
-    const name = frame.functionName || `(${frame.url.split("/").pop()})`;
+    // Rust's names carry each crate's hash (`chatstream[0123456789abcdef]::…`): left out.
+    const name = frame.functionName.replace(/\[[0-9a-f]{16}\]/g, "") || `(${frame.url.split("/").pop()})`;
     if (name === "(idle)" || name === "(program)") return;
     const stage = STAGES.find(([, pattern]) => pattern.test(name))?.[0] ?? "other";
     const dt = profile.timeDeltas[i] ?? 0;

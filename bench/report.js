@@ -28,9 +28,10 @@ if (process.argv.includes("--live-only")) {
 
 Produced by \`node --expose-gc bench/live-run.js\` (headless Chromium, then Node) and \`node bench/report.js
 --live-only\`: the first part of \`./build.sh bench\` alone. The rest of it (the generated streams against
-eventsource-parser and the AI SDK, memory, loading, size, the native stages) was not run with it, so none
-of its figures are here. The machine is shared and noisy: compare ratios within this file, not absolute
-times across runs.
+eventsource-parser and the AI SDK, size, the native stages) was not run with it, so none of its figures are
+here; the loading and memory sections further down are bench/loading.js's and bench/memory.js's own runs,
+each written by its script (\`--section\`). The machine is shared and noisy: compare ratios within this
+file, not absolute times across runs.
 
 ${liveMarkdown(JSON.parse(read("live.json")))}`;
   writeFileSync(join(root, "BENCHMARKS.md"), md + proxySection());

@@ -8,6 +8,20 @@ import { makeStreamEvents } from "./stream-events.js";
 // wasm-bindgen takes `{ module_or_path }` / `{ module }` and warns on anything else; both forms are fine here.
 const isOptions = (input) => Object.getPrototypeOf(input) === Object.prototype;
 
+/**
+ * Whether a buffer was transferred away: its views then read as empty, like an empty view, but the
+ * module reports such a chunk as unreadable. `detached` where the engine has it (not Node 20).
+ */
+function isDetached(buffer) {
+  if (typeof buffer.detached === "boolean") return buffer.detached;
+  try {
+    new Uint8Array(buffer);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /** The API over `wasm`, the namespace of a wasm-bindgen module (`import * as wasm from "./chatstream.js"`). */
 export function makeApi(wasm) {
   let ready = false;
@@ -44,6 +58,18 @@ export function makeApi(wasm) {
     constructor(options) {
       loaded();
       super(options);
+    }
+
+    // What a body reader hands over, a string or a Uint8Array, goes straight in: the module then
+    // need not call back into JS to find out what the chunk is and read it, which cost more than
+    // a small chunk's parsing. Everything else (other views, buffers, detached ones, what is not
+    // bytes at all) is read, or refused, in the module.
+    push(chunk) {
+      if (typeof chunk === "string") return this.__pushText(chunk);
+      // `isView`: a real typed array (not a proxy, nor an object that only inherits from one).
+      const bytes = ArrayBuffer.isView(chunk) && chunk instanceof Uint8Array;
+      if (bytes && (chunk.byteLength > 0 || !isDetached(chunk.buffer))) return this.__pushBytes(chunk);
+      return super.push(chunk);
     }
   }
 

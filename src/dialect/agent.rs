@@ -36,7 +36,8 @@ use crate::error::ErrorCode;
 use crate::framing::FrameRef;
 
 /// Reads the agent backend protocol (`docs/agent-protocol.md`).
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
+#[cfg_attr(test, derive(PartialEq))]
 pub struct AgentDecoder {
     /// The shape of the last text delta.
     text_deltas: Shape<TextEvent, 1>,
@@ -140,7 +141,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::dialect::test_support::{distinct, edits_read, recorded_frames, same_as_general};
+    use crate::dialect::test_support::{edits_read, recorded_frames, same_as_general};
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
         crate::dialect::test_support::decode::<AgentDecoder>(frames)
@@ -150,13 +151,6 @@ mod tests {
     fn agrees(data: &str) -> bool {
         let fast_reads = crate::dialect::scan::scan(data.trim(), text_delta).is_some();
         same_as_general(fast_reads, AgentDecoder::default, data, |d, out| d.decode_value(data.trim(), out))
-    }
-
-    #[test]
-    fn a_learned_shape_reads_frames_as_the_fast_path_does() {
-        let frames = recorded_frames("agent");
-        let read = crate::dialect::scan::shapes_agree(&distinct(&frames), text_delta);
-        assert!(read > 100, "the shape read only {read} frames");
     }
 
     #[test]

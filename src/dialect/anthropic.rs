@@ -38,7 +38,8 @@ use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
 
 /// Reads the Anthropic Messages stream.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
+#[cfg_attr(test, derive(PartialEq))]
 pub struct AnthropicDecoder {
     /// The id of the message being streamed, between its `message_start` and `message_stop`.
     open_message: Option<String>,

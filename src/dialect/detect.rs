@@ -100,14 +100,16 @@ fn from_json(value: &Value) -> Option<Dialect> {
             "status" | "text_delta" | "tool_start" | "tool_progress" | "tool_complete" | "complete" | "cancelled" => {
                 return Some(Dialect::Agent)
             }
+            // Every dialect with a `type` field reads this frame as the error it is: its shape
+            // only orders them.
             "error" => {
-                return Some(if obj.get("error").is_some_and(Value::is_object) {
-                    Dialect::Anthropic
+                return Some(built_in_first(if obj.get("error").is_some_and(Value::is_object) {
+                    [Dialect::Anthropic, Dialect::Agent, Dialect::UiMessageStream]
                 } else if obj.contains_key("errorText") {
-                    Dialect::UiMessageStream
+                    [Dialect::UiMessageStream, Dialect::Agent, Dialect::Anthropic]
                 } else {
-                    Dialect::Agent
-                })
+                    [Dialect::Agent, Dialect::UiMessageStream, Dialect::Anthropic]
+                }))
             }
             _ if kind.contains('-') || matches!(kind, "start" | "finish" | "abort") => {
                 return Some(Dialect::UiMessageStream)
@@ -128,15 +130,22 @@ fn from_json(value: &Value) -> Option<Dialect> {
     }
     if let Some(error) = obj.get("error") {
         // Gemini's envelope carries a numeric `code` and a `status` word; OpenAI-style servers don't.
+        // Both read either envelope as the provider's error: the shape only orders them.
         if error.get("status").is_some_and(Value::is_string) && error.get("code").is_some_and(Value::is_number) {
-            return Some(Dialect::Gemini);
+            return Some(built_in_first([Dialect::Gemini, Dialect::OpenAi]));
         }
-        return Some(Dialect::OpenAi);
+        return Some(built_in_first([Dialect::OpenAi, Dialect::Gemini]));
     }
     if obj.get("object").and_then(Value::as_str) == Some("error") {
         return Some(Dialect::OpenAi); // vLLM's error object
     }
     None
+}
+
+/// For a frame several dialects read alike: the first of `candidates` this build reads, else the
+/// first (whose decoder then says it is not built in).
+fn built_in_first<const N: usize>(candidates: [Dialect; N]) -> Dialect {
+    candidates.into_iter().find(|d| d.is_built_in()).unwrap_or(candidates[0])
 }
 
 #[cfg(test)]
@@ -163,6 +172,8 @@ mod tests {
         assert_eq!(framing_from_prefix(b""), None);
     }
 
+    // With every dialect built in: a build without some reads ambiguous frames with one it has.
+    #[cfg(feature = "dialects")]
     #[test]
     fn frames_name_their_dialect() {
         let cases: &[(Option<&str>, &str, Option<Dialect>)] = &[

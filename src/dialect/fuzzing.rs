@@ -3,8 +3,8 @@
 //! fuzz sets): [`super::scan`]'s shape cache and the decoders' fast paths are private, and the
 //! fuzz crate sees only the public API.
 
-use super::scan::shape_agrees;
-pub use super::scan::{set_shape_mode, ShapeMode};
+use super::scan::checks::shape_agrees;
+pub use super::scan::checks::{set_shape_mode, ShapeMode};
 use super::{Decoder, Dialect, ProviderEvent};
 use crate::framing::FrameRef;
 
@@ -97,6 +97,8 @@ fn merged(events: Vec<ProviderEvent>) -> Vec<ProviderEvent> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::scan::checks::shapes_agree as replays_agree;
+    use crate::dialect::test_support::{distinct, recorded_frames};
     use crate::framing::{Frame, FrameDecoder};
 
     /// Every fixture stream (ours and the recorded ones) of a dialect with shapes: the same
@@ -119,6 +121,47 @@ mod tests {
             }
         }
         assert!(streams > 50, "only {streams} streams");
+    }
+
+    /// The frames of `dialect`'s fixtures and recordings: SSE events' data, or NDJSON lines.
+    fn frames_of(dialect: Dialect) -> Vec<String> {
+        if dialect != Dialect::Ollama {
+            return recorded_frames(dialect.name());
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut lines = Vec::new();
+        for dir in [root.join("tests/fixtures/ollama"), root.join("tests/fixtures/recorded/ollama")] {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                lines.extend(std::fs::read_to_string(entry.path()).unwrap_or_default().lines().map(str::to_owned));
+            }
+        }
+        lines
+    }
+
+    /// Every fast path that learns shapes, on its dialect's frames: learned from each frame, the
+    /// shape reads every frame and every one-byte edit of the learned one as the fast path does,
+    /// or leaves it to the fast path; and it reads enough of them to show the check had work.
+    #[test]
+    fn every_learned_shape_reads_frames_as_its_fast_path_does() {
+        let fast_paths: [(Dialect, fn(&[&str]) -> usize); 6] = [
+            (Dialect::OpenAi, |frames| replays_agree(frames, super::super::openai::plain::plain)),
+            (Dialect::Anthropic, |frames| replays_agree(frames, super::super::anthropic::text_delta)),
+            (Dialect::Agent, |frames| replays_agree(frames, super::super::agent::text_delta)),
+            (Dialect::Ollama, |frames| replays_agree(frames, super::super::ollama::text_line)),
+            (Dialect::OpenAiResponses, |frames| replays_agree(frames, super::super::openai_responses::text_delta)),
+            (Dialect::UiMessageStream, |frames| replays_agree(frames, super::super::ui_message_stream::text_delta)),
+        ];
+        assert_eq!(fast_paths.map(|(dialect, _)| dialect), WITH_SHAPES);
+        // Each on a thread of its own: every frame's edits make it long.
+        std::thread::scope(|threads| {
+            for (dialect, agree) in fast_paths {
+                threads.spawn(move || {
+                    let frames = frames_of(dialect);
+                    let read = agree(&distinct(&frames));
+                    assert!(read > 100, "{dialect}: the shape read only {read} frames");
+                });
+            }
+        });
     }
 }
 

@@ -36,13 +36,17 @@
 
 use serde_json::{json, Map, Number, Value};
 
+use super::scan::scan;
 use super::{DialectDecoder, ProviderEvent};
 use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
 
+mod plain;
+
 /// Reads Gemini's `streamGenerateContent` stream.
 #[derive(Debug, Default)]
+#[cfg_attr(test, derive(PartialEq))]
 pub struct GeminiDecoder {
     response_id: Option<String>,
     /// Function calls seen so far: numbers the synthesized ids, and makes `STOP` a tool-call stop.
@@ -54,6 +58,7 @@ pub struct GeminiDecoder {
 }
 
 #[derive(Debug)]
+#[cfg_attr(test, derive(PartialEq))]
 struct StreamingCall {
     id: String,
     name: String,
@@ -64,12 +69,20 @@ struct StreamingCall {
 
 impl DialectDecoder for GeminiDecoder {
     fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
-        match serde_json::from_str::<Value>(frame.data) {
-            // The non-SSE form of the endpoint sends an array of responses; read one the same way.
-            Ok(Value::Array(responses)) => responses.iter().for_each(|r| self.response(r, out)),
-            Ok(response) => self.response(&response, out),
-            Err(err) => out.push(ProviderEvent::unreadable(err)),
+        if let Some((plain, [text, id])) = scan(frame.data, plain::plain) {
+            // As the general path reads it: the id, the part's text, the usage.
+            if self.response_id.is_none() {
+                self.response_id = id.map(String::from);
+            }
+            if let Some(text) = text.filter(|t| !t.is_empty()).map(String::from) {
+                out.push(if plain.thought { ProviderEvent::Thinking(text) } else { ProviderEvent::Text(text) });
+            }
+            if let Some(usage) = usage_of(|name| plain.count(name)) {
+                out.push(ProviderEvent::Usage(usage));
+            }
+            return;
         }
+        self.decode_value(frame.data, out);
     }
 
     fn finish(&mut self, out: &mut Vec<ProviderEvent>) {
@@ -82,6 +95,16 @@ impl DialectDecoder for GeminiDecoder {
 }
 
 impl GeminiDecoder {
+    /// Any response, read as a `Value` (the general path).
+    fn decode_value(&mut self, data: &str, out: &mut Vec<ProviderEvent>) {
+        match serde_json::from_str::<Value>(data) {
+            // The non-SSE form of the endpoint sends an array of responses; read one the same way.
+            Ok(Value::Array(responses)) => responses.iter().for_each(|r| self.response(r, out)),
+            Ok(response) => self.response(&response, out),
+            Err(err) => out.push(ProviderEvent::unreadable(err)),
+        }
+    }
+
     fn response(&mut self, response: &Value, out: &mut Vec<ProviderEvent>) {
         if let Some(error) = response.get("error").filter(|e| e.is_object()) {
             return out.push(error_event(error));
@@ -303,7 +326,12 @@ fn object_entry<'a>(slot: &'a mut Value, key: &str) -> &'a mut Value {
 /// contract's `output_tokens` includes it (as OpenAI's `completion_tokens` does). Vertex sends
 /// `usageMetadata` with no counts until the end: that is not a report.
 fn read_usage(meta: &Value) -> Option<Usage> {
-    let count = |key: &str| meta.get(key).and_then(Value::as_u64);
+    usage_of(|key| meta.get(key).and_then(Value::as_u64))
+}
+
+/// The usage from `usageMetadata`'s counts, each looked up by `count` (the general path and the
+/// fast one read them differently, and make the same usage of them).
+fn usage_of(count: impl Fn(&str) -> Option<u64>) -> Option<Usage> {
     let (prompt, candidates, thoughts, total) = (
         count("promptTokenCount"),
         count("candidatesTokenCount"),

@@ -4,31 +4,51 @@
 //! terms, to an output vector. It does no cleaning (markers, thinking tags, control characters
 //! are the next stage's work) and never sees bytes. Auto-detection lives in [`detect`].
 
+// Helpers shared by some dialects only: a build without all of them leaves some unused (the
+// full build still checks for dead code).
+#![cfg_attr(not(feature = "dialects"), allow(dead_code))]
+
 pub mod detect;
-/// Test and fuzz builds only: see the module's documentation.
-#[cfg(any(test, fuzzing))]
+/// Test and fuzz builds with every dialect only: see the module's documentation.
+#[cfg(all(any(test, fuzzing), feature = "dialects"))]
 #[doc(hidden)]
 pub mod fuzzing;
+mod not_built_in;
 mod scan;
 #[cfg(test)]
 mod test_support;
 
+#[cfg(feature = "dialect-agent")]
 mod agent;
-mod anthropic;
-mod data_stream;
-mod gemini;
-mod ollama;
-mod openai;
-mod openai_responses;
-mod ui_message_stream;
-
+#[cfg(feature = "dialect-agent")]
 pub use agent::AgentDecoder;
+#[cfg(feature = "dialect-anthropic")]
+mod anthropic;
+#[cfg(feature = "dialect-anthropic")]
 pub use anthropic::AnthropicDecoder;
+#[cfg(feature = "dialect-data-stream")]
+mod data_stream;
+#[cfg(feature = "dialect-data-stream")]
 pub use data_stream::DataStreamDecoder;
+#[cfg(feature = "dialect-gemini")]
+mod gemini;
+#[cfg(feature = "dialect-gemini")]
 pub use gemini::GeminiDecoder;
+#[cfg(feature = "dialect-ollama")]
+mod ollama;
+#[cfg(feature = "dialect-ollama")]
 pub use ollama::OllamaDecoder;
+#[cfg(feature = "dialect-openai")]
+mod openai;
+#[cfg(feature = "dialect-openai")]
 pub use openai::OpenAiDecoder;
+#[cfg(feature = "dialect-openai-responses")]
+mod openai_responses;
+#[cfg(feature = "dialect-openai-responses")]
 pub use openai_responses::OpenAiResponsesDecoder;
+#[cfg(feature = "dialect-ui-message-stream")]
+mod ui_message_stream;
+#[cfg(feature = "dialect-ui-message-stream")]
 pub use ui_message_stream::UiMessageStreamDecoder;
 
 use serde_json::{Map, Value};
@@ -316,17 +336,44 @@ impl Dialect {
         }
     }
 
-    /// A fresh decoder for it (see [`Decoder`] for the rule all of them share).
+    /// Whether this build reads it. Each dialect is a cargo feature (`dialect-openai`, …, all of
+    /// them in `dialects`, a default feature), so that a build for one backend protocol carries
+    /// only its decoder.
+    pub fn is_built_in(self) -> bool {
+        match self {
+            Dialect::OpenAi => cfg!(feature = "dialect-openai"),
+            Dialect::OpenAiResponses => cfg!(feature = "dialect-openai-responses"),
+            Dialect::Anthropic => cfg!(feature = "dialect-anthropic"),
+            Dialect::Gemini => cfg!(feature = "dialect-gemini"),
+            Dialect::Ollama => cfg!(feature = "dialect-ollama"),
+            Dialect::UiMessageStream => cfg!(feature = "dialect-ui-message-stream"),
+            Dialect::DataStream => cfg!(feature = "dialect-data-stream"),
+            Dialect::Agent => cfg!(feature = "dialect-agent"),
+        }
+    }
+
+    /// A fresh decoder for it (see [`Decoder`] for the rule all of them share). For a dialect
+    /// not built in, one that ends the message with an error at its first frame.
     pub fn decoder(self) -> Box<dyn DialectDecoder> {
         match self {
+            #[cfg(feature = "dialect-openai")]
             Dialect::OpenAi => Box::<OpenAiDecoder>::default(),
+            #[cfg(feature = "dialect-openai-responses")]
             Dialect::OpenAiResponses => Box::<OpenAiResponsesDecoder>::default(),
+            #[cfg(feature = "dialect-anthropic")]
             Dialect::Anthropic => Box::<AnthropicDecoder>::default(),
+            #[cfg(feature = "dialect-gemini")]
             Dialect::Gemini => Box::<GeminiDecoder>::default(),
+            #[cfg(feature = "dialect-ollama")]
             Dialect::Ollama => Box::<OllamaDecoder>::default(),
+            #[cfg(feature = "dialect-ui-message-stream")]
             Dialect::UiMessageStream => Box::<UiMessageStreamDecoder>::default(),
+            #[cfg(feature = "dialect-data-stream")]
             Dialect::DataStream => Box::<DataStreamDecoder>::default(),
+            #[cfg(feature = "dialect-agent")]
             Dialect::Agent => Box::<AgentDecoder>::default(),
+            #[allow(unreachable_patterns)] // every dialect built in
+            _ => Box::new(not_built_in::NotBuiltIn(self)),
         }
     }
 }

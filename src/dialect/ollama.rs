@@ -25,7 +25,8 @@ use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
 
 /// Reads Ollama's `/api/chat` NDJSON stream.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
+#[cfg_attr(test, derive(PartialEq))]
 pub struct OllamaDecoder {
     /// Tool calls so far: numbers the synthesized ids, and makes `stop` a tool-call stop.
     calls: u32,
@@ -166,7 +167,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::dialect::test_support::{distinct, same_as_general};
+    use crate::dialect::test_support::same_as_general;
     use crate::error::ErrorCode;
 
     fn decode(lines: &[&str]) -> Vec<ProviderEvent> {
@@ -181,19 +182,6 @@ mod tests {
             data,
             |d, out| d.decode_value(data, out),
         )
-    }
-
-    #[test]
-    fn a_learned_shape_reads_lines_as_the_fast_path_does() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut lines = Vec::new();
-        for dir in [root.join("tests/fixtures/ollama"), root.join("tests/fixtures/recorded/ollama")] {
-            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-                lines.extend(std::fs::read_to_string(entry.path()).unwrap_or_default().lines().map(str::to_owned));
-            }
-        }
-        let read = crate::dialect::scan::shapes_agree(&distinct(&lines), text_line);
-        assert!(read > 100, "the shape read only {read} lines");
     }
 
     #[test]

@@ -38,7 +38,8 @@ use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
 
 /// Reads the OpenAI Responses API stream.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
+#[cfg_attr(test, derive(PartialEq))]
 pub struct OpenAiResponsesDecoder {
     /// Function calls so far, in the order they started.
     calls: Vec<FunctionCall>,
@@ -212,7 +213,7 @@ pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(TextEvent, Taken<'a,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::test_support::{distinct, edits_read, recorded_frames, same_as_general};
+    use crate::dialect::test_support::{edits_read, recorded_frames, same_as_general};
     use crate::error::ErrorCode;
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
@@ -225,13 +226,6 @@ mod tests {
         same_as_general(fast_reads, OpenAiResponsesDecoder::default, data, |d, out| {
             d.decode_value(FrameRef::data(data), data.trim(), out)
         })
-    }
-
-    #[test]
-    fn a_learned_shape_reads_frames_as_the_fast_path_does() {
-        let frames = recorded_frames("openai-responses");
-        let read = crate::dialect::scan::shapes_agree(&distinct(&frames), text_delta);
-        assert!(read > 100, "the shape read only {read} frames");
     }
 
     #[test]

@@ -15,6 +15,11 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+#[cfg(any(test, fuzzing))]
+pub(super) mod checks;
+#[cfg(test)]
+mod tests;
+
 /// Deeper than this, leave it to serde_json (whose own limit is 128).
 const MAX_DEPTH: usize = 64;
 
@@ -42,8 +47,8 @@ pub(super) type Taken<'a, const N: usize> = [Option<Cow<'a, str>>; N];
 /// took, or `None` for a frame it leaves to the general path.
 pub(super) type Scan<'a, T, const N: usize> = fn(&mut Reader<'a>) -> Option<(T, Taken<'a, N>)>;
 
-/// Runs `scan` over `data`, which must hold nothing after the value it reads.
-#[cfg(any(test, fuzzing))]
+/// Runs `scan` over `data`, which must hold nothing after the value it reads: the plain forward
+/// scanner, for frames whose shape changes too often for a [`Shape`] to pay.
 pub(super) fn scan<'a, T, const N: usize>(data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
     let mut r = Reader::new(data);
     let found = scan(&mut r)?;
@@ -98,21 +103,14 @@ impl<T, const N: usize> std::fmt::Debug for Shape<T, N> {
     }
 }
 
-/// A cache: decoders compare equal whatever shapes they learned.
-impl<T, const N: usize> PartialEq for Shape<T, N> {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
 impl<T: Copy, const N: usize> Shape<T, N> {
     /// What `scan` makes of `data`, by the learned shape when `data` has it.
     pub(super) fn read<'a>(&mut self, data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
         #[cfg(any(test, fuzzing))]
-        match MODE.get() {
-            ShapeMode::Warm => {}
-            ShapeMode::Cold => self.kind = None,
-            ShapeMode::Off => return None,
+        match checks::MODE.get() {
+            checks::ShapeMode::Warm => {}
+            checks::ShapeMode::Cold => self.kind = None,
+            checks::ShapeMode::Off => return None,
         }
         if let Some(found) = self.replay(data) {
             return Some(found);
@@ -161,60 +159,6 @@ impl<T: Copy, const N: usize> Shape<T, N> {
         }
         let (rest, layout_rest) = (r.bytes.get(r.at..)?, self.layout.get(from..)?);
         same_bytes(rest, layout_rest).then_some((kind, taken))
-    }
-}
-
-/// How [`Shape::read`] answers on this thread. Test and fuzz builds only (cargo fuzz builds
-/// with `--cfg fuzzing`): a stream read with its shapes can then be compared with the same
-/// stream read without them. Other builds have neither the switch nor its check.
-#[cfg(any(test, fuzzing))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ShapeMode {
-    /// As built: a frame of the learned shape is replayed.
-    Warm,
-    /// Every frame is scanned afresh, as if it were the first.
-    Cold,
-    /// No fast path: every frame goes to its decoder's general path.
-    Off,
-}
-
-#[cfg(any(test, fuzzing))]
-thread_local! {
-    static MODE: std::cell::Cell<ShapeMode> = const { std::cell::Cell::new(ShapeMode::Warm) };
-}
-
-/// Sets how shapes answer on this thread; the mode it replaces.
-#[cfg(any(test, fuzzing))]
-pub fn set_shape_mode(mode: ShapeMode) -> ShapeMode {
-    MODE.replace(mode)
-}
-
-/// Learns a shape from `learned` with `scan`, then replays `other`: whether the shape read
-/// `other` (false when `scan` refused `learned` or the shape declined `other`). Panics where
-/// replay and `scan` disagree on `other`.
-#[cfg(any(test, fuzzing))]
-pub(super) fn shape_agrees<T: Copy + PartialEq + std::fmt::Debug, const N: usize>(
-    learned: &str,
-    other: &str,
-    scan: for<'a> fn(&mut Reader<'a>) -> Option<(T, Taken<'a, N>)>,
-) -> bool {
-    let mut shape = Shape::default();
-    shape.read(learned, scan).is_some() && shape.replay_agrees(learned, other, scan)
-}
-
-#[cfg(any(test, fuzzing))]
-impl<T: Copy + PartialEq + std::fmt::Debug, const N: usize> Shape<T, N> {
-    /// Replays `other` with the shape learned from `learned`: whether it read `other`. Panics
-    /// where replay and `scan` disagree on it.
-    fn replay_agrees(
-        &self,
-        learned: &str,
-        other: &str,
-        scan: for<'a> fn(&mut Reader<'a>) -> Option<(T, Taken<'a, N>)>,
-    ) -> bool {
-        let Some(found) = self.replay(other) else { return false };
-        assert_eq!(Some(found), self::scan(other, scan), "learned {learned:?}, read {other:?}");
-        true
     }
 }
 
@@ -529,101 +473,4 @@ fn string_stop(bytes: &[u8]) -> Option<usize> {
     }
     let tail = words.remainder().iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
     Some(at + tail)
-}
-
-/// Checks [`Shape`] against `scan` on `frames`: learned from each frame, the shape reads every
-/// frame and every one-byte edit of the frame as `scan` does, or leaves it to `scan`. Returns
-/// how many of them the shape read (enough shows it does its job).
-#[cfg(test)]
-pub(super) fn shapes_agree<T: Copy + PartialEq + std::fmt::Debug, const N: usize>(
-    frames: &[&str],
-    scan: for<'a> fn(&mut Reader<'a>) -> Option<(T, Taken<'a, N>)>,
-) -> usize {
-    let mut replayed = 0;
-    for learned in frames {
-        let mut shape = Shape::default();
-        if shape.read(learned, scan).is_none() {
-            continue;
-        }
-        let edits = super::test_support::one_byte_edits(learned);
-        for other in frames.iter().map(|f| f.to_string()).chain(edits) {
-            replayed += usize::from(shape.replay_agrees(learned, &other, scan));
-        }
-    }
-    replayed
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A fast path that skips one array of numbers and takes one string.
-    fn numbers_and_text<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a, 1>)> {
-        let mut text = None;
-        r.object(|r, key| match key {
-            b"text" => {
-                text = Some(r.take(0)?);
-                Some(())
-            }
-            _ => r.skip_value(0),
-        })?;
-        Some(((), [Some(text?)]))
-    }
-
-    /// A frame of very many skipped values (a hostile upstream's `[0,0,0,…]`, up to the frame
-    /// limit) would leave its holes' list, several times the frame's size, held by the
-    /// decoder for the rest of the stream: such a shape is not learned, and the frame is
-    /// read by `scan` alone.
-    #[test]
-    fn a_frame_of_very_many_holes_is_not_learned() {
-        let numbers = vec!["0"; 100_000].join(",");
-        let frame = format!(r#"{{"x":[{numbers}],"text":"a"}}"#);
-        let mut shape = Shape::default();
-        for _ in 0..2 {
-            let read = shape.read(&frame, numbers_and_text);
-            assert_eq!(read, scan(&frame, numbers_and_text));
-            assert_eq!(read.and_then(|((), [text])| text).as_deref(), Some("a"));
-            assert!(shape.holes.capacity() <= MAX_HOLES, "{} holes kept", shape.holes.capacity());
-            assert!(shape.kind.is_none(), "the shape was learned");
-        }
-        // A frame of few holes is still learned.
-        let frame = r#"{"x":[0,0],"text":"a"}"#;
-        shape.read(frame, numbers_and_text);
-        assert!(shape.kind.is_some());
-        assert!(shape.replay(r#"{"x":[1,2],"text":"b"}"#).is_some());
-    }
-
-    #[test]
-    fn same_bytes_is_slice_equality() {
-        let bytes: Vec<u8> = (0..40u8).collect();
-        for a in 0..=bytes.len() {
-            for b in [0, 1, 7, 8, 9, 16, a] {
-                let (x, y) = (&bytes[..a], &bytes[..b.min(bytes.len())]);
-                assert_eq!(same_bytes(x, y), x == y, "{a} and {b} bytes");
-            }
-            let mut other = bytes[..a].to_vec();
-            if let Some(last) = other.last_mut() {
-                *last ^= 1;
-                assert!(!same_bytes(&bytes[..a], &other));
-            }
-        }
-    }
-
-    #[test]
-    fn string_stop_finds_the_first_quote_backslash_or_control_character() {
-        for len in 0..40 {
-            for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
-                for at in 0..len {
-                    let mut bytes: Vec<u8> = (0..len).map(|i| [b'a', 0xc3, 0xa9, b' ', 0x7f, 0x20][i % 6]).collect();
-                    bytes[at] = stop;
-                    if at + 1 < len {
-                        bytes[at + 1] = b'"';
-                    }
-                    assert_eq!(string_stop(&bytes), Some(at), "{bytes:?}");
-                }
-            }
-            let plain: Vec<u8> = (0..len).map(|i| [b'a', 0xc3, 0xa9, b' ', 0x7f, 0x20, 0xff][i % 7]).collect();
-            assert_eq!(string_stop(&plain), None);
-        }
-    }
 }

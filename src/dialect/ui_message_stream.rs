@@ -44,7 +44,8 @@ use crate::event::FinishReason;
 use crate::framing::FrameRef;
 
 /// Reads the AI SDK UI message stream.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
+#[cfg_attr(test, derive(PartialEq))]
 pub struct UiMessageStreamDecoder {
     /// Text parts started and not yet ended.
     open_text: HashSet<String>,
@@ -250,7 +251,7 @@ fn without_type(chunk: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::test_support::{distinct, edits_read, payload, recorded_frames, same_as_general};
+    use crate::dialect::test_support::{edits_read, payload, recorded_frames, same_as_general};
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
         crate::dialect::test_support::decode::<UiMessageStreamDecoder>(frames)
@@ -270,13 +271,6 @@ mod tests {
     fn agrees(data: &str) -> bool {
         let fast_reads = crate::dialect::scan::scan(data.trim(), text_delta).is_some();
         same_as_general(fast_reads, decoder_with_open_parts, data, |d, out| d.decode_value(data.trim(), out))
-    }
-
-    #[test]
-    fn a_learned_shape_reads_frames_as_the_fast_path_does() {
-        let frames = recorded_frames("ui-message-stream");
-        let read = crate::dialect::scan::shapes_agree(&distinct(&frames), text_delta);
-        assert!(read > 100, "the shape read only {read} frames");
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! The JS bindings: a thin conversion layer over the core.
 //!
-//! Values cross the boundary as JSON text parsed by the engine's `JSON.parse`: one copy instead
-//! of one allocation per field, and no serializer in the module. Long strings inside them (an
-//! answer's text, a tool's input) are not written into the text: they cross as JS strings of
-//! their own, each once however many times the values hold it ([`values_to_js`]). The objects
-//! made once per push of a long answer (text and thinking events, the session's text patch) are
-//! built directly, which costs less than text to parse.
+//! What a call returns crosses to JS in one hand-over ([`HandOver`]): one string, decoded once,
+//! and a layout saying how to cut it, which one JS function builds into objects. Text and
+//! thinking deltas (nearly every event of a long answer) and the session's `appendText` patch
+//! are built there from slices of that string; the other values cross as JSON text in the same
+//! string, parsed by the engine's `JSON.parse` (one copy instead of one allocation per field, and
+//! no serializer in the module), with their long strings (an answer's text, a tool's input) set
+//! aside as strings of their own, each once however many values hold it. A crossing costs more
+//! than building a small object, so a push costs one crossing, not one per event, field or string.
 
 mod args;
 pub mod errors;
@@ -16,11 +18,13 @@ pub mod stream;
 
 use std::cell::{Cell, RefCell};
 
+use js_sys::{Array, Function, Map};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::event::StreamEvent;
 use crate::json::{to_json, JsonOut, ToJson};
+use partial_input::PartialInputs;
 
 thread_local! {
     /// The message of the last Rust panic, for the "poisoned" error that follows it.
@@ -38,45 +42,166 @@ fn start() {
     }));
 }
 
-/// Converts a Rust value to a plain JS value (see [`values_to_js`]).
+/// Converts a Rust value to a plain JS value.
 pub(crate) fn to_js<T: ToJson + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    let js = values_to_js(&[&value]).pop().unwrap_or(JsValue::UNDEFINED);
+    let mut hand = HandOver::default();
+    hand.value(&value);
+    let js = hand.list(None).get(0);
     if js.is_undefined() {
         return Err(JsError::new("internal error: could not hand a value to JS"));
     }
     Ok(js)
 }
 
-/// Converts values to plain JS values, with their long strings set aside ([`JsonOut`]): each
-/// distinct one becomes one JS string, shared by every value of the batch that holds it.
-/// (`undefined` for a value JSON.parse refused, which the writer never gives it.)
-pub(crate) fn values_to_js(values: &[&dyn ToJson]) -> Vec<JsValue> {
-    let mark = ASIDE_MARK.with(Clone::clone);
-    let mut out = JsonOut::setting_aside(mark.clone());
-    let texts: Vec<(String, usize)> = values
-        .iter()
-        .map(|value| {
-            value.write_json(&mut out);
-            out.take_text_counted()
-        })
-        .collect();
-    let strings: js_sys::Array = out.aside().iter().map(|s| JsValue::from_str(s)).collect();
-    texts
-        .into_iter()
-        .zip(values)
-        .map(|((text, set_aside), value)| {
-            let parsed = if set_aside == 0 {
-                js_sys::JSON::parse(&text)
-            } else if text.matches(mark.as_str()).count() == set_aside {
-                parse_with_aside(&text, &mark, &strings)
-            } else {
-                // A string of the value itself holds the mark (it is random: never by design).
-                // Then the value goes whole.
-                js_sys::JSON::parse(&to_json(*value))
-            };
-            parsed.unwrap_or(JsValue::UNDEFINED)
-        })
-        .collect()
+/// Events as a JS array.
+pub(crate) fn events_to_js(events: &[StreamEvent]) -> Array {
+    let mut hand = HandOver::default();
+    events.iter().for_each(|event| hand.event(event));
+    hand.list(None)
+}
+
+/// What one call hands to JS, gathered item by item, then built in one crossing.
+#[derive(Default)]
+pub(crate) struct HandOver<'a> {
+    /// The texts of the text items, one after another.
+    texts: String,
+    /// The layout: a head (see [`HandOver::build`]), then per item its [`Op`] and a text item's
+    /// length in UTF-16 code units (what JS slices by).
+    layout: Vec<u32>,
+    /// The values that cross as JSON text.
+    values: Vec<&'a dyn ToJson>,
+    /// The last text item's text: an equal one that follows shares its JS string.
+    last_text: Option<&'a str>,
+}
+
+/// What an item of the layout is (`handOver` below reads the same numbers).
+#[derive(Clone, Copy)]
+pub(crate) enum Op {
+    TextDelta = 0,
+    ThinkingDelta = 1,
+    AppendText = 2,
+    Value = 3,
+    /// A `tool_input_delta` event, which gets its `partial_input` getter.
+    ToolInputDelta = 4,
+    /// The end of a list: the items after it make the next one.
+    EndList = 5,
+}
+
+/// A text item's length that stands for "the same text as the last text item".
+const SAME_TEXT: u32 = u32::MAX;
+
+/// The layout's head: the lengths of the JSON text of the values and of the mark, and how many
+/// strings were set aside (their lengths end the layout).
+const HEAD: usize = 3;
+
+impl<'a> HandOver<'a> {
+    /// A clean event: text and thinking deltas as text items, the others as values.
+    pub(crate) fn event(&mut self, event: &'a StreamEvent) {
+        match event {
+            StreamEvent::TextDelta { text } => self.text(Op::TextDelta, text),
+            StreamEvent::ThinkingDelta { text } => self.text(Op::ThinkingDelta, text),
+            StreamEvent::ToolInputDelta { .. } => self.push_value(Op::ToolInputDelta, event),
+            _ => self.push_value(Op::Value, event),
+        }
+    }
+
+    /// `{ type: "text_delta" | "thinking_delta", text }` or `{ op: "appendText", text }`.
+    pub(crate) fn text(&mut self, op: Op, text: &'a str) {
+        self.push_op(op);
+        if self.last_text == Some(text) {
+            self.layout.push(SAME_TEXT);
+        } else {
+            self.layout.push(utf16_len(text));
+            self.texts.push_str(text);
+            self.last_text = Some(text);
+        }
+    }
+
+    /// Any value, through JSON.
+    pub(crate) fn value(&mut self, value: &'a dyn ToJson) {
+        self.push_value(Op::Value, value);
+    }
+
+    fn push_value(&mut self, op: Op, value: &'a dyn ToJson) {
+        self.push_op(op);
+        self.values.push(value);
+    }
+
+    /// Ends a list: what follows goes into the next one (see [`HandOver::lists`]).
+    pub(crate) fn end_list(&mut self) {
+        self.push_op(Op::EndList);
+    }
+
+    /// An item's op, after the layout's head (left out while there is no item: an empty push
+    /// allocates nothing).
+    fn push_op(&mut self, op: Op) {
+        if self.layout.is_empty() {
+            self.layout.extend([0; HEAD]);
+        }
+        self.layout.push(op as u32);
+    }
+
+    /// The items as one JS array; `inputs` keeps the stream's tool arguments for `partial_input`.
+    pub(crate) fn list(self, inputs: Option<&PartialInputs>) -> Array {
+        if self.layout.is_empty() {
+            return Array::new();
+        }
+        self.build(false, inputs).unchecked_into()
+    }
+
+    /// The items as a JS array of arrays, one per [`HandOver::end_list`] and one after the last.
+    pub(crate) fn lists(self, inputs: Option<&PartialInputs>) -> Array {
+        self.build(true, inputs).unchecked_into()
+    }
+
+    /// The string begins with the JSON text of the values, the mark (when strings were set
+    /// aside) and each string set aside, in that order; the texts of the text items follow.
+    fn build(mut self, many: bool, inputs: Option<&PartialInputs>) -> JsValue {
+        if self.layout.is_empty() {
+            self.layout.extend([0; HEAD]);
+        }
+        let text = if self.values.is_empty() {
+            self.texts
+        } else {
+            let mark = ASIDE_MARK.with(Clone::clone);
+            let (mut text, aside) = values_json(&self.values, &mark);
+            let mark = if aside.is_empty() { "" } else { mark.as_str() };
+            self.layout[..HEAD].copy_from_slice(&[utf16_len(&text), utf16_len(mark), aside.len() as u32]);
+            self.layout.extend(aside.iter().map(|s| utf16_len(s)));
+            text.push_str(mark);
+            aside.iter().for_each(|s| text.push_str(s));
+            text.push_str(&self.texts);
+            text
+        };
+        match inputs {
+            Some(inputs) => {
+                PARSE.with(|parse| hand_over(&text, &self.layout, many, Some(&inputs.arguments), Some(parse)))
+            }
+            None => hand_over(&text, &self.layout, many, None, None),
+        }
+    }
+}
+
+/// The JSON text of `values` as one array (empty for none), and the strings set aside from it.
+fn values_json(values: &[&dyn ToJson], mark: &str) -> (String, Vec<String>) {
+    if values.is_empty() {
+        return (String::new(), Vec::new());
+    }
+    let mut out = JsonOut::setting_aside(mark.to_owned());
+    values.write_json(&mut out);
+    let (text, set_aside) = out.take_text_counted();
+    if text.matches(mark).count() == set_aside {
+        return (text, out.aside().to_vec());
+    }
+    // A string of the values themselves holds the mark (it is random: never by design). Then
+    // nothing is set aside.
+    (to_json(values), Vec::new())
+}
+
+/// A string's length in UTF-16 code units, as JS counts it.
+fn utf16_len(text: &str) -> u32 {
+    let units = if text.is_ascii() { text.len() } else { text.chars().map(char::len_utf16).sum() };
+    units as u32
 }
 
 thread_local! {
@@ -85,64 +210,72 @@ thread_local! {
         let half = || (js_sys::Math::random() * 4_294_967_296.0) as u64;
         format!("~chatstream-{:016x}~", half() << 32 | half())
     };
+    /// What a `partial_input` getter calls: one closure for the module's lifetime.
+    static PARSE: Function = partial_input::parser();
 }
 
 #[wasm_bindgen(inline_js = r#"
-export function parseWithAside(text, mark, strings) {
-  return JSON.parse(text, (key, value) =>
-    typeof value === "string" && value.startsWith(mark) ? strings[value.slice(mark.length)] : value);
+const SAME_TEXT = 4294967295;
+export function handOver(text, layout, many, inputs, parse) {
+  let at = 0;
+  let i = 0;
+  const cut = (n) => text.slice(at, (at += n));
+  const json = cut(layout[i++]);
+  const mark = cut(layout[i++]);
+  const aside = [];
+  const end = layout.length - layout[i++];
+  for (let j = end; j < layout.length; j++) aside.push(cut(layout[j]));
+  let values;
+  if (aside.length > 0) {
+    values = JSON.parse(json, (key, value) =>
+      typeof value === "string" && value.startsWith(mark) ? aside[value.slice(mark.length)] : value);
+  } else if (json !== "") {
+    values = JSON.parse(json);
+  }
+  const lists = many ? [] : undefined;
+  let list = [];
+  let v = 0;
+  let last = "";
+  while (i < end) {
+    const op = layout[i++];
+    if (op <= 2) {
+      const n = layout[i++];
+      if (n !== SAME_TEXT) last = cut(n);
+      list.push(op === 2 ? { op: "appendText", text: last } : { type: op === 0 ? "text_delta" : "thinking_delta", text: last });
+    } else if (op === 3) {
+      list.push(values[v++]);
+    } else if (op === 4) {
+      const event = values[v++];
+      if (inputs) attachPartialInput(event, inputs, parse);
+      list.push(event);
+    } else {
+      lists.push(list);
+      list = [];
+    }
+  }
+  if (!many) return list;
+  lists.push(list);
+  return lists;
+}
+// The arguments of the event's tool call so far (appending is cheap: V8 strings are ropes), parsed
+// on the first read of its `partial_input`.
+function attachPartialInput(event, inputs, parse) {
+  const args = (inputs.get(event.tool_use_id) ?? "") + event.delta;
+  inputs.set(event.tool_use_id, args);
+  let value;
+  Object.defineProperty(event, "partial_input", {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (value === undefined) value = parse(args);
+      return value;
+    },
+  });
 }
 "#)]
 extern "C" {
-    #[wasm_bindgen(js_name = parseWithAside, catch)]
-    fn parse_with_aside(text: &str, mark: &str, strings: &js_sys::Array) -> Result<JsValue, JsValue>;
-}
-
-/// One clean event as a JS object. Text and thinking deltas, nearly every event of a long
-/// answer, are built directly: parsing them from JSON text cost more than building them.
-pub(crate) fn event_to_js(event: &StreamEvent) -> JsValue {
-    match event {
-        StreamEvent::TextDelta { text } | StreamEvent::ThinkingDelta { text } => {
-            text_event_to_js(event, &JsValue::from_str(text))
-        }
-        other => to_js(other).unwrap_or(JsValue::NULL),
-    }
-}
-
-/// A text or thinking event, its text already a JS string.
-pub(crate) fn text_event_to_js(event: &StreamEvent, text: &JsValue) -> JsValue {
-    let kind = if matches!(event, StreamEvent::ThinkingDelta { .. }) { &THINKING_DELTA } else { &TEXT_DELTA };
-    let object: TextEventObject = js_sys::Object::new().unchecked_into();
-    kind.with(|kind| object.set_type(kind));
-    object.set_text(text);
-    object.into()
-}
-
-/// Events as a JS array (see [`event_to_js`]); the others in one batch ([`values_to_js`]).
-pub(crate) fn events_to_js(events: &[StreamEvent]) -> js_sys::Array {
-    let others: Vec<&dyn ToJson> = events.iter().filter(|e| !is_text(e)).map(|e| e as &dyn ToJson).collect();
-    let mut others = values_to_js(&others).into_iter();
-    events.iter().map(|e| if is_text(e) { event_to_js(e) } else { others.next().unwrap_or(JsValue::NULL) }).collect()
-}
-
-pub(crate) fn is_text(event: &StreamEvent) -> bool {
-    matches!(event, StreamEvent::TextDelta { .. } | StreamEvent::ThinkingDelta { .. })
-}
-
-thread_local! {
-    static TEXT_DELTA: JsValue = JsValue::from_str("text_delta");
-    static THINKING_DELTA: JsValue = JsValue::from_str("thinking_delta");
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// `{ type, text }`.
-    #[wasm_bindgen(extends = js_sys::Object)]
-    type TextEventObject;
-    #[wasm_bindgen(method, setter = type)]
-    fn set_type(this: &TextEventObject, kind: &JsValue);
-    #[wasm_bindgen(method, setter)]
-    fn set_text(this: &TextEventObject, text: &JsValue);
+    #[wasm_bindgen(js_name = handOver)]
+    fn hand_over(text: &str, layout: &[u32], many: bool, inputs: Option<&Map>, parse: Option<&Function>) -> JsValue;
 }
 
 /// Marks an object busy for the length of one call; every exported method that reads or changes

@@ -5,7 +5,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use js_sys::{Array, Function, Object, Reflect};
+use js_sys::{Function, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -13,10 +13,9 @@ use wasm_bindgen::JsCast;
 use super::args::{self, Chunk, Options};
 use super::partial_input::PartialInputs;
 use super::stream::JsStreamOptions;
-use super::{is_text, text_event_to_js, to_js, values_to_js, Busy, PoisonGuard};
+use super::{to_js, Busy, HandOver, Op, PoisonGuard};
 use crate::chat::{After, ChatSession, Step};
 use crate::event::StreamEvent;
-use crate::json::ToJson;
 use crate::state::{counting_ids, ChatMessage, Patch, StateMachine};
 
 /// The options the core reads (the JS side keeps the request's, the timers' and the callbacks').
@@ -203,14 +202,15 @@ impl JsChatSession {
         })
     }
 
-    /// `{ events, patches }`, and `tools` when the response ended with tool calls to run. Text
-    /// events and `appendText` patches are built directly, sharing one JS string for the same
-    /// text; the rest cross in one batch ([`values_to_js`]), so that a long answer held by the
-    /// `complete` event and by the finished message crosses once.
+    /// `{ events, patches }`, and `tools` when the response ended with tool calls to run: one
+    /// hand-over ([`HandOver`]), in which a text event and the `appendText` patch that follows it
+    /// share one JS string, and a long answer held by the `complete` event and by the finished
+    /// message crosses once.
     fn step_to_js(&self, step: Step, after: Option<After>) -> JsValue {
-        let mut batch: Vec<&dyn ToJson> =
-            step.events.iter().filter(|e| !is_text(e)).map(|e| e as &dyn ToJson).collect();
-        batch.extend(step.patches.iter().filter(|p| !matches!(p, Patch::AppendText { .. })).map(|p| p as &dyn ToJson));
+        let mut hand = HandOver::default();
+        step.events.iter().for_each(|event| hand.event(event));
+        hand.end_list();
+        patches_into(&mut hand, &step.patches);
         #[cfg(feature = "provider")]
         let tools = match &after {
             Some(After::RunTools(calls)) => Some(calls),
@@ -218,42 +218,18 @@ impl JsChatSession {
         };
         #[cfg(feature = "provider")]
         if let Some(calls) = tools {
-            batch.push(calls);
+            hand.end_list();
+            calls.iter().for_each(|call| hand.value(call));
         }
         #[cfg(not(feature = "provider"))]
         let _ = after;
-        let mut converted = values_to_js(&batch).into_iter();
-        let mut last_text: Option<(&str, JsValue)> = None;
-        let events: Array = step
-            .events
-            .iter()
-            .map(|event| match event {
-                StreamEvent::TextDelta { text } | StreamEvent::ThinkingDelta { text } => {
-                    let js = js_string(text, &last_text);
-                    last_text = Some((text.as_str(), js.clone()));
-                    text_event_to_js(event, &js)
-                }
-                _ => converted.next().unwrap_or(JsValue::NULL),
-            })
-            .collect();
-        let mut partial_inputs = self.partial_inputs.borrow_mut();
-        for (event, value) in step.events.iter().zip(events.iter()) {
-            partial_inputs.attach(event, &value);
-        }
-        let patches: Array = step
-            .patches
-            .iter()
-            .map(|patch| match patch {
-                Patch::AppendText { text } => append_text_patch(&js_string(text, &last_text)),
-                _ => converted.next().unwrap_or(JsValue::NULL),
-            })
-            .collect();
+        let lists = hand.lists(Some(&self.partial_inputs.borrow()));
         let result: StepObject = Object::new().unchecked_into();
-        result.set_events(&events);
-        result.set_patches(&patches);
+        result.set_events(&lists.get(0));
+        result.set_patches(&lists.get(1));
         #[cfg(feature = "provider")]
         if tools.is_some() {
-            result.set_tools(&converted.next().unwrap_or(JsValue::NULL));
+            result.set_tools(&lists.get(2));
         }
         result.into()
     }
@@ -281,57 +257,30 @@ fn message_ids(options: &JsValue) -> Result<Box<dyn FnMut() -> String>, JsValue>
 
 /// The patches as JS objects (see [`JsChatSession::step_to_js`]).
 fn patches_to_js(patches: &[Patch]) -> JsValue {
-    let batch: Vec<&dyn ToJson> =
-        patches.iter().filter(|p| !matches!(p, Patch::AppendText { .. })).map(|p| p as &dyn ToJson).collect();
-    let mut converted = values_to_js(&batch).into_iter();
-    let array: Array = patches
-        .iter()
-        .map(|patch| match patch {
-            Patch::AppendText { text } => append_text_patch(&JsValue::from_str(text)),
-            _ => converted.next().unwrap_or(JsValue::NULL),
-        })
-        .collect();
-    array.into()
+    let mut hand = HandOver::default();
+    patches_into(&mut hand, patches);
+    hand.list(None).into()
 }
 
-/// `text` as a JS string: the last one made when it holds the same text.
-fn js_string(text: &str, last: &Option<(&str, JsValue)>) -> JsValue {
-    match last {
-        Some((same, js)) if *same == text => js.clone(),
-        _ => JsValue::from_str(text),
+/// `appendText`, the one patch of nearly every push, crosses as text; the others as values.
+fn patches_into<'a>(hand: &mut HandOver<'a>, patches: &'a [Patch]) {
+    for patch in patches {
+        match patch {
+            Patch::AppendText { text } => hand.text(Op::AppendText, text),
+            _ => hand.value(patch),
+        }
     }
-}
-
-/// `appendText`, the one patch of nearly every push, is built directly: as JSON text to parse
-/// it cost a session about a quarter of its time per delta.
-fn append_text_patch(text: &JsValue) -> JsValue {
-    let object: PatchObject = Object::new().unchecked_into();
-    APPEND_TEXT.with(|op| object.set_op(op));
-    object.set_text(text);
-    object.into()
-}
-
-thread_local! {
-    static APPEND_TEXT: JsValue = JsValue::from_str("appendText");
 }
 
 #[wasm_bindgen]
 extern "C" {
-    /// `{ op, text }`.
-    #[wasm_bindgen(extends = Object)]
-    type PatchObject;
-    #[wasm_bindgen(method, setter)]
-    fn set_op(this: &PatchObject, op: &JsValue);
-    #[wasm_bindgen(method, setter)]
-    fn set_text(this: &PatchObject, text: &JsValue);
-
     /// `{ events, patches, tools?, request? }`.
     #[wasm_bindgen(extends = Object)]
     type StepObject;
     #[wasm_bindgen(method, setter)]
-    fn set_events(this: &StepObject, events: &Array);
+    fn set_events(this: &StepObject, events: &JsValue);
     #[wasm_bindgen(method, setter)]
-    fn set_patches(this: &StepObject, patches: &Array);
+    fn set_patches(this: &StepObject, patches: &JsValue);
     #[wasm_bindgen(method, setter)]
     fn set_tools(this: &StepObject, tools: &JsValue);
     #[wasm_bindgen(method, setter)]

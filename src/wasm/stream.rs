@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use super::args::{self, Chunk, Options};
 use super::partial_input::PartialInputs;
-use super::{events_to_js, Busy, PoisonGuard};
+use super::{events_to_js, Busy, HandOver, PoisonGuard};
 use crate::clean::{CleanOptions, PayloadMarker};
 use crate::dialect::Dialect;
 use crate::event::StreamEvent;
@@ -119,7 +119,7 @@ pub struct JsChatStream {
     busy: Cell<Busy>,
     events: RefCell<Vec<StreamEvent>>,
     bytes: RefCell<Vec<u8>>,
-    partial_inputs: RefCell<PartialInputs>,
+    partial_inputs: PartialInputs,
 }
 
 #[wasm_bindgen(js_class = ChatStream)]
@@ -143,6 +143,24 @@ impl JsChatStream {
             }
             Chunk::Unreadable(reason) => Ok(events_to_js(&[args::unreadable_chunk(&reason)]).into()),
         }
+    }
+
+    /// `push` of bytes in a `Uint8Array` (the package's `push` calls it for one): they arrive
+    /// copied into the module's memory, with no call back to JS to read them.
+    ///
+    /// It returns a `Result`, a pair of values, on purpose: Node 20's V8 inlines a call to an
+    /// export that returns one value into the JS that calls it, and a deoptimization there
+    /// stopped the process with a fatal error (`--no-turbo-inline-js-wasm-calls` avoided it).
+    #[wasm_bindgen(js_name = __pushBytes)]
+    pub fn push_bytes(&self, chunk: &[u8]) -> Result<JsValue, JsError> {
+        let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
+        Ok(self.run(|core, out| core.push(chunk, out)))
+    }
+
+    /// `push` of a string (the package's `push` calls it for one), as UTF-8.
+    #[wasm_bindgen(js_name = __pushText)]
+    pub fn push_text(&self, chunk: &str) -> Result<JsValue, JsError> {
+        self.push_bytes(chunk.as_bytes())
     }
 
     /// The body ended: returns the last events (always including `complete`).
@@ -206,7 +224,7 @@ impl JsChatStream {
             busy: Cell::new(None),
             events: RefCell::new(Vec::new()),
             bytes: RefCell::new(Vec::new()),
-            partial_inputs: RefCell::default(),
+            partial_inputs: PartialInputs::default(),
         }
     }
 
@@ -214,11 +232,8 @@ impl JsChatStream {
         let mut events = self.events.borrow_mut();
         events.clear();
         step(&mut self.stream.borrow_mut(), &mut events);
-        let array = events_to_js(&events);
-        let mut partial_inputs = self.partial_inputs.borrow_mut();
-        for (event, value) in events.iter().zip(array.iter()) {
-            partial_inputs.attach(event, &value);
-        }
-        array.into()
+        let mut hand = HandOver::default();
+        events.iter().for_each(|event| hand.event(event));
+        hand.list(Some(&self.partial_inputs)).into()
     }
 }

@@ -3,7 +3,7 @@
 use serde_json::Map;
 
 use super::*;
-use crate::dialect::test_support::{distinct, edits_read, recorded_frames, same_as_general, text};
+use crate::dialect::test_support::{edits_read, recorded_frames, same_as_general, text};
 
 fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
     crate::dialect::test_support::decode::<AnthropicDecoder>(frames)
@@ -28,13 +28,6 @@ fn decoder_with_open_blocks() -> AnthropicDecoder {
 fn agrees(data: &str) -> bool {
     let fast_reads = crate::dialect::scan::scan(data, text_delta).is_some();
     same_as_general(fast_reads, decoder_with_open_blocks, data, |d, out| d.decode_value(FrameRef::data(data), out))
-}
-
-#[test]
-fn a_learned_shape_reads_frames_as_the_fast_path_does() {
-    let frames = recorded_frames("anthropic");
-    let read = crate::dialect::scan::shapes_agree(&distinct(&frames), text_delta);
-    assert!(read > 100, "the shape read only {read} frames");
 }
 
 #[test]

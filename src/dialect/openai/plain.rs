@@ -102,15 +102,8 @@ fn choices<'a>(r: &mut Reader<'a>) -> Option<Taken<'a, 3>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::test_support::{distinct, edits_read, recorded_frames};
+    use crate::dialect::test_support::{edits_read, recorded_frames};
     use crate::dialect::{DialectDecoder, OpenAiDecoder, ProviderEvent};
-
-    #[test]
-    fn a_learned_shape_reads_chunks_as_the_fast_path_does() {
-        let frames = recorded_frames("openai");
-        let read = crate::dialect::scan::shapes_agree(&distinct(&frames), plain);
-        assert!(read > 100, "the shape read only {read} chunks");
-    }
 
     /// The text a plain chunk gives, or `None` for a chunk the fast path leaves alone.
     fn text(data: &str) -> Option<String> {

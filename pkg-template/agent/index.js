@@ -1,0 +1,10 @@
+// chatstream/agent: the package's API over a module that reads one dialect, the agent backend protocol (`status` / `text_delta` / `tool_start` / `complete`),
+// without provider mode. A stream of another dialect ends with an error event (SERVICE_UNAVAILABLE)
+// that names it: "chatstream" and "chatstream/streaming" read every dialect.
+import * as wasm from "./chatstream.js";
+import { makeApi } from "../api.js";
+
+const api = makeApi(wasm);
+
+export default api.init;
+export const { initSync, isReady, ChatStream, ChatSession, streamEvents, resolveToolMarkers, parseLlmResponse } = api;

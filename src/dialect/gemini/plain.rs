@@ -1,0 +1,126 @@
+//! A plain Gemini response, read with the checking scanner ([`crate::dialect::scan`]).
+//!
+//! Nearly every response of a long answer has one shape: one candidate whose content is one
+//! text part (`thought: true` for thinking), no finish, the running `usageMetadata`, the model's
+//! version and the response's id. Every response repeats the usage and the id, so a plain
+//! forward scan (no learned layout) reads it. `Some` exactly when the general path would read
+//! the response as that part's text, that usage and that id and nothing else; `None` for
+//! anything else (a finish, a function call, a `thoughtSignature`, several parts or
+//! candidates, an error, a blocked prompt).
+
+use crate::dialect::scan::{Reader, Seen, Taken};
+
+/// Where [`plain`] puts each string it takes.
+pub(super) const TEXT: usize = 0;
+pub(super) const RESPONSE_ID: usize = 1;
+
+/// The `usageMetadata` counts the general path reads ([`super::usage_of`]).
+pub(super) const COUNTS: [&str; 6] = [
+    "promptTokenCount",
+    "candidatesTokenCount",
+    "thoughtsTokenCount",
+    "totalTokenCount",
+    "toolUsePromptTokenCount",
+    "cachedContentTokenCount",
+];
+
+/// What a plain response says besides its strings.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub(super) struct Plain {
+    /// The part is thinking.
+    pub(super) thought: bool,
+    /// By [`COUNTS`]; all `None` without `usageMetadata`.
+    pub(super) counts: [Option<u64>; 6],
+}
+
+impl Plain {
+    /// A count by its name, as the general path looks it up.
+    pub(super) fn count(&self, name: &str) -> Option<u64> {
+        COUNTS.iter().position(|c| *c == name).and_then(|i| self.counts[i])
+    }
+}
+
+/// A plain response, its strings taken; `None` for any other.
+pub(super) fn plain<'a>(r: &mut Reader<'a>) -> Option<(Plain, Taken<'a, 2>)> {
+    let mut plain = Plain::default();
+    let mut taken = [const { None }; 2];
+    let mut seen = Seen::default();
+    r.object(|r, key| {
+        match key {
+            b"candidates" => {
+                seen.once(0)?;
+                r.eat(b'[')?;
+                candidate(r, &mut plain, &mut taken)?;
+                r.eat(b']')?;
+            }
+            b"usageMetadata" => {
+                seen.once(1)?;
+                usage(r, &mut plain.counts)?;
+            }
+            b"responseId" => {
+                seen.once(2)?;
+                taken[RESPONSE_ID] = Some(r.string()?);
+            }
+            b"error" | b"promptFeedback" => return None,
+            _ => r.skip_value(0)?,
+        }
+        Some(())
+    })?;
+    taken[TEXT].is_some().then_some((plain, taken))
+}
+
+/// The one candidate: its content, and no finish.
+fn candidate<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, 2>) -> Option<()> {
+    let mut seen = Seen::default();
+    r.object(|r, key| {
+        match key {
+            b"content" => {
+                seen.once(0)?;
+                r.object(|r, key| match key {
+                    b"parts" => {
+                        seen.once(1)?;
+                        r.eat(b'[')?;
+                        part(r, plain, taken)?;
+                        r.eat(b']')
+                    }
+                    _ => r.skip_value(2),
+                })?;
+            }
+            b"finishReason" | b"finishMessage" => return None,
+            _ => r.skip_value(1)?,
+        }
+        Some(())
+    })
+}
+
+/// The one part: `text`, and maybe `thought`; nothing else.
+fn part<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, 2>) -> Option<()> {
+    let mut seen = Seen::default();
+    r.object(|r, key| {
+        match key {
+            b"text" => {
+                seen.once(0)?;
+                taken[TEXT] = Some(r.string()?);
+            }
+            b"thought" => {
+                seen.once(1)?;
+                plain.thought = r.bool()?;
+            }
+            _ => return None,
+        }
+        Some(())
+    })
+}
+
+/// `usageMetadata`: the counts by [`COUNTS`], each a plain whole number; other fields skipped.
+fn usage(r: &mut Reader<'_>, counts: &mut [Option<u64>; 6]) -> Option<()> {
+    let mut seen = Seen::default();
+    r.object(|r, key| match COUNTS.iter().position(|c| c.as_bytes() == key) {
+        Some(i) => {
+            seen.once(i as u32)?;
+            counts[i] = Some(r.u64()?);
+            Some(())
+        }
+        None => r.skip_value(1),
+    })
+}

@@ -1,0 +1,73 @@
+//! The scanner's own tests (the fast paths' are beside each decoder).
+
+use super::*;
+
+/// A fast path that skips one array of numbers and takes one string.
+fn numbers_and_text<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a, 1>)> {
+    let mut text = None;
+    r.object(|r, key| match key {
+        b"text" => {
+            text = Some(r.take(0)?);
+            Some(())
+        }
+        _ => r.skip_value(0),
+    })?;
+    Some(((), [Some(text?)]))
+}
+
+/// A frame of very many skipped values (a hostile upstream's `[0,0,0,…]`, up to the frame
+/// limit) would leave its holes' list, several times the frame's size, held by the
+/// decoder for the rest of the stream: such a shape is not learned, and the frame is
+/// read by `scan` alone.
+#[test]
+fn a_frame_of_very_many_holes_is_not_learned() {
+    let numbers = vec!["0"; 100_000].join(",");
+    let frame = format!(r#"{{"x":[{numbers}],"text":"a"}}"#);
+    let mut shape = Shape::default();
+    for _ in 0..2 {
+        let read = shape.read(&frame, numbers_and_text);
+        assert_eq!(read, scan(&frame, numbers_and_text));
+        assert_eq!(read.and_then(|((), [text])| text).as_deref(), Some("a"));
+        assert!(shape.holes.capacity() <= MAX_HOLES, "{} holes kept", shape.holes.capacity());
+        assert!(shape.kind.is_none(), "the shape was learned");
+    }
+    // A frame of few holes is still learned.
+    let frame = r#"{"x":[0,0],"text":"a"}"#;
+    shape.read(frame, numbers_and_text);
+    assert!(shape.kind.is_some());
+    assert!(shape.replay(r#"{"x":[1,2],"text":"b"}"#).is_some());
+}
+
+#[test]
+fn same_bytes_is_slice_equality() {
+    let bytes: Vec<u8> = (0..40u8).collect();
+    for a in 0..=bytes.len() {
+        for b in [0, 1, 7, 8, 9, 16, a] {
+            let (x, y) = (&bytes[..a], &bytes[..b.min(bytes.len())]);
+            assert_eq!(same_bytes(x, y), x == y, "{a} and {b} bytes");
+        }
+        let mut other = bytes[..a].to_vec();
+        if let Some(last) = other.last_mut() {
+            *last ^= 1;
+            assert!(!same_bytes(&bytes[..a], &other));
+        }
+    }
+}
+
+#[test]
+fn string_stop_finds_the_first_quote_backslash_or_control_character() {
+    for len in 0..40 {
+        for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+            for at in 0..len {
+                let mut bytes: Vec<u8> = (0..len).map(|i| [b'a', 0xc3, 0xa9, b' ', 0x7f, 0x20][i % 6]).collect();
+                bytes[at] = stop;
+                if at + 1 < len {
+                    bytes[at + 1] = b'"';
+                }
+                assert_eq!(string_stop(&bytes), Some(at), "{bytes:?}");
+            }
+        }
+        let plain: Vec<u8> = (0..len).map(|i| [b'a', 0xc3, 0xa9, b' ', 0x7f, 0x20, 0xff][i % 7]).collect();
+        assert_eq!(string_stop(&plain), None);
+    }
+}
