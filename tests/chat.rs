@@ -80,7 +80,8 @@ fn cancel_with_nothing_in_flight_is_a_conflict_and_changes_nothing() {
 #[cfg(feature = "provider")]
 mod provider_mode {
     use chatstream::agent::AgentConfig;
-    use chatstream::request::{Profile, Provider};
+    use chatstream::event::CompletePayload;
+    use chatstream::request::{Profile, Provider, ToolDef};
     use chatstream::state::ChatMessage;
     use serde_json::json;
 
@@ -90,10 +91,35 @@ mod provider_mode {
         let config = AgentConfig {
             provider: Provider::OpenAi,
             profile: Profile { model: "m".into(), ..Profile::default() },
-            tools: Vec::new(),
+            tools: vec![ToolDef {
+                name: "get_weather".into(),
+                description: "Weather".into(),
+                input_schema: json!({"type": "object"}),
+                needs_approval: false,
+            }],
             max_iterations: 5,
         };
         ChatSession::with_provider(StateMachine::default(), StreamOptions::default(), config)
+    }
+
+    /// A Chat Completions chunk with `delta` that does not end the answer.
+    fn part(chat: &mut ChatSession, delta: Value) {
+        let chunk = json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": null}]});
+        chat.push(format!("data: {chunk}\n\n").as_bytes());
+    }
+
+    /// The turn's `complete` payloads among `events`, and whether `cancelled` comes right after the last.
+    fn completes(events: &[StreamEvent]) -> (Vec<&CompletePayload>, bool) {
+        let payloads = events
+            .iter()
+            .filter_map(|e| if let StreamEvent::Complete { payload } = e { Some(payload) } else { None })
+            .collect();
+        let ends_cancelled = matches!(events, [.., StreamEvent::Complete { .. }, StreamEvent::Cancelled]);
+        (payloads, ends_cancelled)
+    }
+
+    fn contents(chat: &ChatSession) -> Vec<String> {
+        chat.state_machine().state().messages.iter().map(|m| format!("{}: {}", m.role, m.content)).collect()
     }
 
     /// A Chat Completions answer saying `text`.
@@ -142,5 +168,82 @@ mod provider_mode {
         answer(&mut chat, "w2");
         let (request, _) = chat.send("next", Value::Null, "/api/chat/openai").unwrap();
         assert_eq!(sent(&request), ["user: x", "assistant: y", "user: z", "assistant: w2", "user: next"]);
+    }
+
+    /// As in backend mode, a stopped answer keeps what arrived: one `complete` with it, then
+    /// `cancelled`, and the message stays.
+    #[test]
+    fn a_stopped_first_answer_keeps_its_text_and_thinking_and_asking_again_replaces_it() {
+        let mut chat = chat();
+        chat.send("one", Value::Null, "/api/chat/openai").unwrap();
+        part(&mut chat, json!({"role": "assistant", "reasoning_content": "Pondering"}));
+        part(&mut chat, json!({"content": "Hel"}));
+        let step = chat.cancel();
+
+        let (payloads, ends_cancelled) = completes(&step.events);
+        assert!(ends_cancelled, "complete, then cancelled: {:?}", step.events);
+        assert_eq!(payloads.len(), 1, "{:?}", step.events);
+        assert_eq!(payloads[0].message, "Hel");
+        assert_eq!(payloads[0].thinking.as_deref(), Some("Pondering"));
+        assert_eq!(contents(&chat), ["user: one", "assistant: Hel"]);
+        let kept = &chat.state_machine().state().messages[1];
+        assert_eq!(kept.thinking.as_deref(), Some("Pondering"));
+        assert!(!chat.state_machine().state().is_loading);
+
+        // Asking again replaces the stopped answer, for the model too.
+        let (request, _) = chat.regenerate("/api/chat/openai").unwrap();
+        assert_eq!(sent(&request), ["user: one"], "without the stopped answer");
+        answer(&mut chat, "Hello");
+        assert_eq!(contents(&chat), ["user: one", "assistant: Hello"]);
+        let (request, _) = chat.send("two", Value::Null, "/api/chat/openai").unwrap();
+        assert_eq!(sent(&request), ["user: one", "assistant: Hello", "user: two"]);
+    }
+
+    /// Stopped in the round after a tool ran: the earlier round, the tool's result and the
+    /// partial text of the stopped round are all kept.
+    #[test]
+    fn a_stopped_later_round_keeps_the_tool_and_the_partial_text() {
+        let mut chat = chat();
+        chat.send("Weather in Paris?", Value::Null, "/api/chat/openai").unwrap();
+        let call = json!({"tool_calls": [{"index": 0, "id": "call_p", "type": "function",
+            "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]});
+        part(&mut chat, json!({"role": "assistant", "content": "Looking."}));
+        let chunk = json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": call, "finish_reason": "tool_calls"}]});
+        chat.push(format!("data: {chunk}\n\ndata: [DONE]\n\n").as_bytes());
+        let (_, After::RunTools(calls)) = chat.finish() else { panic!("the tool is to run") };
+        chat.tool_done(&calls[0], json!({"temp": 21}), false);
+        chat.next_request().expect("the second round");
+        part(&mut chat, json!({"role": "assistant", "content": "It is warm"}));
+        let step = chat.cancel();
+
+        let (payloads, ends_cancelled) = completes(&step.events);
+        assert!(ends_cancelled, "complete, then cancelled: {:?}", step.events);
+        assert_eq!(payloads.len(), 1, "{:?}", step.events);
+        assert_eq!(payloads[0].text, "Looking.\n\nIt is warm");
+        assert_eq!(payloads[0].tool_history.len(), 1);
+        assert_eq!(payloads[0].tool_history[0].output, json!({"temp": 21}));
+        let messages = &chat.state_machine().state().messages;
+        assert_eq!(messages.len(), 2);
+        assert_eq!(messages[1].content, "Looking.[[tool:0]]\n\nIt is warm", "the tool's marker where it ran");
+        assert_eq!(messages[1].tool_history[0].output, json!({"temp": 21}));
+    }
+
+    /// The answer's `complete` came but the response is still open: stopping keeps the answer
+    /// and ends the turn with `cancelled`, not with an error.
+    #[test]
+    fn stopping_after_the_answer_completed_keeps_it() {
+        let mut chat = chat();
+        chat.send("one", Value::Null, "/api/chat/openai").unwrap();
+        let chunk = json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "Hi"}, "finish_reason": "stop"}]});
+        chat.push(format!("data: {chunk}\n\n").as_bytes());
+        let step = chat.cancel();
+
+        let (payloads, ends_cancelled) = completes(&step.events);
+        assert!(ends_cancelled, "complete, then cancelled: {:?}", step.events);
+        assert_eq!(payloads.len(), 1, "{:?}", step.events);
+        assert_eq!(payloads[0].message, "Hi");
+        assert!(!step.events.iter().any(|e| matches!(e, StreamEvent::Error { .. })), "{:?}", step.events);
+        assert_eq!(contents(&chat), ["user: one", "assistant: Hi"]);
+        assert_eq!(error_code(&chat.cancel()), Some(ErrorCode::Conflict), "the turn is over");
     }
 }

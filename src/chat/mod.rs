@@ -200,15 +200,19 @@ impl ChatSession {
             return Step { events: vec![event], patches: Vec::new() };
         }
         let mut events = Vec::new();
-        let stream = self.stream.take();
+        if let Some(mut stream) = self.stream.take() {
+            stream.cancel(&mut events);
+        }
         match &mut self.mode {
-            Mode::Backend => {
-                if let Some(mut stream) = stream {
-                    stream.cancel(&mut events);
-                }
-            }
+            Mode::Backend => {}
             #[cfg(feature = "provider")]
-            Mode::Provider(provider) => provider.cancel(&mut events),
+            Mode::Provider(provider) => {
+                // The response's partial `complete` joins the turn's before the turn stops; when
+                // tools were running (no response), or the response had completed already, the
+                // turn stops here.
+                events = provider.on_events(events);
+                provider.cancel(&mut events);
+            }
         }
         self.end_turn(events)
     }

@@ -238,6 +238,80 @@ test("cancel during a tool aborts it and ends with the partial answer, then canc
   assert.equal(session.cancel().code, "CONFLICT", "nothing left to cancel");
 });
 
+/**
+ * A fetch to the proxy whose request number `cut` (from 0) gets the first half of the provider's
+ * response, up to a line's end, and then nothing more until it is aborted: an answer stopped in
+ * the middle.
+ */
+function halfFetch(cut) {
+  let requests = 0;
+  return async (url, init) => {
+    const response = await fetch(baseUrl + url, init);
+    if (requests++ !== cut) return response;
+    const text = await response.text();
+    const half = text.slice(0, text.lastIndexOf("\n", text.length / 2) + 1);
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(half));
+        init.signal?.addEventListener("abort", () => controller.error(init.signal.reason), { once: true });
+      },
+    });
+    return new Response(body, { headers: { "content-type": response.headers.get("content-type") } });
+  };
+}
+
+/** Sends `message` and stops the answer at its first text after the events `before` names. */
+async function stopAtText(session, message, before = []) {
+  const events = [];
+  let stopped = false;
+  for await (const event of session.send(message)) {
+    events.push(event);
+    if (!stopped && event.type === "text_delta" && before.every((type) => kinds(events).includes(type))) {
+      stopped = true;
+      session.stop();
+    }
+  }
+  return events;
+}
+
+for (const provider of PROVIDERS) {
+  test(`${provider}: a stopped answer keeps what arrived, and asking again replaces it`, { timeout: 20000 }, async () => {
+    const session = new ChatSession({ provider, model: "sim-model", fetch: halfFetch(0) });
+    const stopped = await stopAtText(session, "Tell me something");
+    assert.deepEqual(kinds(stopped).slice(-2), ["complete", "cancelled"]);
+    assert.equal(kinds(stopped).filter((t) => t === "complete").length, 1);
+    const partial = completeOf(stopped);
+    assert.ok(partial.text.length > 0, "the text that arrived");
+    const kept = session.getSnapshot().messages;
+    assert.deepEqual(kept.map((m) => m.role), ["user", "assistant"]);
+    assert.equal(kept[1].content, partial.message);
+    assert.equal(kept[1].cancelled, true);
+
+    const again = completeOf(await collect(session.regenerate()));
+    assert.ok(again.text.startsWith(partial.text) && again.text.length > partial.text.length, `${partial.text} | ${again.text}`);
+    const messages = session.getSnapshot().messages;
+    assert.deepEqual(messages.map((m) => [m.role, m.content]), [["user", "Tell me something"], ["assistant", again.message]]);
+  });
+}
+
+test("stopped in the round after a tool: the tool's result and both rounds' text are kept", { timeout: 20000 }, async () => {
+  const session = new ChatSession({
+    provider: "openai",
+    model: "sim-model",
+    fetch: halfFetch(1),
+    tools: [weather(async (input) => ({ city: input.city, temp_c: 18 }))],
+  });
+  const events = await stopAtText(session, "Please use get_weather now", ["tool_complete"]);
+  assert.deepEqual(kinds(events).slice(-2), ["complete", "cancelled"]);
+  const partial = completeOf(events);
+  assert.match(partial.text, /^I'll call get_weather[^]*\n\nThe /);
+  assert.deepEqual(partial.tool_history[0].output.temp_c, 18);
+  const last = session.getSnapshot().messages.at(-1);
+  assert.equal(last.content, partial.message);
+  assert.equal(last.tool_history[0].output.temp_c, 18);
+  assert.equal(last.cancelled, true);
+});
+
 test("provider mode validates: model required, message not empty, tools need execute", async () => {
   const noModel = new ChatSession({ provider: "openai", fetch: recordingFetch().fetch });
   const events = await collect(noModel.send("hello"));
