@@ -60,6 +60,7 @@ struct Seen {
     data: Vec<String>,
     finishes: Vec<Value>,
     errors: Vec<String>,
+    codes: Vec<ErrorCode>,
     /// The message of the last update that had one, as onFinish's `message` would be.
     last_message_id: Option<String>,
 }
@@ -78,6 +79,7 @@ impl Seen {
         }
         if let Some(error) = &update.error {
             self.errors.push(error.message.clone());
+            self.codes.push(error.code);
         }
         if let Some(finish) = update.finish {
             self.finishes.push(serde_json::json!({
@@ -97,13 +99,20 @@ fn split_array(json: &str) -> Vec<String> {
     items.iter().map(|item| item.get().to_owned()).collect()
 }
 
-/// Replays one recorded conversation under `split`; panics at the first difference.
-fn replay(recorded: &Value, split: Split) {
-    let steps = recorded["steps"].as_array().unwrap();
-    let mut chat = new_chat(recorded["initialMessages"].as_str().unwrap());
+/// What the AI SDK's chat reported: onFinish's and onError's calls.
+#[derive(Default)]
+struct Reported {
+    finishes: Vec<Value>,
+    errors: Vec<String>,
+}
+
+/// Replays recorded steps on a chat holding `initial` under `split`; panics at the first
+/// difference in the messages, onToolCall's or onData's calls. What onFinish and onError got,
+/// for the caller to compare: the replay's and the AI SDK's.
+fn replay_steps(initial: &str, steps: &[Value], split: Split) -> (Seen, Reported) {
+    let mut chat = new_chat(initial);
     let mut seen = Seen::default();
-    let (mut expected_calls, mut expected_data, mut expected_finishes, mut expected_errors) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut expected_calls, mut expected_data, mut reported) = (Vec::new(), Vec::new(), Reported::default());
     let mut next_request: Option<Box<dyn FnOnce(&mut AiSdkChat) -> String>> = None;
     let body = r#"{"app":"replay"}"#;
     for (at, step) in steps.iter().enumerate() {
@@ -164,20 +173,27 @@ fn replay(recorded: &Value, split: Split) {
             "finish" => {
                 let mut finish = step.clone();
                 finish.as_object_mut().unwrap().remove("type");
-                expected_finishes.push(finish);
+                reported.finishes.push(finish);
             }
-            "error" => expected_errors.push(text("message").unwrap()),
+            "error" => reported.errors.push(text("message").unwrap()),
             "messages" => {
                 assert_eq!(chat.messages_json(), text("json").unwrap(), "the messages at {context}");
                 assert_eq!(seen.tool_calls, expected_calls, "onToolCall's calls by {context}");
                 assert_eq!(seen.data, expected_data, "onData's parts by {context}");
-                assert_eq!(seen.finishes, expected_finishes, "onFinish's reports by {context}");
-                assert_eq!(seen.errors, expected_errors, "the errors by {context}");
             }
             "stop" => {}
             other => panic!("unknown step {other}"),
         }
     }
+    (seen, reported)
+}
+
+/// Replays a recorded conversation: everything the same as the AI SDK's, onFinish and errors too.
+fn replay(recorded: &Value, split: Split) {
+    let steps = recorded["steps"].as_array().unwrap();
+    let (seen, reported) = replay_steps(recorded["initialMessages"].as_str().unwrap(), steps, split);
+    assert_eq!(seen.finishes, reported.finishes, "onFinish's reports under {split:?}");
+    assert_eq!(seen.errors, reported.errors, "the errors under {split:?}");
 }
 
 #[test]
@@ -213,4 +229,61 @@ fn a_request_while_an_answer_is_read_is_a_conflict() {
     assert_eq!(again.unwrap_err().code, ErrorCode::Conflict);
     assert_eq!(chat.set_messages("[]").unwrap_err().code, ErrorCode::Conflict);
     assert_eq!(chat.continue_turn("{}").unwrap_err().code, ErrorCode::Conflict);
+}
+
+fn streams() -> Value {
+    let path = common::fixtures_dir().join("ai-sdk-chat/streams.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Replays one recorded single answer under every split.
+fn replay_stream(name: &str, check: impl Fn(&Seen, &Reported, Split)) {
+    let streams = streams();
+    let steps = streams[name].as_array().unwrap_or_else(|| panic!("no stream {name}"));
+    let seed = seed();
+    for split in [Split::OnePiece, Split::ByteAtATime, Split::Random(seed)] {
+        let (seen, reported) = replay_steps("[]", steps, split);
+        check(&seen, &reported, split);
+    }
+}
+
+#[test]
+fn every_chunk_kind_is_applied_as_the_ai_sdk_applies_it() {
+    for name in ["every-part", "reset-step"] {
+        replay_stream(name, |seen, reported, split| {
+            assert_eq!(seen.finishes, reported.finishes, "{name} under {split:?}");
+            assert!(seen.errors.is_empty() && reported.errors.is_empty(), "{name} under {split:?}");
+        });
+    }
+}
+
+#[test]
+fn an_answer_cut_in_a_tool_input_keeps_the_input_so_far_and_is_an_error() {
+    replay_stream("cut-in-tool-input", |seen, reported, split| {
+        // The AI SDK reads a body without `finish` as complete; here it is a cut stream.
+        assert_eq!(reported.finishes[0]["isError"], false);
+        assert_eq!(seen.finishes[0]["isError"], true, "{split:?}");
+        assert_eq!(seen.finishes[0]["isDisconnect"], true, "{split:?}");
+        assert_eq!(seen.codes, [ErrorCode::NetworkError], "{split:?}");
+    });
+}
+
+#[test]
+fn a_chunk_that_breaks_the_protocol_ends_the_answer_and_keeps_what_came() {
+    for name in ["delta-without-start", "unknown-chunk-type", "not-json", "output-for-unknown-call"] {
+        replay_stream(name, |seen, reported, split| {
+            assert_eq!(seen.finishes, reported.finishes, "{name} under {split:?}");
+            assert_eq!(seen.codes, [ErrorCode::ServiceUnavailable], "{name} under {split:?}");
+            assert!(seen.errors[0].starts_with("Failed to parse response: "), "{name}: {}", seen.errors[0]);
+        });
+    }
+}
+
+#[test]
+fn an_error_chunk_ends_the_answer_with_its_text() {
+    replay_stream("error-chunk", |seen, reported, split| {
+        assert_eq!(seen.finishes, reported.finishes, "{split:?}");
+        assert_eq!(seen.errors, reported.errors, "{split:?}");
+        assert_eq!(seen.codes, [ErrorCode::RateLimited], "{split:?}");
+    });
 }
