@@ -180,8 +180,5 @@ fn check_part(part: &Object) -> Result<(), String> {
             return Err(format!("a tool part in state {state:?} needs `approval` with an `id`"));
         }
     }
-    if kind.starts_with("data-") && !part.has("data") {
-        return Err(format!("a {kind:?} part needs `data`"));
-    }
     Ok(())
 }
