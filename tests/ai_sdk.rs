@@ -1,6 +1,6 @@
 //! The AI SDK backend mode (`chatstream::ai_sdk::AiSdkChat`) against the AI SDK's own chat.
 //!
-//! `tests/fixtures/ai-sdk-chat/conversation.json` is what the chat behind `useChat` did, recorded
+//! `tests/fixtures/ai-sdk-chat/conversation.recording` is what the chat behind `useChat` did, recorded
 //! by `record.mjs` beside it: the request bodies it sent, the response bodies it read, its
 //! messages after each step (JSON.stringify's text), its onFinish, onToolCall and onData
 //! calls. The replay does the same steps and must produce the same text, key order included,
@@ -15,7 +15,7 @@ use common::{cut, random_cuts, seed, Rng};
 use serde_json::Value;
 
 fn fixture() -> Value {
-    let path = common::fixtures_dir().join("ai-sdk-chat/conversation.json");
+    let path = common::fixtures_dir().join("ai-sdk-chat/conversation.recording");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -232,7 +232,7 @@ fn a_request_while_an_answer_is_read_is_a_conflict() {
 }
 
 fn streams() -> Value {
-    let path = common::fixtures_dir().join("ai-sdk-chat/streams.json");
+    let path = common::fixtures_dir().join("ai-sdk-chat/streams.recording");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
