@@ -93,10 +93,11 @@ impl Seen {
     }
 }
 
-/// The items of a JSON array as their own texts, in order (keeps each item's key order).
-fn split_array(json: &str) -> Vec<String> {
-    let items: Vec<Box<serde_json::value::RawValue>> = serde_json::from_str(json).unwrap();
-    items.iter().map(|item| item.get().to_owned()).collect()
+/// What a JSON array holds, as its text without the brackets: arrays compared as the text of
+/// their items joined with commas keep each item's key order.
+fn split_array(json: &str) -> Option<String> {
+    assert!(serde_json::from_str::<Vec<Value>>(json).is_ok(), "{json}");
+    Some(json[1..json.len() - 1].to_owned())
 }
 
 /// What the AI SDK's chat reported: onFinish's and onError's calls.
@@ -178,8 +179,8 @@ fn replay_steps(initial: &str, steps: &[Value], split: Split) -> (Seen, Reported
             "error" => reported.errors.push(text("message").unwrap()),
             "messages" => {
                 assert_eq!(chat.messages_json(), text("json").unwrap(), "the messages at {context}");
-                assert_eq!(seen.tool_calls, expected_calls, "onToolCall's calls by {context}");
-                assert_eq!(seen.data, expected_data, "onData's parts by {context}");
+                assert_eq!(seen.tool_calls.join(","), expected_calls.join(","), "onToolCall's calls by {context}");
+                assert_eq!(seen.data.join(","), expected_data.join(","), "onData's parts by {context}");
             }
             "stop" => {}
             other => panic!("unknown step {other}"),
@@ -302,12 +303,21 @@ fn refusal(messages: &str) -> String {
 fn a_message_that_is_not_a_ui_message_is_refused_naming_it() {
     let ok = r#"{"id":"ok","role":"user","parts":[{"type":"text","text":"hi"}]}"#;
     let cases = [
-        (r#"{"id":"a","role":"user","parts":[{"type":"foo"}]}"#, r#"messages[1] (id "a"): parts[0]: unknown part type "foo""#),
+        (
+            r#"{"id":"a","role":"user","parts":[{"type":"foo"}]}"#,
+            r#"messages[1] (id "a"): parts[0]: unknown part type "foo""#,
+        ),
         // The agent protocol's shape: text in `content`, no parts. Sent as an empty turn, it would lose context.
         (r#"{"id":"b","role":"user","content":"hi"}"#, r#"messages[1] (id "b"): it has no parts"#),
         (r#"{"id":"c","role":"user","parts":[]}"#, r#"messages[1] (id "c"): it has no parts"#),
-        (r#"{"id":"d","role":"tool","parts":[{"type":"text","text":"x"}]}"#, r#"messages[1] (id "d"): role "tool" is not one of"#),
-        (r#"{"id":"e","role":"user","parts":[{"type":"text"}]}"#, r#"messages[1] (id "e"): parts[0]: a "text" part needs `text` as a string"#),
+        (
+            r#"{"id":"d","role":"tool","parts":[{"type":"text","text":"x"}]}"#,
+            r#"messages[1] (id "d"): role "tool" is not one of"#,
+        ),
+        (
+            r#"{"id":"e","role":"user","parts":[{"type":"text"}]}"#,
+            r#"messages[1] (id "e"): parts[0]: a "text" part needs `text` as a string"#,
+        ),
         (
             r#"{"id":"f","role":"assistant","parts":[{"type":"tool-x","toolCallId":"1","state":"done"}]}"#,
             r#"messages[1] (id "f"): parts[0]: tool state "done" is not one of the AI SDK's"#,
@@ -382,16 +392,15 @@ fn sent(body: &str) -> (Vec<String>, String, Option<String>) {
 fn regenerate_slices_as_the_ai_sdk_does() {
     // The AI SDK's rule (AbstractChat.regenerate): an assistant message goes with what follows it; a
     // user message stays, what follows it goes; no id: the last message.
-    let cases: [(Option<&str>, &[&str]); 4] = [
-        (Some("a1"), &["u1"]),
-        (Some("u2"), &["u1", "a1", "u2"]),
-        (Some("u1"), &["u1"]),
-        (None, &["u1", "a1", "u2"]),
-    ];
+    let cases: [(Option<&str>, &[&str]); 4] =
+        [(Some("a1"), &["u1"]), (Some("u2"), &["u1", "a1", "u2"]), (Some("u1"), &["u1"]), (None, &["u1", "a1", "u2"])];
     for (id, kept) in cases {
         let mut chat = new_chat(conversation());
         let (ids, trigger, message_id) = sent(&chat.regenerate(id, "{}").unwrap());
-        assert_eq!((ids, trigger.as_str(), message_id.as_deref()), (kept.iter().map(|s| s.to_string()).collect(), "regenerate-message", id));
+        assert_eq!(
+            (ids, trigger.as_str(), message_id.as_deref()),
+            (kept.iter().map(|s| s.to_string()).collect(), "regenerate-message", id)
+        );
     }
     let mut chat = new_chat(conversation());
     let unknown = chat.regenerate(Some("nope"), "{}").unwrap_err();
@@ -407,16 +416,23 @@ fn a_message_sent_with_an_id_the_chat_holds_replaces_it_and_what_follows() {
     // DefaultChatTransport's body: { ...body, id, messages, trigger, messageId }: a key of the app's
     // body that the chat sets keeps its place.
     assert!(body.starts_with(r#"{"messages":[{"id":"u1""#), "{body}");
-    assert!(body.ends_with(r#"}]}]"temperature":0.5,"id":"chat-1","trigger":"submit-message","messageId":"u2"}"#) || {
-        let (ids, trigger, message_id) = sent(&body);
-        ids == ["u1", "a1", "u2"] && trigger == "submit-message" && message_id.as_deref() == Some("u2")
-    }, "{body}");
+    assert!(
+        body.ends_with(r#"}]}]"temperature":0.5,"id":"chat-1","trigger":"submit-message","messageId":"u2"}"#) || {
+            let (ids, trigger, message_id) = sent(&body);
+            ids == ["u1", "a1", "u2"] && trigger == "submit-message" && message_id.as_deref() == Some("u2")
+        },
+        "{body}"
+    );
     let (ids, _, message_id) = sent(&body);
     assert_eq!((ids, message_id.as_deref()), (vec!["u1".to_owned(), "a1".into(), "u2".into()], Some("u2")));
     assert!(chat.messages_json().contains("two, again"));
     assert_eq!(chat.send_message(edit, "[1]").unwrap_err().code, ErrorCode::Conflict, "still reading");
     chat.cancel();
-    assert_eq!(chat.send_message(edit, "[1]").unwrap_err().code, ErrorCode::ValidationError, "a body that is not an object");
+    assert_eq!(
+        chat.send_message(edit, "[1]").unwrap_err().code,
+        ErrorCode::ValidationError,
+        "a body that is not an object"
+    );
 }
 
 #[test]

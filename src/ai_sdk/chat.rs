@@ -6,7 +6,7 @@
 
 use super::chunks::{ChunkError, MessageWriter};
 use super::message::{is_tool_part, write_all, UiMessage};
-use super::object::{into_string, is_json, Field, Object};
+use super::object::{into_string, json_value, Field, Object};
 use crate::error::ErrorCode;
 use crate::framing::{Decoded, SseDecoder};
 use crate::state::ChatError;
@@ -346,10 +346,13 @@ impl AiSdkChat {
         output: Option<&str>,
         error_text: Option<&str>,
     ) -> Result<Update, ChatError> {
-        if let Some(output) = output.filter(|o| !is_json(o)) {
-            return Err(validation(format!("addToolOutput: output is not JSON text: {output:.80}")));
-        }
-        let output = output.map_or(Field::Undefined, |o| Field::Json(o.trim().into()));
+        let output = match output.map(|o| (o, json_value(o))) {
+            None => Field::Undefined,
+            Some((_, Some(json))) => Field::Json(json.into()),
+            Some((output, None)) => {
+                return Err(validation(format!("addToolOutput: output is not JSON text: {output:.80}")))
+            }
+        };
         let matches = |p: &Object| is_tool_part(p) && p.str("toolCallId") == Some(tool_call_id);
         let change = |part: &mut Object| {
             let approval = part.remove("approval");

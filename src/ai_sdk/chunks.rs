@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use super::message::{is_tool_part, UiMessage};
-use super::object::{Field, Object};
+use super::object::{json_value, Field, Object};
 
 /// What one chunk did, besides changing the message.
 #[derive(Debug, Default)]
@@ -640,10 +640,7 @@ pub(crate) fn partial_json(text: &str) -> Field {
     // A number or literal cut short (`tru`, `1e`) does not parse closed: then it is left out.
     let without_last_token = text.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || "+-.".contains(c));
     let tries = [text.to_owned(), close_json(text), close_json(without_last_token)];
-    tries
-        .iter()
-        .find_map(|json| serde_json::from_str::<&serde_json::value::RawValue>(json).ok())
-        .map_or(Field::Undefined, |value| Field::Json(value.get().into()))
+    tries.iter().find_map(|json| json_value(json)).map_or(Field::Undefined, |value| Field::Json(value.into()))
 }
 
 /// `text` with what is open closed, for [`partial_json`].

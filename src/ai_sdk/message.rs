@@ -61,7 +61,8 @@ impl UiMessage {
             }
             _ => return Err("its role is missing or not a string".into()),
         }
-        let parts = match head.get("parts") {
+        let parts_json = head.get("parts").clone();
+        let parts = match &parts_json {
             Field::Json(json) if json.starts_with('[') => array_items(json).map_err(|e| format!("parts: {e}"))?,
             Field::Undefined => return Err("it has no parts (a UI message holds its content in `parts`)".into()),
             _ => return Err("parts is not an array".into()),
@@ -74,7 +75,7 @@ impl UiMessage {
             .iter()
             .enumerate()
             .map(|(i, raw)| {
-                let part = Object::parse(raw.get()).map_err(|e| format!("parts[{i}] is not an object ({e})"))?;
+                let part = Object::parse(raw).map_err(|e| format!("parts[{i}] is not an object ({e})"))?;
                 check_part(&part).map_err(|e| format!("parts[{i}]: {e}"))?;
                 Ok(part)
             })
@@ -88,7 +89,7 @@ impl UiMessage {
         items
             .iter()
             .enumerate()
-            .map(|(i, raw)| UiMessage::parse(raw.get()).map_err(|e| format!("{}: {e}", name_of(i, raw.get()))))
+            .map(|(i, raw)| UiMessage::parse(raw).map_err(|e| format!("{}: {e}", name_of(i, raw))))
             .collect()
     }
 
