@@ -73,7 +73,7 @@ impl Seen {
         if let Some(json) = &update.data {
             self.data.extend(split_array(json));
         }
-        if let Some((_, message)) = &update.message {
+        if let Some(message) = &update.message {
             let message: Value = serde_json::from_str(message).unwrap();
             self.last_message_id = message["id"].as_str().map(str::to_owned);
         }
@@ -122,11 +122,11 @@ fn replay_steps(initial: &str, steps: &[Value], split: Split) -> (Seen, Reported
         match step["type"].as_str().unwrap() {
             "sendMessage" => {
                 let message = text("message").unwrap();
-                next_request = Some(Box::new(move |chat| chat.send_message(&message, body).unwrap()));
+                next_request = Some(Box::new(move |chat| chat.send_message(&message, body, None).unwrap()));
             }
             "regenerate" => {
                 let id = text("messageId");
-                next_request = Some(Box::new(move |chat| chat.regenerate(id.as_deref(), body).unwrap()));
+                next_request = Some(Box::new(move |chat| chat.regenerate(id.as_deref(), body, None).unwrap()));
             }
             "addToolOutput" if step["whileReading"] == true => {}
             "addToolOutput" => {
@@ -143,7 +143,7 @@ fn replay_steps(initial: &str, steps: &[Value], split: Split) -> (Seen, Reported
                 seen.take(update.unwrap());
             }
             "response" => {
-                let request = next_request.take().unwrap_or_else(|| Box::new(|chat| chat.continue_turn(body).unwrap()));
+                let request = next_request.take().unwrap_or_else(|| Box::new(|chat| chat.continue_turn(body, None).unwrap()));
                 assert_eq!(request(&mut chat), text("body").unwrap(), "the request body at {context}");
                 let read = text("read").unwrap();
                 // A tool output the page gave while the answer was read: right after its call's chunk.
@@ -225,11 +225,11 @@ fn every_split_of_the_recorded_answers_gives_the_same_messages() {
 #[test]
 fn a_request_while_an_answer_is_read_is_a_conflict() {
     let mut chat = new_chat("[]");
-    chat.send_message(r#"{"id":"u1","role":"user","parts":[{"type":"text","text":"hi"}]}"#, "{}").unwrap();
-    let again = chat.send_message(r#"{"id":"u2","role":"user","parts":[{"type":"text","text":"hi"}]}"#, "{}");
+    chat.send_message(r#"{"id":"u1","role":"user","parts":[{"type":"text","text":"hi"}]}"#, "{}", None).unwrap();
+    let again = chat.send_message(r#"{"id":"u2","role":"user","parts":[{"type":"text","text":"hi"}]}"#, "{}", None);
     assert_eq!(again.unwrap_err().code, ErrorCode::Conflict);
     assert_eq!(chat.set_messages("[]").unwrap_err().code, ErrorCode::Conflict);
-    assert_eq!(chat.continue_turn("{}").unwrap_err().code, ErrorCode::Conflict);
+    assert_eq!(chat.continue_turn("{}", None).unwrap_err().code, ErrorCode::Conflict);
 }
 
 fn streams() -> Value {
@@ -396,23 +396,23 @@ fn regenerate_slices_as_the_ai_sdk_does() {
         [(Some("a1"), &["u1"]), (Some("u2"), &["u1", "a1", "u2"]), (Some("u1"), &["u1"]), (None, &["u1", "a1", "u2"])];
     for (id, kept) in cases {
         let mut chat = new_chat(conversation());
-        let (ids, trigger, message_id) = sent(&chat.regenerate(id, "{}").unwrap());
+        let (ids, trigger, message_id) = sent(&chat.regenerate(id, "{}", None).unwrap());
         assert_eq!(
             (ids, trigger.as_str(), message_id.as_deref()),
             (kept.iter().map(|s| s.to_string()).collect(), "regenerate-message", id)
         );
     }
     let mut chat = new_chat(conversation());
-    let unknown = chat.regenerate(Some("nope"), "{}").unwrap_err();
+    let unknown = chat.regenerate(Some("nope"), "{}", None).unwrap_err();
     assert_eq!((unknown.code, unknown.message.contains("\"nope\"")), (ErrorCode::ValidationError, true));
-    assert_eq!(new_chat("[]").regenerate(None, "{}").unwrap_err().code, ErrorCode::ValidationError);
+    assert_eq!(new_chat("[]").regenerate(None, "{}", None).unwrap_err().code, ErrorCode::ValidationError);
 }
 
 #[test]
 fn a_message_sent_with_an_id_the_chat_holds_replaces_it_and_what_follows() {
     let mut chat = new_chat(conversation());
     let edit = r#"{"id":"u2","role":"user","parts":[{"type":"text","text":"two, again"}]}"#;
-    let body = chat.send_message(edit, r#"{"messages":"the app's","temperature":0.5}"#).unwrap();
+    let body = chat.send_message(edit, r#"{"messages":"the app's","temperature":0.5}"#, None).unwrap();
     // DefaultChatTransport's body: { ...body, id, messages, trigger, messageId }: a key of the app's
     // body that the chat sets keeps its place.
     assert!(body.starts_with(r#"{"messages":[{"id":"u1""#), "{body}");
@@ -426,10 +426,10 @@ fn a_message_sent_with_an_id_the_chat_holds_replaces_it_and_what_follows() {
     let (ids, _, message_id) = sent(&body);
     assert_eq!((ids, message_id.as_deref()), (vec!["u1".to_owned(), "a1".into(), "u2".into()], Some("u2")));
     assert!(chat.messages_json().contains("two, again"));
-    assert_eq!(chat.send_message(edit, "[1]").unwrap_err().code, ErrorCode::Conflict, "still reading");
+    assert_eq!(chat.send_message(edit, "[1]", None).unwrap_err().code, ErrorCode::Conflict, "still reading");
     chat.cancel();
     assert_eq!(
-        chat.send_message(edit, "[1]").unwrap_err().code,
+        chat.send_message(edit, "[1]", None).unwrap_err().code,
         ErrorCode::ValidationError,
         "a body that is not an object"
     );
@@ -477,7 +477,7 @@ fn recorded_bodies() -> Vec<String> {
 /// An answer to a fresh chat, pushed in `pieces`, then ended; what it left.
 fn answer(pieces: &[&[u8]], stop: bool) -> (String, Vec<Update>) {
     let mut chat = new_chat(r#"[{"id":"u0","role":"user","parts":[{"type":"text","text":"hi"}]}]"#);
-    chat.continue_turn("{}").unwrap();
+    chat.continue_turn("{}", None).unwrap();
     let mut updates: Vec<Update> = pieces.iter().map(|piece| chat.push(piece)).collect();
     updates.push(if stop { chat.cancel() } else { chat.finish() });
     (chat.messages_json(), updates)
@@ -516,7 +516,7 @@ fn mangled_answers_never_panic_and_never_lose_what_came_before() {
             AiSdkChat::new("c", &messages, Box::new(String::new)).unwrap_or_else(|e| panic!("{context}: {e:?}"));
             assert_eq!(updates.iter().filter(|u| u.finish.is_some()).count(), 1, "one finish: {context}");
             for update in &updates {
-                if let Some((_, message)) = &update.message {
+                if let Some(message) = &update.message {
                     serde_json::from_str::<Value>(message).unwrap_or_else(|e| panic!("{context}: {e}"));
                 }
             }
@@ -533,4 +533,24 @@ fn mangled_answers_never_panic_and_never_lose_what_came_before() {
             }
         }
     }
+}
+
+#[test]
+fn an_answer_that_fails_before_any_chunk_reports_its_empty_message_and_adds_none() {
+    let mut chat = new_chat(conversation());
+    let question = r#"{"id":"u3","role":"user","parts":[{"type":"text","text":"three"}]}"#;
+    chat.send_message(question, "{}", Some("from-generate-id")).unwrap();
+    let asked = chat.messages_json();
+    assert_eq!(asked, format!("{},{question}]", conversation().strip_suffix(']').unwrap()));
+    let update = chat.fail(ErrorCode::NetworkError, "Failed to fetch");
+    // The AI SDK's fresh answer, `{ id, metadata: undefined, role: "assistant", parts: [] }`, as
+    // onFinish gets it; it never reached the messages.
+    assert_eq!(update.message.as_deref(), Some(r#"{"id":"from-generate-id","role":"assistant","parts":[]}"#));
+    assert_eq!(update.index, None);
+    let finish = update.finish.unwrap();
+    assert!(finish.is_error && finish.is_disconnect && !finish.is_abort);
+    assert_eq!(chat.messages_json(), asked);
+    // A server error is no disconnect; an answer continued reports the message it continued.
+    chat.continue_turn("{}", None).unwrap();
+    assert!(!chat.fail(ErrorCode::ServiceUnavailable, "Internal Server Error").finish.unwrap().is_disconnect);
 }

@@ -79,9 +79,9 @@ fn the_ai_sdk_chat_class_reads_an_answer_as_the_ai_sdk_does() {
     let code = |error: JsValue| get(&error, "code").as_string();
 
     let chat = JsAiSdkChat::new("chat-1".into(), JsValue::NULL).unwrap();
-    let body = chat.send_message(text("sendMessage", "message").into(), r#"{"app":"replay"}"#.into()).unwrap();
+    let body = chat.send_message(text("sendMessage", "message").into(), r#"{"app":"replay"}"#.into(), JsValue::UNDEFINED).unwrap();
     assert_eq!(body, text("response", "body"));
-    let busy = chat.send_message(text("sendMessage", "message").into(), JsValue::NULL).unwrap_err();
+    let busy = chat.send_message(text("sendMessage", "message").into(), JsValue::NULL, JsValue::UNDEFINED).unwrap_err();
     assert_eq!(code(busy), Some("CONFLICT".into()));
 
     let answer = js_sys::Uint8Array::from(text("response", "read").as_bytes());
