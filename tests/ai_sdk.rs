@@ -143,7 +143,8 @@ fn replay_steps(initial: &str, steps: &[Value], split: Split) -> (Seen, Reported
                 seen.take(update.unwrap());
             }
             "response" => {
-                let request = next_request.take().unwrap_or_else(|| Box::new(|chat| chat.continue_turn(body, None).unwrap()));
+                let request =
+                    next_request.take().unwrap_or_else(|| Box::new(|chat| chat.continue_turn(body, None).unwrap()));
                 assert_eq!(request(&mut chat), text("body").unwrap(), "the request body at {context}");
                 let read = text("read").unwrap();
                 // A tool output the page gave while the answer was read: right after its call's chunk.

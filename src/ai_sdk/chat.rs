@@ -199,7 +199,13 @@ impl AiSdkChat {
 
     /// Begins reading an answer to the messages as they are; the request body. `response_id`: the
     /// new answer's id until the stream gives one (the app's `generateId`), else one made up.
-    fn start(&mut self, trigger: &str, message_id: Option<String>, mut body: Object, response_id: Option<&str>) -> String {
+    fn start(
+        &mut self,
+        trigger: &str,
+        message_id: Option<String>,
+        mut body: Object,
+        response_id: Option<&str>,
+    ) -> String {
         let id = response_id.map_or_else(|| self.fresh_id(), str::to_owned);
         let len = self.messages.len();
         let at = match (&message_id, trigger) {

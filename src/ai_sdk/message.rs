@@ -115,11 +115,6 @@ impl UiMessage {
         self.write_json(&mut out);
         into_string(out)
     }
-
-    /// The parts of the last step: those after the last `step-start`.
-    pub(crate) fn current_step_start(&self) -> usize {
-        self.parts.iter().rposition(|p| p.str("type") == Some("step-start")).map_or(0, |at| at + 1)
-    }
 }
 
 /// The JSON text of messages, as an array.
