@@ -555,3 +555,60 @@ fn an_answer_that_fails_before_any_chunk_reports_its_empty_message_and_adds_none
     chat.continue_turn("{}", None).unwrap();
     assert!(!chat.fail(ErrorCode::ServiceUnavailable, "Internal Server Error").finish.unwrap().is_disconnect);
 }
+
+/// Ids and JSON texts the random calls pick from: real ones from the recordings, and bad ones.
+fn pick<'a>(rng: &mut Rng, choices: &[&'a str]) -> &'a str {
+    choices[rng.below(choices.len())]
+}
+
+#[test]
+fn random_calls_never_panic_and_what_is_saved_always_loads() {
+    let seed = seed();
+    let mut rng = Rng(seed);
+    let bodies = recorded_bodies();
+    let fixture = fixture();
+    let saved = fixture["reloaded"]["initialMessages"].as_str().unwrap().to_owned();
+    let ids = ["u1", "u4", "call-weather", "call-location", "call-confirm", "nope", "", "a1", "\u{0}"];
+    let outputs = ["1", "{\"a\":[1,{\"b\":null}]}", "\"text\"", "{", "", "nul", "[1,]"];
+    let bodies_json = ["{}", "", "{\"x\":1}", "[]", "{\"messages\":2,\"id\":3}", "{"];
+    for run in 0..100 {
+        let mut chat = new_chat(if run % 2 == 0 { "[]" } else { &saved });
+        let mut calls = Vec::new();
+        for _ in 0..30 {
+            let call = rng.below(11);
+            calls.push(call);
+            let body = pick(&mut rng, &bodies_json);
+            let id = pick(&mut rng, &ids);
+            match call {
+                0 => {
+                    let message =
+                        format!(r#"{{"id":"{}","role":"user","parts":[{{"type":"text","text":"hi"}}]}}"#, rng.below(4));
+                    let _ = chat.send_message(if rng.below(5) == 0 { "{\"id\":1}" } else { &message }, body, None);
+                }
+                1 => _ = chat.regenerate(if rng.below(3) == 0 { None } else { Some(id) }, body, Some(id)),
+                2 => _ = chat.continue_turn(body, None),
+                3 | 4 => {
+                    let answer = &bodies[rng.below(bodies.len())];
+                    let (from, to) = (rng.below(answer.len() + 1), rng.below(answer.len() + 1));
+                    _ = chat.push(answer.as_bytes().get(from.min(to)..from.max(to)).unwrap_or_default());
+                }
+                5 => _ = chat.finish(),
+                6 => _ = chat.fail(ErrorCode::NetworkError, "gone"),
+                7 => _ = chat.cancel(),
+                8 => {
+                    let output = pick(&mut rng, &outputs);
+                    let error = (rng.below(3) == 0).then_some("failed");
+                    _ = chat.add_tool_output(id, (rng.below(4) != 0).then_some(output), error);
+                }
+                9 => _ = chat.add_tool_approval_response(id, rng.below(2) == 0, Some("why")),
+                _ => _ = chat.set_messages(&chat.messages_json()),
+            }
+            let messages = chat.messages_json();
+            if let Err(error) = AiSdkChat::new("c", &messages, Box::new(String::new)) {
+                panic!(
+                    "saved messages do not load after calls {calls:?} (CHATSTREAM_SEED={seed}): {error:?}\n{messages}"
+                );
+            }
+        }
+    }
+}
