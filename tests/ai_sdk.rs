@@ -100,6 +100,9 @@ fn split_array(json: &str) -> Option<String> {
     Some(json[1..json.len() - 1].to_owned())
 }
 
+/// A request the next recorded response answers: it returns the request body.
+type Request = Box<dyn FnOnce(&mut AiSdkChat) -> String>;
+
 /// What the AI SDK's chat reported: onFinish's and onError's calls.
 #[derive(Default)]
 struct Reported {
@@ -114,7 +117,7 @@ fn replay_steps(initial: &str, steps: &[Value], split: Split) -> (Seen, Reported
     let mut chat = new_chat(initial);
     let mut seen = Seen::default();
     let (mut expected_calls, mut expected_data, mut reported) = (Vec::new(), Vec::new(), Reported::default());
-    let mut next_request: Option<Box<dyn FnOnce(&mut AiSdkChat) -> String>> = None;
+    let mut next_request: Option<Request> = None;
     let body = r#"{"app":"replay"}"#;
     for (at, step) in steps.iter().enumerate() {
         let context = format!("step {at} ({}) under {split:?}", step["type"]);
