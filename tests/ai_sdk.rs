@@ -615,3 +615,39 @@ fn random_calls_never_panic_and_what_is_saved_always_loads() {
         }
     }
 }
+
+/// A value as JS holds it: every number a double (`-2.5e3` and `-2500` are one number).
+fn as_js(value: Value) -> Value {
+    match value {
+        Value::Number(n) => Value::from(n.as_f64().unwrap()),
+        Value::Array(items) => Value::Array(items.into_iter().map(as_js).collect()),
+        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, as_js(v))).collect()),
+        other => other,
+    }
+}
+
+#[test]
+fn a_tool_input_cut_anywhere_holds_what_the_ai_sdk_makes_of_it() {
+    // `partial-inputs.recording`: each cut of one input, and what the AI SDK's parsePartialJson makes
+    // of it (JSON text, or null for nothing): the input a tool part holds while its input streams.
+    let path = common::fixtures_dir().join("ai-sdk-chat/partial-inputs.recording");
+    let cuts: serde_json::Map<String, Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(cuts.len() > 50);
+    for (raw, parsed) in &cuts {
+        let mut chat = new_chat(r#"[{"id":"u0","role":"user","parts":[{"type":"text","text":"hi"}]}]"#);
+        chat.continue_turn("{}", Some("a1")).unwrap();
+        let delta = serde_json::json!({"type": "tool-input-delta", "toolCallId": "c1", "inputTextDelta": raw});
+        let body = format!(
+            "data: {{\"type\":\"tool-input-start\",\"toolCallId\":\"c1\",\"toolName\":\"t\"}}\n\ndata: {delta}\n\n"
+        );
+        chat.push(body.as_bytes());
+        chat.cancel();
+        // Compared as values: the input's text is the stream's own (`\u00ed` stays so), where
+        // JSON.stringify writes the character.
+        let messages: Value = serde_json::from_str(&chat.messages_json()).unwrap();
+        let part = &messages[1]["parts"][0];
+        let expected = parsed.as_str().map(|json| as_js(serde_json::from_str::<Value>(json).unwrap()));
+        assert_eq!(part.get("input").cloned().map(as_js), expected, "{raw}");
+        assert_eq!((&part["state"], &part["rawInput"]), (&Value::from("input-streaming"), &Value::from(raw.as_str())));
+    }
+}

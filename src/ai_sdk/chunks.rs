@@ -693,11 +693,10 @@ fn merge_objects(base: &Field, overrides: &Field) -> Field {
 
 /// The best value a tool's input so far allows (the AI SDK's `parsePartialJson`): the text as
 /// it is when it parses, else the text closed (an open string and the open arrays and objects
-/// closed, a dangling key, comma or colon dropped); `undefined` when neither parses.
+/// closed, a literal cut short completed, a number cut short cut back to its last digit, a
+/// dangling key, comma or colon dropped); `undefined` when neither parses.
 pub(crate) fn partial_json(text: &str) -> Field {
-    // A number or literal cut short (`tru`, `1e`) does not parse closed: then it is left out.
-    let without_last_token = text.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || "+-.".contains(c));
-    let tries = [text.to_owned(), close_json(text), close_json(without_last_token)];
+    let tries = [text.to_owned(), close_json(text)];
     tries.iter().find_map(|json| json_value(json)).map_or(Field::Undefined, |value| Field::Json(value.into()))
 }
 
@@ -737,6 +736,14 @@ fn close_json(text: &str) -> String {
             out.truncate(at);
         }
         out.push('"');
+    } else {
+        let token_start = out.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || "+-.".contains(c)).len();
+        let token = out[token_start..].to_owned();
+        if let Some(word) = ["true", "false", "null"].iter().find(|w| !token.is_empty() && w.starts_with(&token)) {
+            out.push_str(&word[token.len()..]);
+        } else if token.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+            out.truncate(token_start + token.trim_end_matches(|c: char| "+-.eE".contains(c)).len());
+        }
     }
     loop {
         let trimmed = out.trim_end();
