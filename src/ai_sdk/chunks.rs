@@ -192,7 +192,7 @@ impl MessageWriter {
         let message = continued.filter(|m| m.role() == "assistant").unwrap_or_else(|| UiMessage::assistant(id));
         let places = Places::of(&message.parts);
         let mut partial_tool_calls = HashMap::new();
-        for part in &message.parts[places.step_start..] {
+        for part in message.parts.get(places.step_start..).unwrap_or_default() {
             if !is_tool_part(part) || part.str("state") != Some("input-streaming") {
                 continue;
             }
@@ -226,10 +226,11 @@ impl MessageWriter {
         self.message.parts.push(part);
     }
 
-    /// The tool parts of `tool_call_id` in the current step, in order.
+    /// The tool parts of `tool_call_id` in the current step, in order (each a place in the parts:
+    /// what callers index with).
     fn in_step(&self, tool_call_id: &str) -> impl Iterator<Item = usize> + '_ {
-        let start = self.places.step_start;
-        self.places.tools.get(tool_call_id).into_iter().flatten().copied().filter(move |&at| at >= start)
+        let (start, end) = (self.places.step_start, self.message.parts.len());
+        self.places.tools.get(tool_call_id).into_iter().flatten().copied().filter(move |&at| at >= start && at < end)
     }
 
     /// Applies one chunk.
@@ -564,9 +565,12 @@ impl MessageWriter {
         true
     }
 
-    /// The tool part of `tool_call_id`: in the current step first, else the last in the message.
+    /// The tool part of `tool_call_id`: in the current step first, else the last in the message (a
+    /// place in the parts: what callers index with).
     fn tool_invocation(&self, tool_call_id: &str) -> Result<usize, ChunkError> {
-        let last = || self.places.tools.get(tool_call_id).and_then(|places| places.last().copied());
+        let end = self.message.parts.len();
+        let last =
+            || self.places.tools.get(tool_call_id).and_then(|places| places.last().copied()).filter(|&at| at < end);
         self.in_step(tool_call_id)
             .next()
             .or_else(last)
