@@ -530,17 +530,10 @@ export function makeChatSession(wasm, module) {
           case "append":
             next[p.key] += p.text;
             break;
-          case "pushMessage":
-            own("messages").push(p.value);
-            if (p.value.role === "assistant") finished.push(p.value);
-            break;
-          case "setLastMessage": {
-            const messages = own("messages");
-            messages[messages.length - 1] = p.value;
-            break;
-          }
           case "push":
             own(p.key).push(p.value);
+            // Only messages have a role: a pushed answer is a finished one.
+            if (p.value.role === "assistant") finished.push(p.value);
             break;
           case "setAt":
             own(p.key)[p.at] = p.value;
@@ -553,9 +546,9 @@ export function makeChatSession(wasm, module) {
             appendToLast("streamingSegments", p.text);
             appendToLast("streamingParts", p.text);
             break;
-          case "pushToolUpdate": {
-            const progress = next.activeToolProgress;
-            next.activeToolProgress = { ...progress, updates: [...progress.updates, p.value] };
+          case "pushInto": {
+            const object = next[p.key];
+            next[p.key] = { ...object, [p.list]: [...object[p.list], p.value] };
             break;
           }
           case "reset":

@@ -84,6 +84,7 @@ pub mod json;
 pub mod request;
 pub mod state;
 pub mod stream;
+mod wire;
 
 /// The JS bindings (only in the wasm build).
 #[cfg(target_arch = "wasm32")]

@@ -22,8 +22,8 @@ use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, Segment, StreamEvent, Usage};
-use crate::json::{JsonOut, Object, ToJson};
 use crate::request::{self, Profile, Provider, RequestError, ToolCall, ToolDef, ToolResult, Turn};
+use crate::wire::wire;
 
 /// The loop's configuration.
 #[derive(Debug, Clone)]
@@ -100,8 +100,9 @@ pub fn progress_event(tool_use_id: &str, tool: &str, update: &Value) -> StreamEv
     }
 }
 
+wire! {
 /// A tool call to run, with its index in the whole turn.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PendingCall {
     /// The call's index in the whole turn (the N of `[[tool:N]]`).
     pub index: u32,
@@ -112,16 +113,6 @@ pub struct PendingCall {
     /// The call's input.
     pub input: Value,
 }
-
-impl ToJson for PendingCall {
-    fn write_json(&self, out: &mut JsonOut) {
-        Object::new(out)
-            .field("index", &self.index)
-            .field("id", &self.id)
-            .field("name", &self.name)
-            .field("input", &self.input)
-            .end();
-    }
 }
 
 /// One user message's loop.
