@@ -59,6 +59,19 @@ pub struct JsChatSession {
     partial_inputs: RefCell<PartialInputs>,
 }
 
+/// The package entry whose module this is, when it is one of those built without provider mode
+/// (build.sh builds each with these features).
+#[cfg(not(feature = "provider"))]
+const BUILT_FOR: &str = if cfg!(feature = "dialects") {
+    "chatstream/streaming"
+} else if cfg!(all(feature = "dialect-agent", not(feature = "dialect-openai"))) {
+    "chatstream/agent"
+} else if cfg!(all(feature = "dialect-openai", not(feature = "dialect-agent"))) {
+    "chatstream/openai"
+} else {
+    "this build of chatstream"
+};
+
 #[wasm_bindgen(js_class = ChatSession)]
 impl JsChatSession {
     /// A chat with these options (`generateId` may be a function).
@@ -68,9 +81,9 @@ impl JsChatSession {
         let options = Options::given(&options, "ChatSession options")?;
         #[cfg(not(feature = "provider"))]
         if options.as_ref().is_some_and(|o| o.has("provider")) {
-            return Err(args::type_error(
-                "ChatSession options: provider mode is not in chatstream/streaming: import ChatSession from \"chatstream\"",
-            ));
+            return Err(args::type_error(&format!(
+                "ChatSession options: provider mode is not in {BUILT_FOR}: import ChatSession from \"chatstream\""
+            )));
         }
         let options = options.map(|o| o.only(SESSION_OPTIONS)).transpose()?;
         let stream_options = match &options {
