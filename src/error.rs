@@ -33,7 +33,7 @@ pub enum ErrorCode words {
 impl ErrorCode {
     /// The code with this name (`"RATE_LIMITED"`), if it is one.
     pub fn from_name(name: &str) -> Option<ErrorCode> {
-        ErrorCode::ALL.iter().copied().find(|code| code.as_str() == name)
+        ErrorCode::ALL.iter().find(|code| code.as_str() == name).copied()
     }
 
     /// The code for an HTTP error status from a provider or backend.

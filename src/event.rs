@@ -248,7 +248,7 @@ pub enum FinishReason words {
 impl FinishReason {
     /// The reason for one of the contract's words; any other word is `Other`.
     pub fn from_name(name: &str) -> FinishReason {
-        FinishReason::ALL.iter().copied().find(|r| r.as_str() == name).unwrap_or(FinishReason::Other)
+        FinishReason::ALL.iter().find(|r| r.as_str() == name).copied().unwrap_or(FinishReason::Other)
     }
 
     /// The Vercel AI SDK's `FinishReason` (`stop`, `length`, `content-filter`, `tool-calls`,

@@ -21,7 +21,7 @@
 
 use serde_json::Value;
 
-use crate::json::Fields;
+use crate::json::{Fields, JsonOut, Object};
 
 /// Declares one wire type (see the module's documentation).
 macro_rules! wire {
@@ -100,7 +100,7 @@ macro_rules! wire {
     }) => {
         impl $crate::json::ToJson for $name {
             fn write_json(&self, out: &mut $crate::json::JsonOut) {
-                let mut object = $crate::json::Object::new(out);
+                let mut object = $crate::wire::object(out);
                 $( $crate::wire::wire!(@write object, $crate::wire::wire!(@key $field $($key)?), &self.$field $(, $mode)?); )*
                 object.end();
             }
@@ -168,7 +168,7 @@ macro_rules! wire {
             fn write_json(&self, out: &mut $crate::json::JsonOut) {
                 match self {
                     $( $name::$variant { $($($field,)*)? } => {
-                        let mut object = $crate::json::Object::tagged(out, $tag, $kind);
+                        let mut object = $crate::wire::tagged(out, $tag, $kind);
                         $($( $crate::wire::wire!(@write object, $crate::wire::wire!(@key $field $($key)?), $field $(, $mode)?); )*)?
                         object.end();
                     } )*
@@ -206,11 +206,7 @@ macro_rules! wire {
                     $( $kind => Ok($name::$variant {
                         $($( $field: $crate::wire::wire!(@read fields, $crate::wire::wire!(@key $field $($key)?), $ty $(, $mode)?), )*)?
                     }), )*
-                    other => Err(format!(
-                        "unknown {} {other:?}, expected one of {}",
-                        $tag,
-                        [$(concat!("\"", $kind, "\"")),*].join(", ")
-                    )),
+                    other => Err($crate::wire::unknown($tag, other, concat!("expected one of" $(, " \"", $kind, "\"")*))),
                 }
             }
         }
@@ -271,6 +267,19 @@ macro_rules! wire {
 
 pub(crate) use wire;
 
+/// Every writer's object begins here: one copy of the opening in the module, not one per type
+/// (the module is a download).
+#[inline(never)]
+pub(crate) fn object(out: &mut JsonOut) -> Object<'_> {
+    Object::new(out)
+}
+
+/// [`object`] of a tagged kind.
+#[inline(never)]
+pub(crate) fn tagged<'a>(out: &'a mut JsonOut, tag: &str, kind: &str) -> Object<'a> {
+    Object::tagged(out, tag, kind)
+}
+
 /// A value that is left out while empty (`=> omit_empty`).
 pub(crate) trait Empty {
     fn is_empty(&self) -> bool;
@@ -313,6 +322,11 @@ pub(crate) trait ReadValue: Sized {
 
 pub(crate) fn missing(key: &str) -> String {
     format!("missing field `{key}`")
+}
+
+/// A tagged object of a kind its type does not have: `expected` says which it has.
+pub(crate) fn unknown(tag: &str, kind: &str, expected: &str) -> String {
+    format!("unknown {tag} {kind:?}, {expected}")
 }
 
 /// The leaves, each read by its reader in [`Fields`].

@@ -76,21 +76,17 @@ impl ToolState {
             ToolState::OutputAvailable
         }
     }
-
-    /// A saved part's state: one of the AI SDK's words.
-    fn from_value(value: &Value) -> Result<ToolState, String> {
-        let name = value.as_str().ok_or_else(|| "expected a string".to_owned())?;
-        ToolState::ALL
-            .iter()
-            .copied()
-            .find(|state| state.as_str() == name)
-            .ok_or_else(|| format!("unknown tool state {name:?}"))
-    }
 }
 
+/// A saved part's state: one of the AI SDK's words.
 impl ReadField for ToolState {
     fn read(fields: &Fields<'_>, key: &str) -> Result<Self, String> {
-        fields.opt(key, ToolState::from_value)?.ok_or_else(|| crate::wire::missing(key))
+        let name = fields.string(key)?;
+        ToolState::ALL
+            .iter()
+            .find(|state| state.as_str() == name)
+            .copied()
+            .ok_or_else(|| format!("unknown tool state {name:?}"))
     }
 }
 
