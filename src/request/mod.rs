@@ -319,6 +319,27 @@ fn string(text: &str) -> Value {
     Value::String(text.to_owned())
 }
 
+/// An assistant turn's items, as the formats that write its text and its calls side by side have
+/// them: the text (when there is any), then each call.
+fn text_then_calls(
+    content: &str,
+    tool_calls: &[ToolCall],
+    text: impl Fn(&str) -> Value,
+    call: impl Fn(&ToolCall) -> Value,
+) -> Vec<Value> {
+    let text = (!content.is_empty()).then(|| text(content));
+    text.into_iter().chain(tool_calls.iter().map(call)).collect()
+}
+
+/// A streaming request's body as it begins: the model, and the conversation under `key`.
+fn streaming_body(profile: &Profile, key: &str, conversation: Vec<Value>) -> Map<String, Value> {
+    let mut body = Map::new();
+    body.insert("model".into(), string(&profile.model));
+    body.insert(key.into(), Value::Array(conversation));
+    body.insert("stream".into(), Value::Bool(true));
+    body
+}
+
 fn insert_some(body: &mut Map<String, Value>, key: &str, value: Option<impl Into<Value>>) {
     if let Some(value) = value {
         body.insert(key.into(), value.into());
