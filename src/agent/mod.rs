@@ -41,6 +41,13 @@ pub struct AgentConfig {
 /// Default `maxIterations`.
 pub const DEFAULT_MAX_ITERATIONS: u32 = 5;
 
+impl AgentConfig {
+    /// `maxIterations`: the number given, at least one; [`DEFAULT_MAX_ITERATIONS`] when none is.
+    pub fn max_iterations(given: Option<u32>) -> u32 {
+        given.unwrap_or(DEFAULT_MAX_ITERATIONS).max(1)
+    }
+}
+
 /// The output of a call that was not run because the answer was cut by the token limit.
 pub const CUT_BY_LENGTH: &str = "Not run: the answer was cut by the token limit";
 
@@ -103,7 +110,7 @@ pub fn progress_event(tool_use_id: &str, tool: &str, update: &Value) -> StreamEv
 wire! {
 /// A tool call to run, with its index in the whole turn.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PendingCall {
+pub struct PendingCall reads pub from_value {
     /// The call's index in the whole turn (the N of `[[tool:N]]`).
     pub index: u32,
     /// The call's id.

@@ -193,6 +193,14 @@ pub struct ToolDef {
     pub needs_approval: bool,
 }
 
+impl ToolDef {
+    /// The schema of a tool that takes no input (an object with no properties): what a tool that
+    /// gives none gets.
+    pub fn no_input() -> Value {
+        object([("type", string("object")), ("properties", Value::Object(Map::new()))])
+    }
+}
+
 /// A request that cannot be built: always `VALIDATION_ERROR`, naming the field.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestError {

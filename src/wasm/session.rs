@@ -313,11 +313,11 @@ extern "C" {
 mod provider {
     //! Provider mode: the options, and the steps of running the tools the JS side executes.
 
-    use serde_json::{json, Value};
+    use serde_json::Value;
     use wasm_bindgen::prelude::*;
 
     use super::{args, patches_to_js, ChatSession, JsChatSession, Options};
-    use crate::agent::{AgentConfig, PendingCall, ToolFailure, DEFAULT_MAX_ITERATIONS};
+    use crate::agent::{AgentConfig, PendingCall, ToolFailure};
     use crate::request::{Profile, Provider, ToolDef};
 
     /// The loop's configuration, when `provider` is set.
@@ -342,7 +342,7 @@ mod provider {
                 context_tokens: options.count("contextTokens")?,
             },
             tools: tools(options)?,
-            max_iterations: options.count("maxIterations")?.unwrap_or(DEFAULT_MAX_ITERATIONS).max(1),
+            max_iterations: AgentConfig::max_iterations(options.count("maxIterations")?),
         }))
     }
 
@@ -358,7 +358,7 @@ mod provider {
                 name: tool.string("name")?.ok_or_else(|| tool.required("name"))?,
                 description: tool.string("description")?.unwrap_or_default(),
                 // A tool that takes no input may leave its schema out.
-                input_schema: tool.json("input_schema")?.unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+                input_schema: tool.json("input_schema")?.unwrap_or_else(ToolDef::no_input),
                 needs_approval: tool.bool("needsApproval")?.unwrap_or(false),
             });
         }
@@ -367,13 +367,8 @@ mod provider {
 
     /// A call the module handed out in `tools`, handed back.
     fn call(value: &JsValue) -> Result<PendingCall, JsValue> {
-        let call = Options::any(value, "tool call")?;
-        Ok(PendingCall {
-            index: call.count("index")?.ok_or_else(|| call.required("index"))?,
-            id: call.string("id")?.ok_or_else(|| call.required("id"))?,
-            name: call.string("name")?.ok_or_else(|| call.required("name"))?,
-            input: call.json("input")?.unwrap_or(Value::Null),
-        })
+        PendingCall::from_value(&args::json(value, "tool call")?)
+            .map_err(|e| args::type_error(&format!("tool call: {e}")))
     }
 
     #[wasm_bindgen(js_class = ChatSession)]
