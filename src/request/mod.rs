@@ -329,11 +329,12 @@ fn string(text: &str) -> Value {
 
 /// An assistant turn's items, as the formats that write its text and its calls side by side have
 /// them: the text (when there is any), then each call.
+/// (Function pointers, not generics: one copy of this in the wasm module for every format.)
 fn text_then_calls(
     content: &str,
     tool_calls: &[ToolCall],
-    text: impl Fn(&str) -> Value,
-    call: impl Fn(&ToolCall) -> Value,
+    text: fn(&str) -> Value,
+    call: fn(&ToolCall) -> Value,
 ) -> Vec<Value> {
     let text = (!content.is_empty()).then(|| text(content));
     text.into_iter().chain(tool_calls.iter().map(call)).collect()
