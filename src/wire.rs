@@ -12,9 +12,10 @@
 //!   `0`); `=> flatten` writes a map's entries as fields of the object; `=> or_default` reads a
 //!   missing field as its type's default;
 //! - `struct Name keys NameKeys` also makes `Name::KEY`, each field's key by field name (the
-//!   state's patches name the fields they change this way), and `reads from_value` makes the
-//!   reader. An `enum Name tag "type"` is an object per variant, its kind the `tag` key's word
-//!   (`Status "status" { … }`); an `enum Name words` is one word per variant.
+//!   state's patches name the fields they change this way), and `reads pub from_value` makes the
+//!   reader, with that visibility and name. An `enum Name tag "type"` is an object per variant,
+//!   its kind the `tag` key's word (`Status "status" { … }`; `reads from_value` makes its reader);
+//!   an `enum Name words` is one word per variant, with `Name::ALL` and `as_str`.
 //!
 //! A derive macro would need a crate of its own (a proc-macro crate, and `syn` in the build);
 //! the declarations need no more than this.
