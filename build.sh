@@ -260,9 +260,11 @@ run_bench() {
   say "native benchmarks (cargo bench --bench framing --bench pipeline --bench adversarial)"
   cargo bench --bench framing --bench pipeline --bench adversarial -- --warm-up-time 1 --measurement-time 3 \
     | tee target/bench/native.txt
-  say "long_line again, glibc's malloc keeping large blocks on its heap instead of mapping fresh pages"
-  MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824 cargo bench --bench adversarial -- long_line \
+  say "the adversarial shapes again, glibc's malloc keeping large blocks on its heap instead of mapping fresh pages"
+  MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824 cargo bench --bench adversarial -- \
     --warm-up-time 1 --measurement-time 3 | tee target/bench/native-heap.txt
+  say "the fast paths per recording (cargo bench --bench fast_paths, built with --cfg fuzzing in a target folder of its own)"
+  RUSTFLAGS="--cfg fuzzing" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/fuzzing" cargo bench --bench fast_paths
   node bench/report.js
   say "BENCHMARKS.md's loading and memory sections, put back after the report wrote the file anew"
   node bench/loading.js --section
