@@ -4,7 +4,7 @@
 //! path reads: `[DONE]`, a ping, an error); and the time to decode its frames three ways: as
 //! built, with the forward scanner alone reading every frame (no shape learned: what the learned
 //! shapes, `Shape` in src/dialect/scan.rs, earn on their own) and with no fast path at all.
-//! Writes target/bench/fast-paths.json, which bench/report.js puts in BENCHMARKS.md.
+//! Writes target/bench/fast-paths.json, which bench-js/report.js puts in BENCHMARKS.md.
 //!
 //! The switch between the three ways and the counts exist only in test builds and builds with
 //! `--cfg fuzzing`, never in the package, so this benchmark is built so, in a target folder of

@@ -1,11 +1,11 @@
 // `./build.sh bench`, first part: chatstream on the repository's recorded provider streams, read as
 // a browser receives them, against the JS a developer writes without it; in headless Chromium, then
-// in Node. Prints the tables and writes target/bench/live.json (bench/report.js puts it first in
+// in Node. Prints the tables and writes target/bench/live.json (bench-js/report.js puts it first in
 // BENCHMARKS.md).
 //
-//   node --expose-gc bench/live-run.js           the full run
-//   node --expose-gc bench/live-run.js --smoke   tiny inputs, one round: checks every contender reads the same text
-//   node --expose-gc bench/live-run.js --only deepseek   the recordings whose name holds the text; prints, keeps nothing
+//   node --expose-gc bench-js/live-run.js           the full run
+//   node --expose-gc bench-js/live-run.js --smoke   tiny inputs, one round: checks every contender reads the same text
+//   node --expose-gc bench-js/live-run.js --only deepseek   the recordings whose name holds the text; prints, keeps nothing
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -106,7 +106,7 @@ const us = (v) => `${v.toFixed(2)} µs`;
 const pct = (part, whole) => `${((part / whole) * 100).toFixed(0)}%`;
 
 /**
- * Where a live push spends its time (bench/live.js `pushCosts`), as a sentence of this run's
+ * Where a live push spends its time (bench-js/live.js `pushCosts`), as a sentence of this run's
  * figures. Each stage is the difference of two medians: one that comes out below zero is smaller
  * than this run's noise, and is said so rather than printed.
  */

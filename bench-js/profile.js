@@ -1,4 +1,4 @@
-// A CPU profile of live pushes in Node (one frame a push, a recording tiled as in bench/live.js),
+// A CPU profile of live pushes in Node (one frame a push, a recording tiled as in bench-js/live.js),
 // over the module built with its function names kept (target/bench/named-full, made by
 // `./build.sh bench`), its samples summed by the stage each function belongs to.
 import { Session } from "node:inspector/promises";
