@@ -248,25 +248,27 @@ run_bench() {
   build_pkg
   ensure_chromium
   named_modules
-  say "recorded streams read as they arrive, chatstream against the JS baseline (node bench/live-run.js)"
-  node --expose-gc bench/live-run.js
-  say "browser benchmarks: chatstream against eventsource-parser and the AI SDK (node bench/run.js)"
-  node bench/run.js
-  say "memory: a 20 MB tool argument in 1 KB deltas (node bench/memory.js)"
-  node bench/memory.js
-  say "loading: time to first event from a cold load, against the AI SDK (node bench/loading.js)"
-  node bench/loading.js
+  say "recorded streams read as they arrive, chatstream against the JS baseline (node bench-js/live-run.js)"
+  node --expose-gc bench-js/live-run.js
+  say "browser benchmarks: chatstream against eventsource-parser and the AI SDK (node bench-js/run.js)"
+  node bench-js/run.js
+  say "memory: a 20 MB tool argument in 1 KB deltas (node bench-js/memory.js)"
+  node bench-js/memory.js
+  say "loading: time to first event from a cold load, against the AI SDK (node bench-js/loading.js)"
+  node bench-js/loading.js
   twiggy_tops
   say "native benchmarks (cargo bench --bench framing --bench pipeline --bench adversarial)"
   cargo bench --bench framing --bench pipeline --bench adversarial -- --warm-up-time 1 --measurement-time 3 \
     | tee target/bench/native.txt
-  say "long_line again, glibc's malloc keeping large blocks on its heap instead of mapping fresh pages"
-  MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824 cargo bench --bench adversarial -- long_line \
+  say "the adversarial shapes again, glibc's malloc keeping large blocks on its heap instead of mapping fresh pages"
+  MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824 cargo bench --bench adversarial -- \
     --warm-up-time 1 --measurement-time 3 | tee target/bench/native-heap.txt
-  node bench/report.js
+  say "the fast paths per recording (cargo bench --bench fast_paths, built with --cfg fuzzing in a target folder of its own)"
+  RUSTFLAGS="--cfg fuzzing" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/fuzzing" cargo bench --bench fast_paths
+  node bench-js/report.js
   say "BENCHMARKS.md's loading and memory sections, put back after the report wrote the file anew"
-  node bench/loading.js --section
-  node bench/memory.js --section
+  node bench-js/loading.js --section
+  node bench-js/memory.js --section
 }
 
 # Each module as built (wasm-opt included) with its function names kept, with its JS glue, in
@@ -314,10 +316,10 @@ run_fuzz() {
 
 test_bench_smoke() {
   say "benchmark harness smoke (tiny streams, no numbers kept)"
-  node --expose-gc bench/live-run.js --smoke
-  node bench/run.js --smoke
-  node bench/memory.js --smoke
-  node bench/loading.js --smoke
+  node --expose-gc bench-js/live-run.js --smoke
+  node bench-js/run.js --smoke
+  node bench-js/memory.js --smoke
+  node bench-js/loading.js --smoke
 }
 
 # --- demo --------------------------------------------------------------------------------

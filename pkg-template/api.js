@@ -54,22 +54,88 @@ export function makeApi(wasm) {
     ready = true;
   }
 
+  // The hand-over of `ChatStream`'s events, read from the module's memory (src/wasm/mod.rs,
+  // `HandOver::into_memory`): fetched on the first stream's first call.
+  let parts = null;
+  const handOverParts = () => {
+    const [handOver, parse, memory, record] = wasm.__handOverParts();
+    parts = { handOver, parse, memory, record: record / 4, bytes: new Uint8Array(0), words: new Uint32Array(0) };
+    return parts;
+  };
+  // Views of the module's memory, made again after it grew (that detaches the old buffer).
+  const memoryViews = () => {
+    const p = parts ?? handOverParts();
+    if (p.bytes.byteLength === 0) {
+      p.bytes = new Uint8Array(p.memory.buffer);
+      p.words = new Uint32Array(p.memory.buffer);
+    }
+    return p;
+  };
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+
   class ChatStream extends wasm.ChatStream {
+    // Each stream's tool arguments so far, for `partial_input` (see `handOver`).
+    #inputs = new Map();
+    // The stream's input buffer in the module's memory (`__input`): its address and size.
+    #at = 0;
+    #room = 0;
+
     constructor(options) {
       loaded();
       super(options);
     }
 
-    // What a body reader hands over, a string or a Uint8Array, goes straight in: the module then
-    // need not call back into JS to find out what the chunk is and read it, which cost more than
-    // a small chunk's parsing. Everything else (other views, buffers, detached ones, what is not
-    // bytes at all) is read, or refused, in the module.
+    // What a body reader hands over, a string or a Uint8Array, is copied straight into the
+    // stream's input buffer in the module's memory and pushed with one call: a push is made once
+    // per network read, and wasm-bindgen's glue (allocating a copy, a call from the module back
+    // into JS for the result) cost more than a small chunk's parsing. Everything else (other
+    // views, buffers, detached ones, what is not bytes at all) is read, or refused, in the module.
     push(chunk) {
-      if (typeof chunk === "string") return this.__pushText(chunk);
-      // `isView`: a real typed array (not a proxy, nor an object that only inherits from one).
-      const bytes = ArrayBuffer.isView(chunk) && chunk instanceof Uint8Array;
-      if (bytes && (chunk.byteLength > 0 || !isDetached(chunk.buffer))) return this.__pushBytes(chunk);
-      return super.push(chunk);
+      // `__wbg_ptr` is 0 once the stream is freed: no writing into memory it no longer owns.
+      if (this.__wbg_ptr !== 0) {
+        if (typeof chunk === "string") {
+          const room = chunk.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 code unit
+          if (room > this.#room) this.#reserve(room);
+          const { bytes } = memoryViews();
+          const { written } = encoder.encodeInto(chunk, bytes.subarray(this.#at, this.#at + room));
+          return this.#events(this.__push(written));
+        }
+        // `isView`: a real typed array (not a proxy, nor an object that only inherits from one).
+        if (ArrayBuffer.isView(chunk) && chunk instanceof Uint8Array && (chunk.byteLength > 0 || !isDetached(chunk.buffer))) {
+          if (chunk.length > this.#room) this.#reserve(chunk.length);
+          memoryViews().bytes.set(chunk, this.#at);
+          return this.#events(this.__push(chunk.length));
+        }
+      }
+      return this.#events(super.push(chunk));
+    }
+
+    finish() {
+      return this.#events(super.finish());
+    }
+
+    cancel() {
+      return this.#events(super.cancel());
+    }
+
+    fail(code, message) {
+      return this.#events(super.fail(code, message));
+    }
+
+    #reserve(size) {
+      this.#at = this.__input(size);
+      this.#room = size;
+    }
+
+    /** The events the module left in its memory: `words` is their layout's length (0 for none). */
+    #events(words) {
+      if (words === 0) return [];
+      const { bytes, words: memory, record, handOver, parse } = memoryViews();
+      const at = memory[record];
+      const text = decoder.decode(bytes.subarray(at, at + memory[record + 1]));
+      const layout = memory.subarray(memory[record + 2] / 4, memory[record + 2] / 4 + words);
+      return handOver(text, layout, false, this.#inputs, parse);
     }
   }
 

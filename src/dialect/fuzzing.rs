@@ -4,7 +4,7 @@
 //! fuzz crate sees only the public API.
 
 use super::scan::checks::shape_agrees;
-pub use super::scan::checks::{set_shape_mode, ShapeMode};
+pub use super::scan::checks::{set_shape_mode, take_paths, ShapeMode};
 use super::{Decoder, Dialect, ProviderEvent};
 use crate::framing::FrameRef;
 

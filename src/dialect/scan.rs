@@ -53,6 +53,8 @@ pub(super) fn scan<'a, T, const N: usize>(data: &'a str, scan: Scan<'a, T, N>) -
     let mut r = Reader::new(data);
     let found = scan(&mut r)?;
     r.at_end()?;
+    #[cfg(any(test, fuzzing))]
+    checks::took(checks::Path::Scanned);
     Some(found)
 }
 
@@ -110,14 +112,21 @@ impl<T: Copy, const N: usize> Shape<T, N> {
         match checks::MODE.get() {
             checks::ShapeMode::Warm => {}
             checks::ShapeMode::Cold => self.kind = None,
+            checks::ShapeMode::Plain => return self::scan(data, scan),
             checks::ShapeMode::Off => return None,
         }
         if let Some(found) = self.replay(data) {
+            #[cfg(any(test, fuzzing))]
+            checks::took(checks::Path::Replayed);
             return Some(found);
         }
         self.holes.clear();
         let mut r = Reader { data, bytes: data.as_bytes(), at: 0, holes: Some(std::mem::take(&mut self.holes)) };
         let found = scan(&mut r).filter(|_| r.at_end().is_some());
+        #[cfg(any(test, fuzzing))]
+        if found.is_some() {
+            checks::took(checks::Path::Scanned);
+        }
         // `None`: more than MAX_HOLES, dropped as they came; nothing is learned.
         self.kind = r.holes.take().and_then(|holes| {
             self.holes = holes;

@@ -63,7 +63,6 @@ pub(crate) fn events_to_js(events: &[StreamEvent]) -> Array {
 }
 
 /// What one call hands to JS, gathered item by item, then built in one crossing.
-#[derive(Default)]
 pub(crate) struct HandOver<'a> {
     /// The texts of the text items, one after another.
     texts: String,
@@ -74,6 +73,54 @@ pub(crate) struct HandOver<'a> {
     values: Vec<&'a dyn ToJson>,
     /// The last text item's text: an equal one that follows shares its JS string.
     last_text: Option<&'a str>,
+    /// The last tool input delta's tool call id, likewise.
+    last_id: Option<&'a str>,
+}
+
+/// A text item: its length in the layout and its text in `texts`, or [`SAME_TEXT`] when it is
+/// `last`.
+fn text_item<'a>(layout: &mut Vec<u32>, texts: &mut String, last: &mut Option<&'a str>, text: &'a str) {
+    if *last == Some(text) {
+        layout.push(SAME_TEXT);
+    } else {
+        layout.push(utf16_len(text));
+        texts.push_str(text);
+        *last = Some(text);
+    }
+}
+
+impl Default for HandOver<'_> {
+    /// An empty hand-over, its buffers the last one's (see [`recycle`]).
+    fn default() -> Self {
+        let (mut texts, mut layout) = SPARE.take();
+        texts.clear();
+        layout.clear();
+        HandOver { texts, layout, values: Vec::new(), last_text: None, last_id: None }
+    }
+}
+
+/// The largest buffers kept for the next hand-over: one a push is a few hundred bytes, and a
+/// stream of huge pushes should not pin their size for the page's lifetime.
+const KEEP_CAPACITY: usize = 64 * 1024;
+
+thread_local! {
+    /// The text and layout buffers of a finished hand-over, for the next. A live read hands
+    /// over one frame's events per push: allocating two buffers for each was a measurable part
+    /// of a push (the allocator was a quarter of a profile of live pushes).
+    static SPARE: Cell<(String, Vec<u32>)> = const { Cell::new((String::new(), Vec::new())) };
+    /// The hand-over [`HandOver::into_memory`] left in the module's memory, read there by the
+    /// package's `ChatStream` (`api.js`) until the next one replaces it.
+    static KEPT: Cell<(String, Vec<u32>)> = const { Cell::new((String::new(), Vec::new())) };
+    /// Where that hand-over is: its text's address and length in bytes (UTF-8), its layout's
+    /// address. JS reads these three words at the address `__handOverParts` gives.
+    static RECORD: [Cell<u32>; 3] = const { [Cell::new(0), Cell::new(0), Cell::new(0)] };
+}
+
+/// Keeps a finished hand-over's buffers for the next one, unless they grew large.
+fn recycle(text: String, layout: Vec<u32>) {
+    if text.capacity() <= KEEP_CAPACITY && layout.capacity() <= KEEP_CAPACITY / 4 {
+        SPARE.set((text, layout));
+    }
 }
 
 /// What an item of the layout is (`handOver` below reads the same numbers).
@@ -83,7 +130,8 @@ pub(crate) enum Op {
     ThinkingDelta = 1,
     AppendText = 2,
     Value = 3,
-    /// A `tool_input_delta` event, which gets its `partial_input` getter.
+    /// A `tool_input_delta` event (two text items: its tool call's id and its delta), which gets
+    /// its `partial_input` getter.
     ToolInputDelta = 4,
     /// The end of a list: the items after it make the next one.
     EndList = 5,
@@ -102,7 +150,14 @@ impl<'a> HandOver<'a> {
         match event {
             StreamEvent::TextDelta { text } => self.text(Op::TextDelta, text),
             StreamEvent::ThinkingDelta { text } => self.text(Op::ThinkingDelta, text),
-            StreamEvent::ToolInputDelta { .. } => self.push_value(Op::ToolInputDelta, event),
+            // Its id and delta as two text items, not through JSON: a streamed tool call is
+            // thousands of these, and JSON.parse then a property redefined for `partial_input`
+            // were a third of a live push of one (the JS side builds it with its getter).
+            StreamEvent::ToolInputDelta { tool_use_id, delta, partial_input: serde_json::Value::Null } => {
+                self.push_op(Op::ToolInputDelta);
+                text_item(&mut self.layout, &mut self.texts, &mut self.last_id, tool_use_id);
+                text_item(&mut self.layout, &mut self.texts, &mut self.last_text, delta);
+            }
             _ => self.push_value(Op::Value, event),
         }
     }
@@ -110,13 +165,7 @@ impl<'a> HandOver<'a> {
     /// `{ type: "text_delta" | "thinking_delta", text }` or `{ op: "appendText", text }`.
     pub(crate) fn text(&mut self, op: Op, text: &'a str) {
         self.push_op(op);
-        if self.last_text == Some(text) {
-            self.layout.push(SAME_TEXT);
-        } else {
-            self.layout.push(utf16_len(text));
-            self.texts.push_str(text);
-            self.last_text = Some(text);
-        }
+        text_item(&mut self.layout, &mut self.texts, &mut self.last_text, text);
     }
 
     /// Any value, through JSON.
@@ -156,32 +205,70 @@ impl<'a> HandOver<'a> {
         self.build(true, inputs).unchecked_into()
     }
 
-    /// The string begins with the JSON text of the values, the mark (when strings were set
-    /// aside) and each string set aside, in that order; the texts of the text items follow.
-    fn build(mut self, many: bool, inputs: Option<&PartialInputs>) -> JsValue {
+    /// The items left in the module's memory for the package's JS to build (see `api.js`):
+    /// how many words the layout has, 0 for no items. The [`RECORD`] says where they are.
+    ///
+    /// Hand-written on purpose: the package's `ChatStream.push`, called once per network read,
+    /// reads the events from the module's memory itself. Handed over through wasm-bindgen's
+    /// glue, each push also paid a call from the module into JS, a copy of the layout, an entry
+    /// in the table of JS values and its release: a third of a one-frame push (BENCHMARKS.md).
+    pub(crate) fn into_memory(self) -> u32 {
+        if self.layout.is_empty() {
+            recycle(self.texts, self.layout);
+            return 0;
+        }
+        let (text, layout) = self.compose();
+        RECORD.with(|record| {
+            record[0].set(text.as_ptr() as u32);
+            record[1].set(text.len() as u32);
+            record[2].set(layout.as_ptr() as u32);
+        });
+        let words = layout.len() as u32;
+        let (old_text, old_layout) = KEPT.replace((text, layout));
+        recycle(old_text, old_layout);
+        words
+    }
+
+    fn build(self, many: bool, inputs: Option<&PartialInputs>) -> JsValue {
+        let (text, layout) = self.compose();
+        let built = match inputs {
+            Some(inputs) => PARSE.with(|parse| hand_over(&text, &layout, many, Some(&inputs.arguments), Some(parse))),
+            None => hand_over(&text, &layout, many, None, None),
+        };
+        recycle(text, layout);
+        built
+    }
+
+    /// The text and the layout. The text begins with the JSON text of the values, the mark
+    /// (when strings were set aside) and each string set aside, in that order; the texts of the
+    /// text items follow.
+    fn compose(mut self) -> (String, Vec<u32>) {
         if self.layout.is_empty() {
             self.layout.extend([0; HEAD]);
         }
-        let text = if self.values.is_empty() {
-            self.texts
-        } else {
-            let mark = ASIDE_MARK.with(Clone::clone);
-            let (mut text, aside) = values_json(&self.values, &mark);
-            let mark = if aside.is_empty() { "" } else { mark.as_str() };
-            self.layout[..HEAD].copy_from_slice(&[utf16_len(&text), utf16_len(mark), aside.len() as u32]);
-            self.layout.extend(aside.iter().map(|s| utf16_len(s)));
-            text.push_str(mark);
-            aside.iter().for_each(|s| text.push_str(s));
-            text.push_str(&self.texts);
-            text
-        };
-        match inputs {
-            Some(inputs) => {
-                PARSE.with(|parse| hand_over(&text, &self.layout, many, Some(&inputs.arguments), Some(parse)))
-            }
-            None => hand_over(&text, &self.layout, many, None, None),
+        if self.values.is_empty() {
+            return (self.texts, self.layout);
         }
+        let mark = ASIDE_MARK.with(Clone::clone);
+        let (mut text, aside) = values_json(&self.values, &mark);
+        let mark = if aside.is_empty() { "" } else { mark.as_str() };
+        self.layout[..HEAD].copy_from_slice(&[utf16_len(&text), utf16_len(mark), aside.len() as u32]);
+        self.layout.extend(aside.iter().map(|s| utf16_len(s)));
+        text.push_str(mark);
+        aside.iter().for_each(|s| text.push_str(s));
+        text.push_str(&self.texts);
+        (text, self.layout)
     }
+}
+
+/// What the package's JS needs to build a hand-over that [`HandOver::into_memory`] left in the
+/// module's memory: `[handOver, the partial_input parser, the module's memory, the address of
+/// the record]`. Called once per module.
+#[wasm_bindgen(js_name = __handOverParts)]
+pub fn hand_over_parts() -> js_sys::Array {
+    let record = RECORD.with(|record| record.as_ptr() as u32);
+    let (hand_over, parse) = (HAND_OVER.with(JsValue::clone), PARSE.with(|parse| JsValue::from(parse)));
+    js_sys::Array::of4(&hand_over, &parse, &wasm_bindgen::memory(), &record.into())
 }
 
 /// The JSON text of `values` as one array (empty for none), and the strings set aside from it.
@@ -201,9 +288,31 @@ fn values_json(values: &[&dyn ToJson], mark: &str) -> (String, Vec<String>) {
 }
 
 /// A string's length in UTF-16 code units, as JS counts it.
+///
+/// Hand-written on purpose, counted eight bytes at a time: every byte but a UTF-8 continuation
+/// byte (`10xxxxxx`) starts a character of one unit, and a four-byte character (lead byte
+/// `11110xxx`) is two. Counting by decoding each character was 8% of a live push of an answer
+/// with one non-ASCII character in it, and an iterator over the bytes, which this build does not
+/// inline, was a quarter (so is `copy_from_slice`, hence the bytes one by one).
 fn utf16_len(text: &str) -> u32 {
-    let units = if text.is_ascii() { text.len() } else { text.chars().map(char::len_utf16).sum() };
-    units as u32
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let bytes = text.as_bytes();
+    if bytes.is_ascii() {
+        return bytes.len() as u32;
+    }
+    let (mut continuation, mut four_byte) = (0, 0);
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let x = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+        // In each byte, bit 7 of `x << k` is the byte's own bit 7 - k.
+        continuation += (x & !(x << 1) & HIGH).count_ones();
+        four_byte += (x & (x << 1) & (x << 2) & (x << 3) & HIGH).count_ones();
+    }
+    for &b in chunks.remainder() {
+        continuation += u32::from(b & 0xC0 == 0x80);
+        four_byte += u32::from(b >= 0xF0);
+    }
+    bytes.len() as u32 - continuation + four_byte
 }
 
 thread_local! {
@@ -238,6 +347,7 @@ export function handOver(text, layout, many, inputs, parse) {
   let list = [];
   let v = 0;
   let last = "";
+  let id = "";
   while (i < end) {
     const op = layout[i++];
     if (op <= 2) {
@@ -247,9 +357,11 @@ export function handOver(text, layout, many, inputs, parse) {
     } else if (op === 3) {
       list.push(values[v++]);
     } else if (op === 4) {
-      const event = values[v++];
-      if (inputs) attachPartialInput(event, inputs, parse);
-      list.push(event);
+      const n = layout[i++];
+      if (n !== SAME_TEXT) id = cut(n);
+      const m = layout[i++];
+      if (m !== SAME_TEXT) last = cut(m);
+      list.push(inputs ? toolInputDelta(id, last, inputs, parse) : { type: "tool_input_delta", tool_use_id: id, delta: last, partial_input: null });
     } else {
       lists.push(list);
       list = [];
@@ -259,25 +371,29 @@ export function handOver(text, layout, many, inputs, parse) {
   lists.push(list);
   return lists;
 }
-// The arguments of the event's tool call so far (appending is cheap: V8 strings are ropes), parsed
-// on the first read of its `partial_input`.
-function attachPartialInput(event, inputs, parse) {
-  const args = (inputs.get(event.tool_use_id) ?? "") + event.delta;
-  inputs.set(event.tool_use_id, args);
+// A tool_input_delta event. Its `partial_input` is the arguments of its tool call so far
+// (appending is cheap: V8 strings are ropes), parsed on the first read.
+function toolInputDelta(id, delta, inputs, parse) {
+  const args = (inputs.get(id) ?? "") + delta;
+  inputs.set(id, args);
   let value;
-  Object.defineProperty(event, "partial_input", {
-    enumerable: true,
-    configurable: true,
-    get() {
+  return {
+    type: "tool_input_delta",
+    tool_use_id: id,
+    delta,
+    get partial_input() {
       if (value === undefined) value = parse(args);
       return value;
     },
-  });
+  };
 }
 "#)]
 extern "C" {
     #[wasm_bindgen(js_name = handOver)]
     fn hand_over(text: &str, layout: &[u32], many: bool, inputs: Option<&Map>, parse: Option<&Function>) -> JsValue;
+    /// The same function, as a value for the package's JS.
+    #[wasm_bindgen(thread_local_v2, js_name = handOver)]
+    static HAND_OVER: JsValue;
 }
 
 /// Marks an object busy for the length of one call; every exported method that reads or changes

@@ -5,7 +5,6 @@ use std::cell::{Cell, RefCell};
 use wasm_bindgen::prelude::*;
 
 use super::args::{self, Chunk, Options};
-use super::partial_input::PartialInputs;
 use super::{events_to_js, Busy, HandOver, PoisonGuard};
 use crate::clean::{CleanOptions, PayloadMarker};
 use crate::dialect::Dialect;
@@ -113,13 +112,18 @@ impl JsStreamOptions {
 
 /// An incremental reader of one chat stream: `push` bytes or text as they arrive, get the
 /// clean events they complete.
+///
+/// The methods that return events leave them in the module's memory ([`HandOver::into_memory`])
+/// and return how many words their layout has; the package's `ChatStream` (`api.js`) builds the
+/// events from there, and keeps each stream's tool arguments for `partial_input`.
 #[wasm_bindgen(js_name = ChatStream)]
 pub struct JsChatStream {
     stream: RefCell<ChatStream>,
     busy: Cell<Busy>,
     events: RefCell<Vec<StreamEvent>>,
     bytes: RefCell<Vec<u8>>,
-    partial_inputs: PartialInputs,
+    /// Where the package's `push` copies a chunk before calling `__push` ([`JsChatStream::input`]).
+    input: RefCell<Vec<u8>>,
 }
 
 #[wasm_bindgen(js_class = ChatStream)]
@@ -132,8 +136,8 @@ impl JsChatStream {
     }
 
     /// Feeds a chunk (a string, an `ArrayBuffer` or any view of one: `Uint8Array`, `DataView`, …);
-    /// returns the events it completed.
-    pub fn push(&self, chunk: &JsValue) -> Result<JsValue, JsValue> {
+    /// the events it completed are left for `api.js`.
+    pub fn push(&self, chunk: &JsValue) -> Result<u32, JsValue> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
         let mut bytes = self.bytes.borrow_mut();
         match args::bytes(chunk, &mut bytes) {
@@ -141,37 +145,47 @@ impl JsChatStream {
             Chunk::NotBytes => {
                 Err(args::type_error("ChatStream.push: chunk must be a string, an ArrayBuffer or a typed array"))
             }
-            Chunk::Unreadable(reason) => Ok(events_to_js(&[args::unreadable_chunk(&reason)]).into()),
+            Chunk::Unreadable(reason) => Ok(self.run(|_, out| out.push(args::unreadable_chunk(&reason)))),
         }
     }
 
-    /// `push` of bytes in a `Uint8Array` (the package's `push` calls it for one): they arrive
-    /// copied into the module's memory, with no call back to JS to read them.
+    /// The address of `len` bytes in the module's memory where the package's `push` copies a
+    /// chunk (a `Uint8Array`, or a string encoded there as UTF-8) for `__push`. They stay where
+    /// they are until the next call of this method.
     ///
-    /// It returns a `Result`, a pair of values, on purpose: Node 20's V8 inlines a call to an
-    /// export that returns one value into the JS that calls it, and a deoptimization there
+    /// Hand-written on purpose: wasm-bindgen's glue for a `&[u8]` argument allocates the bytes
+    /// and frees them in every call, and a push is made once per network read.
+    ///
+    /// It returns a `Result`, a pair of values, as `__push` does: Node 20's V8 inlines a call
+    /// to an export that returns one value into the JS that calls it, and a deoptimization there
     /// stopped the process with a fatal error (`--no-turbo-inline-js-wasm-calls` avoided it).
-    #[wasm_bindgen(js_name = __pushBytes)]
-    pub fn push_bytes(&self, chunk: &[u8]) -> Result<JsValue, JsError> {
+    #[wasm_bindgen(js_name = __input)]
+    pub fn input(&self, len: u32) -> Result<u32, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
+        let mut input = self.input.borrow_mut();
+        input.clear();
+        input.resize(len as usize, 0);
+        Ok(input.as_ptr() as u32)
+    }
+
+    /// `push` of the first `len` bytes at [`JsChatStream::input`]'s address.
+    #[wasm_bindgen(js_name = __push)]
+    pub fn push_input(&self, len: u32) -> Result<u32, JsError> {
+        let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
+        let input = self.input.borrow();
+        let chunk = &input[..input.len().min(len as usize)];
         Ok(self.run(|core, out| core.push(chunk, out)))
     }
 
-    /// `push` of a string (the package's `push` calls it for one), as UTF-8.
-    #[wasm_bindgen(js_name = __pushText)]
-    pub fn push_text(&self, chunk: &str) -> Result<JsValue, JsError> {
-        self.push_bytes(chunk.as_bytes())
-    }
-
-    /// The body ended: returns the last events (always including `complete`).
-    pub fn finish(&self) -> Result<JsValue, JsError> {
+    /// The body ended: leaves the last events (always including `complete`).
+    pub fn finish(&self) -> Result<u32, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
         Ok(self.run(|core, out| core.finish(out)))
     }
 
-    /// Stops: returns `complete` with the partial content and `cancelled`
+    /// Stops: leaves `complete` with the partial content and `cancelled`
     /// (or a CONFLICT error after the stream completed).
-    pub fn cancel(&self) -> Result<JsValue, JsError> {
+    pub fn cancel(&self) -> Result<u32, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
         Ok(self.run(|core, out| core.cancel(out)))
     }
@@ -189,7 +203,7 @@ impl JsChatStream {
 
     /// The body broke off (the connection failed, or was silent too long): `complete` with what
     /// arrived, then an error with `code` (`NETWORK_ERROR`, …) and `message`.
-    pub fn fail(&self, code: &str, message: &str) -> Result<JsValue, JsError> {
+    pub fn fail(&self, code: &str, message: &str) -> Result<u32, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
         let code = args::error_code(code);
         Ok(self.run(|stream, out| stream.fail(code, message, out)))
@@ -224,16 +238,17 @@ impl JsChatStream {
             busy: Cell::new(None),
             events: RefCell::new(Vec::new()),
             bytes: RefCell::new(Vec::new()),
-            partial_inputs: PartialInputs::default(),
+            input: RefCell::new(Vec::new()),
         }
     }
 
-    fn run(&self, step: impl FnOnce(&mut ChatStream, &mut Vec<StreamEvent>)) -> JsValue {
+    /// Runs `step`, leaves its events in the module's memory and returns their layout's length.
+    fn run(&self, step: impl FnOnce(&mut ChatStream, &mut Vec<StreamEvent>)) -> u32 {
         let mut events = self.events.borrow_mut();
         events.clear();
         step(&mut self.stream.borrow_mut(), &mut events);
         let mut hand = HandOver::default();
         events.iter().for_each(|event| hand.event(event));
-        hand.list(Some(&self.partial_inputs)).into()
+        hand.into_memory()
     }
 }

@@ -2,7 +2,7 @@
 // of the JS an app bundles when it imports everything the entry exports (esbuild, minified, React
 // external). The entry is resolved through the package's own `exports`, as an app's bundler
 // resolves it, and its .wasm is the one beside the wasm-bindgen glue the bundle pulled in.
-// Used by the size budget (check.js) and the loading benchmark (bench/loading.js).
+// Used by the size budget (check.js) and the loading benchmark (bench-js/loading.js).
 import { mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { dirname, join, resolve, basename } from "node:path";

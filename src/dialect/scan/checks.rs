@@ -22,6 +22,9 @@ pub enum ShapeMode {
     Warm,
     /// Every frame is scanned afresh, as if it were the first.
     Cold,
+    /// No shape at all: the forward scanner alone reads every frame, learning nothing (what the
+    /// learned shapes are measured against, benches/fast_paths.rs).
+    Plain,
     /// No fast path: every frame goes to its decoder's general path.
     Off,
 }
@@ -33,6 +36,32 @@ thread_local! {
 /// Sets how shapes answer on this thread; the mode it replaces.
 pub fn set_shape_mode(mode: ShapeMode) -> ShapeMode {
     MODE.replace(mode)
+}
+
+/// How a fast path read a frame (the benchmark of the fast paths counts them).
+#[derive(Debug, Clone, Copy)]
+pub(in crate::dialect) enum Path {
+    /// A learned shape replayed it.
+    Replayed,
+    /// The forward scanner read it (a shape learned it, when the fast path has one).
+    Scanned,
+}
+
+thread_local! {
+    /// The frames each [`Path`] took on this thread, since [`take_paths`].
+    static PATHS: std::cell::Cell<[usize; 2]> = const { std::cell::Cell::new([0; 2]) };
+}
+
+pub(in crate::dialect) fn took(path: Path) {
+    let mut paths = PATHS.get();
+    paths[path as usize] += 1;
+    PATHS.set(paths);
+}
+
+/// How many frames a learned shape replayed and how many the forward scanner read on this
+/// thread since the last call.
+pub fn take_paths() -> [usize; 2] {
+    PATHS.take()
 }
 
 /// Learns a shape from `learned` with `scan`, then replays `other`: whether the shape read

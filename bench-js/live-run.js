@@ -1,11 +1,11 @@
 // `./build.sh bench`, first part: chatstream on the repository's recorded provider streams, read as
 // a browser receives them, against the JS a developer writes without it; in headless Chromium, then
-// in Node. Prints the tables and writes target/bench/live.json (bench/report.js puts it first in
+// in Node. Prints the tables and writes target/bench/live.json (bench-js/report.js puts it first in
 // BENCHMARKS.md).
 //
-//   node --expose-gc bench/live-run.js           the full run
-//   node --expose-gc bench/live-run.js --smoke   tiny inputs, one round: checks every contender reads the same text
-//   node --expose-gc bench/live-run.js --only deepseek   the recordings whose name holds the text; prints, keeps nothing
+//   node --expose-gc bench-js/live-run.js           the full run
+//   node --expose-gc bench-js/live-run.js --smoke   tiny inputs, one round: checks every contender reads the same text
+//   node --expose-gc bench-js/live-run.js --only deepseek   the recordings whose name holds the text; prints, keeps nothing
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -106,7 +106,7 @@ const us = (v) => `${v.toFixed(2)} µs`;
 const pct = (part, whole) => `${((part / whole) * 100).toFixed(0)}%`;
 
 /**
- * Where a live push spends its time (bench/live.js `pushCosts`), as a sentence of this run's
+ * Where a live push spends its time (bench-js/live.js `pushCosts`), as a sentence of this run's
  * figures. Each stage is the difference of two medians: one that comes out below zero is smaller
  * than this run's noise, and is said so rather than printed.
  */
@@ -166,7 +166,8 @@ function why({ push: p, rows }, profiles) {
     parts.push(
       `In the profile of ${profile.recording}, crossing between JS and the module and building the event objects take ` +
         `${pct(share(profile, /^(crossing|building the events)/), 1)} of the samples, the allocator ${pct(share(profile, /^the allocator/), 1)}, ` +
-        `decoding, cleaning and framing ${pct(share(profile, /^(decoding|cleaning|framing)/), 1)}.`,
+        `decoding, cleaning and framing ${pct(share(profile, /^(decoding|cleaning|framing)/), 1)}, ` +
+        `of which the marker stripper ${pct(share(profile, /^cleaning: the marker stripper/), 1)}.`,
     );
   }
   return parts.join(" ");
@@ -179,6 +180,42 @@ function profileTable({ recording, stages }) {
 | stage | share |
 |---|---:|
 ${stages.map((s) => `| ${s.stage} | ${pct(s.share, 1)} |`).join("\n")}
+`;
+}
+
+/**
+ * The fast paths per recording (benches/fast_paths.rs, target/bench/fast-paths.json): the share
+ * of frames each path read, and the decoding time per frame as built, with the forward scanner
+ * alone (no learned shape) and with no fast path.
+ */
+export function fastPathsMarkdown(rows) {
+  const x = (v) => `${v.toFixed(2)}×`;
+  const share = (n, r) => pct(n, r.frames);
+  const withShapes = rows.filter((r) => r.replayed > 0);
+  const shapeGain = (r) => r.nsPlain / r.nsWarm;
+  const fastGain = (r) => r.nsOff / r.nsWarm;
+  const best = withShapes.reduce((a, b) => (shapeGain(b) > shapeGain(a) ? b : a), withShapes[0]);
+  const worst = withShapes.reduce((a, b) => (shapeGain(b) < shapeGain(a) ? b : a), withShapes[0]);
+  return `## Fast paths per recording
+
+Produced by \`RUSTFLAGS="--cfg fuzzing" cargo bench --bench fast_paths\` (native; the switch between the
+three ways below and the counts exist only in test and fuzz builds, never in the package). Each recording
+as recorded (not tiled), its frames decoded by its dialect's decoder: the share of the frames that a
+learned shape (\`Shape\`, src/dialect/scan.rs) replayed, that the forward scanner read, and the rest (the
+general path, or a frame no fast path reads: \`[DONE]\`, a ping, an error, a whole tool call); then ns per
+frame as built, with the forward scanner alone reading every frame (no shape learned), and with no fast
+path (every frame parsed whole by serde_json). Medians of 5 runs of at least 20 ms each.
+
+| recording | frames | shape replayed | scanner read | rest | as built ns/frame | scanner alone | no fast path | shapes' gain | fast paths' gain |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+${rows
+  .map((r) => `| ${r.recording} | ${r.frames} | ${share(r.replayed, r)} | ${share(r.scanned, r)} | ${share(r.frames - r.replayed - r.scanned, r)} | ${r.nsWarm.toFixed(0)} | ${r.nsPlain.toFixed(0)} | ${r.nsOff.toFixed(0)} | ${x(shapeGain(r))} | ${x(fastGain(r))} |`)
+  .join("\n")}
+
+Shapes' gain is the scanner alone's time ÷ the time as built; fast paths' gain, the time with no fast path ÷
+the time as built (above 1, faster as built). Over the ${withShapes.length} recordings with a frame a shape replayed, the
+shapes' gain has a geometric mean of ${x(geomean(withShapes.map(shapeGain)))} (from ${x(shapeGain(worst))} on ${worst.recording} to
+${x(shapeGain(best))} on ${best.recording}); the fast paths' gain over all ${rows.length} recordings, ${x(geomean(rows.map(fastGain)))}.
 `;
 }
 
@@ -199,7 +236,8 @@ the same array of \`Uint8Array\` chunks synchronously; \`streamEvents\` and the 
 before timing (the run fails otherwise). Figures: median of ${o.rounds} runs, µs per event; ratios are the
 baseline's time ÷ chatstream's (above 1, chatstream is faster). The synthetic stream (the older benchmarks'
 one word a frame) is one row, left out of the geometric mean and the worst.
-The module does not report which frames took a fast path (it would need counters in production code).
+Which frames took a fast path, and what the learned shapes earn on their own, is measured natively
+further down ([Fast paths](#fast-paths-per-recording)): the module carries no counters.
 
 ### Chromium
 
@@ -237,9 +275,10 @@ async function main() {
   console.log("Node\n");
   console.log(table(node));
   for (const [env, r] of [["Chromium", chromium], ["Node", node]]) console.log(`${env}: ${breakdown(r)}`);
-  // Profiles: the recording the costs are measured on, and Chromium's slowest live one.
+  // Profiles: the recording the costs are measured on, Chromium's slowest live one, and the one
+  // NDJSON recording (an Ollama answer, where the marker stripper shows).
   const profiles = [];
-  for (const name of new Set([COSTS, summary(chromium.rows)["live/push"]?.worst.name])) {
+  for (const name of new Set([COSTS, summary(chromium.rows)["live/push"]?.worst.name, "ollama/simple-stream.ndjson"])) {
     if (!name || name.startsWith("synthetic")) continue;
     const stages = await profileLivePush(root, name, { passes: smoke ? 1 : 20, target: options.target });
     if (stages) profiles.push({ recording: name, stages });

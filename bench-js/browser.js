@@ -1,4 +1,4 @@
-// The bench page in headless Chromium, for bench/run.js and bench/live-run.js: bench/page.js
+// The bench page in headless Chromium, for bench-js/run.js and bench-js/live-run.js: bench-js/page.js
 // bundled by esbuild, served with pkg/ from 127.0.0.1, opened in a fresh profile.
 import { createServer } from "node:http";
 import { readFileSync, mkdirSync, mkdtempSync, rmSync, existsSync } from "node:fs";
@@ -16,7 +16,7 @@ const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 async function bundle() {
   mkdirSync(out, { recursive: true });
   await build({
-    entryPoints: [join(root, "bench/page.js")],
+    entryPoints: [join(root, "bench-js/page.js")],
     bundle: true,
     format: "esm",
     outfile: join(out, "page.bundle.js"),

@@ -1,4 +1,4 @@
-// A CPU profile of live pushes in Node (one frame a push, a recording tiled as in bench/live.js),
+// A CPU profile of live pushes in Node (one frame a push, a recording tiled as in bench-js/live.js),
 // over the module built with its function names kept (target/bench/named-full, made by
 // `./build.sh bench`), its samples summed by the stage each function belongs to.
 import { Session } from "node:inspector/promises";
@@ -13,13 +13,14 @@ const STAGES = [
   ["the allocator, memcpy and friends", /talc::|alloc::|__rust_(re|de)?alloc|^mem(cpy|move|cmp|set)$|^dlmalloc/],
   ["framing (SSE, lines)", /chatstream::framing::/],
   ["decoding (dialects, the JSON scanner, serde_json)", /chatstream::dialect::|serde_json::|chatstream::json::/],
-  ["cleaning (markers, thinking, trimming)", /chatstream::clean::/],
+  ["cleaning: the marker stripper (MarkerStripper, strip_unwanted_chars)", /chatstream::clean::markers::/],
+  ["cleaning: the rest (thinking, trimming, the message)", /chatstream::clean::/],
   ["the stream's plumbing", /chatstream::stream::/],
-  ["building the events (chatstream::wasm, and handOver in JS)", /chatstream::wasm::|^handOver$|^cut$|^attachPartialInput$/],
+  ["building the events (chatstream::wasm, and handOver in JS)", /chatstream::wasm::|^handOver$|^cut$|^toolInputDelta$|^#events$/],
   ["UTF-8 checks and byte searches (memchr)", /memchr::|str::converts::from_utf8/],
   [
     "crossing to JS and back (wasm-bindgen glue, JS calls from wasm, string decoding)",
-    /^__wbg|^__wbindgen|^__externref|wasm_bindgen::|wasm-to-js|js-to-wasm|shim|Wasm0|^get buffer$|^(decodeUTF8|decodeText|decode|encode|get|push|__pushBytes|finish|isDetached)$|^\(chatstream\.js\)$/,
+    /^__wbg|^__wbindgen|^__externref|wasm_bindgen::|wasm-to-js|js-to-wasm|shim|Wasm0|^get buffer$|^(decodeUTF8|decodeText|decode|encode|encodeInto|get|push|__push|__input|#reserve|memoryViews|finish|isDetached)$|^\(chatstream\.js\)$/,
   ],
 ];
 
@@ -35,7 +36,8 @@ export async function profileLivePush(root, recording, { passes = 20, target = 1
   const lib = makeApi(await import(join(dir, "chatstream.js")));
   lib.initSync({ module: readFileSync(join(dir, "named.wasm")) });
   const dialect = recording.split("/")[0];
-  const list = tile(frames(readFileSync(join(root, "tests/fixtures/recorded", recording), "utf8"), "sse"), dialect, target);
+  const format = recording.endsWith(".ndjson") ? "ndjson" : "sse";
+  const list = tile(frames(readFileSync(join(root, "tests/fixtures/recorded", recording), "utf8"), format), dialect, target);
   const chunks = reads(list, "live");
   // A short stream that is not tiled is read as many times as makes about `target` events.
   const times = Math.max(1, Math.round(target / list.length));

@@ -2,9 +2,9 @@
 // in one run; and each entry's size beside the AI SDK's useChat. Writes BENCHMARKS.md (the
 // native criterion numbers are added by build.sh) and target/bench/results.json.
 //
-//   node bench/run.js            the full run
-//   node bench/run.js --smoke    tiny streams, one run each: checks the harness works, no numbers kept
-//   node bench/run.js --only "tool input"   the cases whose name contains the text; prints, keeps nothing
+//   node bench-js/run.js            the full run
+//   node bench-js/run.js --smoke    tiny streams, one run each: checks the harness works, no numbers kept
+//   node bench-js/run.js --only "tool input"   the cases whose name contains the text; prints, keeps nothing
 import { readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { cpus } from "node:os";

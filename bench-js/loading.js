@@ -11,9 +11,9 @@
 // on all of them. Also each entry's weight against useChat. Writes target/bench/loading.json and
 // BENCHMARKS.md's loading section (the weights in target/bench/loading-weight.json).
 //
-//   node bench/loading.js            every case, written
-//   node bench/loading.js --smoke    one load each: checks the harness works, keeps nothing
-//   node bench/loading.js --section  BENCHMARKS.md's section again from target/bench/loading*.json
+//   node bench-js/loading.js            every case, written
+//   node bench-js/loading.js --smoke    one load each: checks the harness works, keeps nothing
+//   node bench-js/loading.js --section  BENCHMARKS.md's section again from target/bench/loading*.json
 import { createServer } from "node:http";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
@@ -203,7 +203,7 @@ function section({ rows, weight }) {
     }
   }
   const loads = rows[0].loads;
-  return `Produced by \`node bench/loading.js\` (headless Chromium). Time from the page's navigation to the
+  return `Produced by \`node bench-js/loading.js\` (headless Chromium). Time from the page's navigation to the
 first text of the answer on screen: an app bundled by esbuild sends one message and reads the answer
 (200 words of an AI SDK UI message stream). chatstream's app is \`new ChatSession(…).send("hi")\`,
 which loads the module itself and sends the request without waiting for it; its page carries the
@@ -246,7 +246,7 @@ if (process.argv.includes("--section")) {
   if (smoke) {
     console.log("loading smoke: every app loaded and showed its first text");
   } else {
-    // The rows bench/report.js reads as well: network, app, medianMs and gzipBytes (the app's entry).
+    // The rows bench-js/report.js reads as well: network, app, medianMs and gzipBytes (the app's entry).
     const gzipBytes = { chatstream: weight.entries.chatstream, "chatstream/streaming": weight.entries["chatstream/streaming"], "AI SDK": weight.useChat };
     const withBytes = rows.map((r) => ({ ...r, gzipBytes: gzipBytes[r.app] }));
     writeFileSync(join(out, "loading.json"), JSON.stringify(withBytes, null, 2));

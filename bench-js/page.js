@@ -183,7 +183,7 @@ window.bench = async function bench(cases, runs) {
   return out;
 };
 
-/** The live benchmark (bench/live.js) in this page: every row, then the fixed costs of `push`. */
+/** The live benchmark (bench-js/live.js) in this page: every row, then the fixed costs of `push`. */
 window.live = async function live(recordings, options, costs) {
   await loaded;
   const lib = { ChatStream, ChatSession, streamEvents };

@@ -5,9 +5,9 @@
 // wasm memory does not count against another. Writes target/bench/memory.json and BENCHMARKS.md's
 // memory section.
 //
-//   node bench/memory.js            every case, written
-//   node bench/memory.js --smoke    200 KB and 20 KB: checks the harness works, keeps nothing
-//   node bench/memory.js --section  BENCHMARKS.md's section again from target/bench/memory.json
+//   node bench-js/memory.js            every case, written
+//   node bench-js/memory.js --smoke    200 KB and 20 KB: checks the harness works, keeps nothing
+//   node bench-js/memory.js --section  BENCHMARKS.md's section again from target/bench/memory.json
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -145,7 +145,7 @@ const HEADING = "Memory: a long value held once";
 /** BENCHMARKS.md's memory section. */
 function section(rows) {
   const verdict = (m) => (m.multiple <= m.target ? "met" : "**missed**");
-  return `Produced by \`node bench/memory.js\` (Node, each case in a fresh process with \`--expose-gc\`): a
+  return `Produced by \`node bench-js/memory.js\` (Node, each case in a fresh process with \`--expose-gc\`): a
 ${rows[0].argumentMb.toFixed(0)} MB tool argument streamed in 1 KB deltas (an Anthropic tool call), read by a \`ChatStream\` (the
 events dropped as an app that renders them would, the \`tool_call\` kept) and by a \`ChatSession\`
 (bytes → events → state, the answer kept in its snapshot); and a 2 MB answer of plain text in 1 KB

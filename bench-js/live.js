@@ -1,7 +1,7 @@
 // The live benchmark's streams and contenders, the same code in Chromium (bundled into the bench
 // page) and in Node: the repository's recorded provider streams, tiled to about 10,000 events and
 // read the way a browser receives them, through chatstream and through the JS a developer writes
-// without it. bench/live-run.js drives it and writes the table.
+// without it. bench-js/live-run.js drives it and writes the table.
 import { createParser } from "eventsource-parser";
 import { rng } from "./streams.js";
 
