@@ -9,6 +9,8 @@ import {
   type ChatStatus,
   type FinishReason,
 } from "ai";
+import * as chatstream from "chatstream";
+import { useGeneralChat } from "chatstream/react";
 import type { AppData, AppMessage, AppTools } from "./messages";
 
 export type ChatLibrary = "ai-sdk" | "chatstream";
@@ -57,12 +59,14 @@ export type AppChat = {
   setMessages: (update: (messages: AppMessage[]) => AppMessage[]) => void;
 };
 
-// The app's own body field and header, sent with every chat request.
-const transport = new DefaultChatTransport<AppMessage>({
+// The chat route, and the app's own body field and header, sent with every chat request.
+const request = {
   api: "/api/chat",
   body: { locale: "en-GB" },
   headers: { "x-chat-app": "ai-sdk-chat" },
-});
+};
+
+const transport = new DefaultChatTransport<AppMessage>(request);
 
 /** Sends again when every client tool call has its output, or every approval its answer. */
 const sendAutomaticallyWhen = ({ messages }: { messages: AppMessage[] }) =>
@@ -99,11 +103,42 @@ function useAiSdkChat(options: AppChatOptions): AppChat {
   };
 }
 
-// TODO(chatstream AI SDK mode): `useGeneralChat` from "chatstream/react" in its AI SDK backend
-// mode, mapped onto `AppChat` the way `useAiSdkChat` maps `useChat`, once the package has that
-// mode. Until then the page says so, and tests/ai-sdk/ skips the chatstream run.
-function useChatstreamChat(): AppChat {
-  throw new Error("chatstream's AI SDK mode is not implemented yet");
+// chatstream's equivalents of the AI SDK's two helpers, the same rule.
+const sendAutomaticallyWhenChatstream = ({ messages }: { messages: AppMessage[] }) =>
+  chatstream.lastAssistantMessageIsCompleteWithToolCalls({ messages }) ||
+  chatstream.lastAssistantMessageIsCompleteWithApprovalResponses({ messages });
+
+// The same chat on chatstream: `useGeneralChat` in its AI SDK backend mode takes useChat's options
+// (the transport's as options of their own) and returns what useChat returns.
+function useChatstreamChat(options: AppChatOptions): AppChat {
+  const chat = useGeneralChat<AppMessage>({
+    backend: "ai-sdk",
+    id: options.id,
+    messages: options.messages,
+    ...request,
+    sendAutomaticallyWhen: sendAutomaticallyWhenChatstream,
+    onToolCall({ toolCall }) {
+      if (toolCall.dynamic) return;
+      const output = options.runClientTool(toolCall);
+      // No await: the answer is over only once this returns.
+      if (output !== undefined) void chat.addToolOutput({ tool: toolCall.toolName, toolCallId: toolCall.toolCallId, output });
+    },
+    onFinish({ message, isAbort, isDisconnect, isError, finishReason }) {
+      options.onFinish({ messageId: message.id, isAbort, isDisconnect, isError, finishReason });
+    },
+    onData: options.onData,
+  });
+  return {
+    messages: chat.messages,
+    status: chat.status,
+    error: chat.error,
+    sendMessage: (text) => chat.sendMessage({ text }),
+    addToolOutput: async (answer) => chat.addToolOutput(answer),
+    addToolApprovalResponse: async (response) => chat.addToolApprovalResponse(response),
+    stop: chat.stop,
+    regenerate: (messageId) => chat.regenerate({ messageId }),
+    setMessages: chat.setMessages,
+  };
 }
 
 export const useAppChat: (options: AppChatOptions) => AppChat =
