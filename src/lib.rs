@@ -73,6 +73,8 @@
 
 #[cfg(feature = "provider")]
 pub mod agent;
+#[cfg(feature = "ai-sdk")]
+pub mod ai_sdk;
 pub mod chat;
 pub mod clean;
 pub mod dialect;

@@ -9,6 +9,8 @@
 //! aside as strings of their own, each once however many values hold it. A crossing costs more
 //! than building a small object, so a push costs one crossing, not one per event, field or string.
 
+#[cfg(feature = "ai-sdk")]
+mod ai_sdk;
 mod args;
 pub mod errors;
 mod partial_input;

@@ -1,0 +1,301 @@
+//! JSON objects as JS holds them: keys in the order they were first set, and a key may hold
+//! `undefined` (it keeps its place and is left out of the JSON text, as `JSON.stringify` does).
+//!
+//! The AI SDK builds its messages as JS objects, and an app compares or stores them as JSON text,
+//! so the order of keys is part of what must come out the same: an object literal's keys in their
+//! order, a key assigned later at the end, a key assigned again in its place. Values the app owns
+//! (tool inputs and outputs, data, metadata, provider metadata) are kept as the JSON text they came
+//! in, so their keys keep their order too; strings are kept decoded, so that a text part grows by
+//! its deltas without being written out again.
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+/// One key's value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) enum Field {
+    /// `undefined`: the key is there, and left out of the JSON text.
+    #[default]
+    Undefined,
+    /// A string, decoded.
+    Text(String),
+    /// Any other JSON value, as its text (valid JSON: read by serde_json or written here).
+    Json(Box<str>),
+}
+
+impl Field {
+    /// `null` or `undefined` (what JS's `??` and `!= null` test).
+    pub(crate) fn is_nullish(&self) -> bool {
+        match self {
+            Field::Undefined => true,
+            Field::Json(json) => &**json == "null",
+            Field::Text(_) => false,
+        }
+    }
+
+    /// `a ?? b`.
+    pub(crate) fn or(self, other: Field) -> Field {
+        if self.is_nullish() {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// The string, when the value is one.
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            Field::Text(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The boolean, when the value is one.
+    pub(crate) fn as_bool(&self) -> Option<bool> {
+        match self {
+            Field::Json(json) if &**json == "true" => Some(true),
+            Field::Json(json) if &**json == "false" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// A JSON object value, read with its keys in order (`None` for anything else).
+    pub(crate) fn as_object(&self) -> Option<Object> {
+        match self {
+            Field::Json(json) if json.starts_with('{') => Object::parse(json).ok(),
+            _ => None,
+        }
+    }
+
+    /// `true` or `false`.
+    pub(crate) fn bool(value: bool) -> Field {
+        Field::Json(if value { "true" } else { "false" }.into())
+    }
+
+    /// An object value.
+    pub(crate) fn object(object: &Object) -> Field {
+        let mut out = Vec::new();
+        object.write_json(&mut out);
+        Field::Json(into_string(out).into())
+    }
+
+    fn from_raw(raw: Box<RawValue>) -> Field {
+        let text = raw.get();
+        if text.starts_with('"') {
+            if let Ok(decoded) = serde_json::from_str::<String>(text) {
+                return Field::Text(decoded);
+            }
+        }
+        Field::Json(Box::<str>::from(raw))
+    }
+
+    /// Appends the value's JSON text (nothing for `undefined`: the caller leaves the key out).
+    pub(crate) fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            Field::Undefined => {}
+            Field::Text(text) => write_str(out, text),
+            Field::Json(json) => out.extend_from_slice(json.as_bytes()),
+        }
+    }
+}
+
+impl From<&str> for Field {
+    fn from(text: &str) -> Field {
+        Field::Text(text.to_owned())
+    }
+}
+
+impl From<String> for Field {
+    fn from(text: String) -> Field {
+        Field::Text(text)
+    }
+}
+
+/// A JSON object with its keys in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Object {
+    fields: Vec<(String, Field)>,
+}
+
+impl Object {
+    /// An object literal: these keys in this order.
+    pub(crate) fn literal<const N: usize>(fields: [(&str, Field); N]) -> Object {
+        Object { fields: fields.into_iter().map(|(key, value)| (key.to_owned(), value)).collect() }
+    }
+
+    /// Reads a JSON object; a key given twice keeps its first place and its last value, as
+    /// `JSON.parse` does. Nesting is limited by serde_json's recursion limit (an error, never a
+    /// stack overflow).
+    pub(crate) fn parse(json: &str) -> Result<Object, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    /// The value of `key` (`undefined` when it is not there).
+    pub(crate) fn get(&self, key: &str) -> &Field {
+        self.fields.iter().find(|(k, _)| k == key).map_or(&Field::Undefined, |(_, value)| value)
+    }
+
+    /// The string at `key`, when it is one.
+    pub(crate) fn str(&self, key: &str) -> Option<&str> {
+        self.get(key).as_str()
+    }
+
+    /// Whether `key` is there (own property), even holding `undefined`.
+    pub(crate) fn has(&self, key: &str) -> bool {
+        self.fields.iter().any(|(k, _)| k == key)
+    }
+
+    /// `object[key] = value`: in its place when the key is there, else at the end.
+    pub(crate) fn set(&mut self, key: &str, value: impl Into<FieldValue>) {
+        let value = value.into().0;
+        match self.fields.iter_mut().find(|(k, _)| k == key) {
+            Some((_, slot)) => *slot = value,
+            None => self.fields.push((key.to_owned(), value)),
+        }
+    }
+
+    /// `delete object[key]`, giving the value back.
+    pub(crate) fn remove(&mut self, key: &str) -> Option<Field> {
+        let at = self.fields.iter().position(|(k, _)| k == key)?;
+        Some(self.fields.remove(at).1)
+    }
+
+    /// A mutable reference to the string at `key`, when it holds one.
+    pub(crate) fn text_mut(&mut self, key: &str) -> Option<&mut String> {
+        self.fields.iter_mut().find(|(k, _)| k == key).and_then(|(_, value)| match value {
+            Field::Text(text) => Some(text),
+            _ => None,
+        })
+    }
+
+    /// The keys and values, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &Field)> {
+        self.fields.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// The object with `known` keys first, in that order (those that are there), then the others in
+    /// theirs: the order in which the AI SDK's chunk schema hands a parsed chunk on.
+    pub(crate) fn in_schema_order(mut self, known: &[&str]) -> Object {
+        let mut fields = Vec::with_capacity(self.fields.len());
+        for key in known {
+            if let Some(at) = self.fields.iter().position(|(k, _)| k == key) {
+                fields.push(self.fields.remove(at));
+            }
+        }
+        fields.append(&mut self.fields);
+        Object { fields }
+    }
+
+    /// Appends the object's JSON text, its `undefined` keys left out.
+    pub(crate) fn write_json(&self, out: &mut Vec<u8>) {
+        self.write_json_with(out, |_, _| false);
+    }
+
+    /// [`Object::write_json`], `special` writing a key's value itself when it returns `true`.
+    pub(crate) fn write_json_with(&self, out: &mut Vec<u8>, mut special: impl FnMut(&str, &mut Vec<u8>) -> bool) {
+        out.push(b'{');
+        let mut first = true;
+        for (key, value) in &self.fields {
+            if matches!(value, Field::Undefined) {
+                continue;
+            }
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            write_str(out, key);
+            out.push(b':');
+            if !special(key, out) {
+                value.write_json(out);
+            }
+        }
+        out.push(b'}');
+    }
+
+    /// The object's JSON text.
+    pub(crate) fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        self.write_json(&mut out);
+        into_string(out)
+    }
+}
+
+/// What [`Object::set`] takes: a [`Field`], or a string.
+pub(crate) struct FieldValue(Field);
+
+impl From<Field> for FieldValue {
+    fn from(field: Field) -> FieldValue {
+        FieldValue(field)
+    }
+}
+
+impl From<&str> for FieldValue {
+    fn from(text: &str) -> FieldValue {
+        FieldValue(Field::from(text))
+    }
+}
+
+impl From<String> for FieldValue {
+    fn from(text: String) -> FieldValue {
+        FieldValue(Field::Text(text))
+    }
+}
+
+impl<'de> Deserialize<'de> for Object {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Object, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = Object;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Object, A::Error> {
+                let mut object = Object::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    let value: Box<RawValue> = map.next_value()?;
+                    object.set(&key, Field::from_raw(value));
+                }
+                Ok(object)
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
+}
+
+/// The items of a JSON array, each as its JSON text.
+pub(crate) fn array_items(json: &str) -> Result<Vec<Box<RawValue>>, serde_json::Error> {
+    struct Items;
+    impl<'de> Visitor<'de> for Items {
+        type Value = Vec<Box<RawValue>>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an array")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut items = Vec::new();
+            while let Some(item) = seq.next_element()? {
+                items.push(item);
+            }
+            Ok(items)
+        }
+    }
+    let mut reader = serde_json::Deserializer::from_str(json);
+    let items = reader.deserialize_seq(Items)?;
+    reader.end()?;
+    Ok(items)
+}
+
+/// Whether `json` is one JSON value (what a value the app hands in must be).
+pub(crate) fn is_json(json: &str) -> bool {
+    serde_json::from_str::<&RawValue>(json).is_ok()
+}
+
+/// A string's JSON text.
+pub(crate) fn write_str(out: &mut Vec<u8>, text: &str) {
+    // Writing to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, text);
+}
+
+/// The text written (valid UTF-8: strings and JSON text only go in).
+pub(crate) fn into_string(out: Vec<u8>) -> String {
+    String::from_utf8(out).unwrap_or_default()
+}
