@@ -129,8 +129,10 @@ export function makeAiSdkChat(wasm, module) {
      */
     async sendMessage(message, options) {
       if (message == null) return this.#send((core, body) => core.continueTurn(body), options);
+      const stops = this.#stops;
       const user = await this.#userMessage(message);
-      return this.#send((core, body) => core.sendMessage(JSON.stringify(user), body), options);
+      if (stops !== this.#stops) return; // stopped before it went out: not sent, as in useChat
+      return this.#send((core, body) => core.sendMessage(JSON.stringify(user), body), options, user.id);
     }
 
     /**
@@ -175,6 +177,7 @@ export function makeAiSdkChat(wasm, module) {
      */
     setMessages(messages) {
       if (this.#disposed) throw new Error("AiSdkChat: the chat was disposed");
+      if (this.#response !== null) throw new ChatstreamError("CONFLICT", "setMessages: an answer is being read; stop it first");
       const next = typeof messages === "function" ? messages(this.#snapshot.messages) : messages;
       if (this.#core === null) return this.#show({ messages: next }); // checked once the module is in
       refusedWithCode(() => this.#core.setMessages(JSON.stringify(next)));
@@ -237,19 +240,20 @@ export function makeAiSdkChat(wasm, module) {
       const { messageId, text, files, metadata, ...given } = message;
       const parts = "text" in message || "files" in message ? [...(await fileParts(files)), ...(text == null ? [] : [{ type: "text", text }])] : given.parts;
       if (messageId != null && !this.#snapshot.messages.some((m) => m.id === messageId && m.role === "user")) {
-        throw new ChatstreamError("VALIDATION_ERROR", `sendMessage: messageId "${messageId}" is not the id of a user message of this chat`);
+        const refused = new TypeError(`sendMessage: messageId "${messageId}" is not the id of a user message of this chat`);
+        throw Object.assign(refused, { code: "VALIDATION_ERROR" }); // as the module refuses an unknown id
       }
       return { ...given, parts, id: messageId ?? given.id ?? this.#generateId(), role: given.role ?? "user", metadata };
     }
 
     /**
      * One request and its answer: `start` has the module's chat build the request body (adding the
-     * message, dropping what a regenerate replaces) from the app's body; the answer is read into the
-     * messages. Resolves once it is over and the automatic requests after it are too.
+     * message `sent`, or dropping what a regenerate replaces) from the app's body; the answer is read
+     * into the messages. Resolves once it is over and the automatic requests after it are too.
      */
-    async #send(start, options = {}) {
+    async #send(start, options = {}, sent = undefined) {
       const core = this.#core ?? (await this.#live());
-      if (this.#response !== null) throw new ChatstreamError("CONFLICT", "An answer is being read: stop() it or wait for it first");
+      if (this.#response !== null) throw new ChatstreamError("CONFLICT", "An answer is being read; stop it first");
       const stops = this.#stops;
       // `message`: the answer's message so far; `error`, `finish`: what the module said of its end;
       // `callbacks`: what the app's onToolCall returned (its end is waited for before the answer's).
@@ -257,14 +261,23 @@ export function makeAiSdkChat(wasm, module) {
       let ended;
       response.done = new Promise((resolve) => (ended = resolve));
       this.#response = response;
+      // "submitted" at once, as in useChat (what waits for an answer sees it at once).
+      const { status, error } = this.#snapshot;
+      this.#show({ status: "submitted", error: undefined });
       let finish;
       try {
-        const body = await resolve(this.#request.body);
-        const headers = { ...headerObject(await resolve(this.#request.headers)), ...headerObject(options.headers) };
-        const credentials = await resolve(this.#request.credentials);
-        const sent = refusedWithCode(() => start(core, JSON.stringify({ ...body, ...options.body })));
-        this.#sent(JSON.parse(sent).messages);
-        finish = await this.#read(core, response, sent, headers, credentials);
+        let request, headers, credentials;
+        try {
+          const body = await resolve(this.#request.body);
+          headers = { ...headerObject(await resolve(this.#request.headers)), ...headerObject(options.headers) };
+          credentials = await resolve(this.#request.credentials);
+          request = refusedWithCode(() => start(core, JSON.stringify({ ...body, ...options.body })));
+        } catch (refused) {
+          this.#show({ status, error }); // nothing was sent: the chat is as it was
+          throw refused;
+        }
+        this.#sent(JSON.parse(request).messages, sent);
+        finish = await this.#read(core, response, request, headers, credentials);
       } finally {
         if (this.#response === response) this.#response = null;
         ended();
@@ -274,12 +287,14 @@ export function makeAiSdkChat(wasm, module) {
       if (!over && stops === this.#stops && (await this.#shouldSend())) await this.#send((c, body) => c.continueTurn(body), options);
     }
 
-    /** The request went out with `messages`: only the tail of the conversation changed, the messages before it keep their objects. */
-    #sent(messages) {
+    /**
+     * The request went out with `messages`: a message was added (or the one `sent` replaced, with what
+     * followed it) or answers were dropped. The others are as they were: they keep their objects.
+     */
+    #sent(messages, sent) {
       const before = this.#snapshot.messages;
-      const last = messages.length - 1;
-      const kept = messages.map((m, i) => (i < last && before[i]?.id === m.id ? before[i] : m));
-      this.#show({ messages: kept, status: "submitted", error: undefined });
+      const kept = messages.map((m, i) => (before[i]?.id === m.id && m.id !== sent ? before[i] : m));
+      this.#show({ messages: kept });
     }
 
     /** POSTs `body` and reads the answer into the messages; resolves with the module's `finish` for it. */

@@ -561,6 +561,8 @@ export interface TextUIPart {
 }
 export interface ReasoningUIPart {
   type: "reasoning";
+  /** The reasoning block's id in the stream. */
+  id?: string;
   text: string;
   state?: "streaming" | "done";
   providerMetadata?: ProviderMetadata;
@@ -607,7 +609,17 @@ export type UIToolInvocation<TOOL extends UITool> = {
   providerExecuted?: boolean;
   callProviderMetadata?: ProviderMetadata;
 } & (
-  | { state: "input-streaming"; input?: DeepPartial<TOOL["input"]>; output?: never; errorText?: never; approval?: never }
+  | {
+      state: "input-streaming";
+      /** The input so far, parsed from `rawInput`. */
+      input?: DeepPartial<TOOL["input"]>;
+      /** The input's text so far: a saved message picks its streaming up from here. */
+      rawInput?: string;
+      inputEncoding?: "json" | "text";
+      output?: never;
+      errorText?: never;
+      approval?: never;
+    }
   | { state: "input-available"; input: TOOL["input"]; output?: never; errorText?: never; approval?: never }
   | { state: "approval-requested"; input: TOOL["input"]; output?: never; errorText?: never; approval: { id: string; approved?: never; reason?: never } }
   | { state: "approval-responded"; input: TOOL["input"]; output?: never; errorText?: never; approval: { id: string; approved: boolean; reason?: string } }
@@ -690,10 +702,19 @@ export type UIToolsOf<UI_MESSAGE extends AnyUIMessage> = {
   [NAME in ToolNameOf<UI_MESSAGE>]: { input: ToolInputOf<UI_MESSAGE, NAME>; output: ToolOutputOf<UI_MESSAGE, NAME> };
 };
 
+/** What a tool call for `onToolCall` has besides its name and input: the stream's `tool-input-available` chunk. */
+interface ToolCallChunk {
+  type: "tool-input-available";
+  toolCallId: string;
+  providerExecuted?: boolean;
+  providerMetadata?: ProviderMetadata;
+  toolMetadata?: Record<string, Json>;
+  title?: string;
+}
 /** A tool call for `onToolCall`: a declared tool's (typed by its name), or a dynamic one. */
 export type UIToolCall<UI_MESSAGE extends AnyUIMessage = UIMessage> =
-  | { [NAME in ToolNameOf<UI_MESSAGE>]: { toolCallId: string; toolName: NAME; input: ToolInputOf<UI_MESSAGE, NAME>; dynamic?: false } }[ToolNameOf<UI_MESSAGE>]
-  | { toolCallId: string; toolName: string; input: unknown; dynamic: true };
+  | { [NAME in ToolNameOf<UI_MESSAGE>]: ToolCallChunk & { toolName: NAME; input: ToolInputOf<UI_MESSAGE, NAME>; dynamic?: false } }[ToolNameOf<UI_MESSAGE>]
+  | (ToolCallChunk & { toolName: string; input: unknown; dynamic: true });
 
 /** A data part as `onData` gets it: a `data-*` part of the message type, and `transient` ones (never kept in a message). */
 export type UIDataPartOf<UI_MESSAGE extends AnyUIMessage> = Extract<PartOf<UI_MESSAGE>, { type: `data-${string}` }> & { transient?: boolean };
@@ -795,8 +816,8 @@ export interface AiSdkChatState<UI_MESSAGE extends AnyUIMessage = UIMessage> {
 
 /**
  * The AI SDK backend mode's chat (the AI SDK's `Chat`). Its methods reject with a ChatstreamError
- * (`code` CONFLICT while an answer is read, VALIDATION_ERROR for an unknown message, tool call or
- * approval id) or a TypeError (arguments that are not what they should be).
+ * with `code` CONFLICT while an answer is read, and with a TypeError for what is not what it should
+ * be (`code` VALIDATION_ERROR for an unknown message, tool call or approval id).
  */
 export class AiSdkChat<UI_MESSAGE extends AnyUIMessage = UIMessage> {
   constructor(options?: AiSdkChatOptions<UI_MESSAGE>);
