@@ -6,7 +6,7 @@
 
 use super::chunks::{ChunkError, MessageWriter};
 use super::message::{is_tool_part, write_all, UiMessage};
-use super::object::{into_string, is_json, Field, Object};
+use super::object::{into_string, json_value, Field, Object};
 use crate::error::ErrorCode;
 use crate::framing::{Decoded, SseDecoder};
 use crate::state::ChatError;
@@ -16,7 +16,8 @@ use crate::state::ChatError;
 /// ```
 /// use chatstream::ai_sdk::AiSdkChat;
 /// let mut chat = AiSdkChat::new("chat-1", "[]", Box::new(|| "answer-1".to_owned())).unwrap();
-/// let body = chat.send_message(r#"{"id":"u1","role":"user","parts":[{"type":"text","text":"Hi"}]}"#, "{}").unwrap();
+/// let message = r#"{"id":"u1","role":"user","parts":[{"type":"text","text":"Hi"}]}"#;
+/// let body = chat.send_message(message, "{}", None).unwrap();
 /// assert!(body.starts_with(r#"{"id":"chat-1","messages":[{"id":"u1""#));
 /// chat.push(b"data: {\"type\":\"start\",\"messageId\":\"a1\"}\n\ndata: {\"type\":\"text-start\",\"id\":\"t\"}\n\n");
 /// chat.push(b"data: {\"type\":\"text-delta\",\"id\":\"t\",\"delta\":\"Hello\"}\n\n");
@@ -51,9 +52,12 @@ struct Reading {
 /// What a call changed, for the page.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Update {
-    /// The assistant message being written, as JSON text, and its place in the messages (a
-    /// new answer is appended), when it changed.
-    pub message: Option<(usize, String)>,
+    /// The assistant message being written, as JSON text, when it changed, and always with
+    /// `finish` (onFinish's `message`).
+    pub message: Option<String>,
+    /// The message's place in the messages (a new answer is appended); none when it never showed
+    /// (an answer that ended before any chunk).
+    pub index: Option<usize>,
     /// The data parts that came (transient ones too), as a JSON array, for `onData`.
     pub data: Option<String>,
     /// The tool calls the page is to run (their `tool-input-available` chunks), as a JSON array.
@@ -75,6 +79,15 @@ pub struct Finish {
     pub is_disconnect: bool,
     /// Ended by an error.
     pub is_error: bool,
+}
+
+impl Update {
+    fn set_message(&mut self, message: Option<(usize, String)>) {
+        if let Some((index, message)) = message {
+            self.message = Some(message);
+            self.index = Some(index);
+        }
+    }
 }
 
 fn validation(message: String) -> ChatError {
@@ -123,9 +136,10 @@ impl AiSdkChat {
     }
 
     /// Sends a user message (JSON text of a UI message) with the app's `body` (a JSON object's
-    /// text): the request body. A message whose id is in the chat replaces that message and those
+    /// text): the request body. `response_id` is the answer's id until its stream names one (the
+    /// app's `generateId`; `None`: one made up); the same for the other requests. A message whose id is in the chat replaces that message and those
     /// after it (an edit), and the request names it as `messageId`.
-    pub fn send_message(&mut self, message: &str, body: &str) -> Result<String, ChatError> {
+    pub fn send_message(&mut self, message: &str, body: &str, response_id: Option<&str>) -> Result<String, ChatError> {
         if self.reading.is_some() {
             return Err(conflict("sendMessage"));
         }
@@ -137,12 +151,17 @@ impl AiSdkChat {
             message.id().to_owned()
         });
         self.messages.push(message);
-        Ok(self.start("submit-message", message_id, body))
+        Ok(self.start("submit-message", message_id, body, response_id))
     }
 
     /// Asks again for the answer `message_id` (the last message when `None`): an assistant
     /// message goes with what follows it; a user message stays and what follows it goes.
-    pub fn regenerate(&mut self, message_id: Option<&str>, body: &str) -> Result<String, ChatError> {
+    pub fn regenerate(
+        &mut self,
+        message_id: Option<&str>,
+        body: &str,
+        response_id: Option<&str>,
+    ) -> Result<String, ChatError> {
         if self.reading.is_some() {
             return Err(conflict("regenerate"));
         }
@@ -159,13 +178,13 @@ impl AiSdkChat {
         };
         let keep = if self.messages[at].role() == "assistant" { at } else { at + 1 };
         self.messages.truncate(keep);
-        Ok(self.start("regenerate-message", message_id.map(str::to_owned), body))
+        Ok(self.start("regenerate-message", message_id.map(str::to_owned), body, response_id))
     }
 
     /// Sends the conversation again after tool outputs or approval answers: the answer continues
     /// the assistant message they belong to (the latest one with an answered approval, else the
     /// last message), as the AI SDK's automatic send does.
-    pub fn continue_turn(&mut self, body: &str) -> Result<String, ChatError> {
+    pub fn continue_turn(&mut self, body: &str, response_id: Option<&str>) -> Result<String, ChatError> {
         if self.reading.is_some() {
             return Err(conflict("continueTurn"));
         }
@@ -175,11 +194,19 @@ impl AiSdkChat {
                 && m.parts.iter().any(|p| is_tool_part(p) && p.str("state") == Some("approval-responded"))
         });
         let message_id = answered.or(self.messages.last()).map(|m| m.id().to_owned());
-        Ok(self.start("submit-message", message_id, body))
+        Ok(self.start("submit-message", message_id, body, response_id))
     }
 
-    /// Begins reading an answer to the messages as they are; the request body.
-    fn start(&mut self, trigger: &str, message_id: Option<String>, mut body: Object) -> String {
+    /// Begins reading an answer to the messages as they are; the request body. `response_id`: the
+    /// new answer's id until the stream gives one (the app's `generateId`), else one made up.
+    fn start(
+        &mut self,
+        trigger: &str,
+        message_id: Option<String>,
+        mut body: Object,
+        response_id: Option<&str>,
+    ) -> String {
+        let id = response_id.map_or_else(|| self.fresh_id(), str::to_owned);
         let len = self.messages.len();
         let at = match (&message_id, trigger) {
             (Some(id), "submit-message") => self.messages.iter().position(|m| m.id() == id),
@@ -189,7 +216,7 @@ impl AiSdkChat {
         let responding_to = at.and_then(|at| self.messages.get(at));
         let continued = responding_to.filter(|m| trigger != "regenerate-message" && m.role() == "assistant");
         let continues_earlier = continued.filter(|_| at.is_some_and(|at| at + 1 < len)).map(|m| m.id().to_owned());
-        let writer = MessageWriter::new(continued.cloned(), self.fresh_id());
+        let writer = MessageWriter::new(continued.cloned(), id);
 
         let mut messages = Vec::new();
         write_all(self.messages.iter(), &mut messages);
@@ -272,7 +299,7 @@ impl AiSdkChat {
             ..Update::default()
         };
         if wrote {
-            update.message = self.written_message();
+            update.set_message(self.written_message());
         }
         if let Some(error) = error {
             self.end(&mut update, Finish { is_error: true, ..Finish::default() }, Some(error));
@@ -323,11 +350,15 @@ impl AiSdkChat {
         Some((self.place(reading), reading.writer.message.to_json()))
     }
 
-    /// Ends the answer: its message takes its place in the messages.
+    /// Ends the answer: its message takes its place in the messages (once it showed), and goes
+    /// with the update.
     fn end(&mut self, update: &mut Update, mut finish: Finish, error: Option<ChatError>) {
         let Some(reading) = self.reading.take() else { return };
+        update.message = Some(reading.writer.message.to_json());
+        update.index = None;
         if reading.written {
             let at = self.place(&reading);
+            update.index = Some(at);
             match self.messages.get_mut(at) {
                 Some(slot) => *slot = reading.writer.message,
                 None => self.messages.push(reading.writer.message),
@@ -346,10 +377,13 @@ impl AiSdkChat {
         output: Option<&str>,
         error_text: Option<&str>,
     ) -> Result<Update, ChatError> {
-        if let Some(output) = output.filter(|o| !is_json(o)) {
-            return Err(validation(format!("addToolOutput: output is not JSON text: {output:.80}")));
-        }
-        let output = output.map_or(Field::Undefined, |o| Field::Json(o.trim().into()));
+        let output = match output.map(|o| (o, json_value(o))) {
+            None => Field::Undefined,
+            Some((_, Some(json))) => Field::Json(json.into()),
+            Some((output, None)) => {
+                return Err(validation(format!("addToolOutput: output is not JSON text: {output:.80}")))
+            }
+        };
         let matches = |p: &Object| is_tool_part(p) && p.str("toolCallId") == Some(tool_call_id);
         let change = |part: &mut Object| {
             let approval = part.remove("approval");
@@ -409,7 +443,7 @@ impl AiSdkChat {
         let mut found = false;
         if let Some(at) = self.messages.iter().position(|m| m.parts.iter().any(&matches)) {
             self.messages[at].parts.iter_mut().filter(|p| matches(p)).for_each(&change);
-            update.message = Some((at, self.messages[at].to_json()));
+            update.set_message(Some((at, self.messages[at].to_json())));
             found = true;
         }
         if let Some(reading) = self.reading.as_mut() {
@@ -417,7 +451,7 @@ impl AiSdkChat {
                 reading.writer.message.parts.iter_mut().filter(|p| matches(p)).for_each(&change);
                 found = true;
                 if let Some(written) = self.written_message() {
-                    update.message = Some(written);
+                    update.set_message(Some(written));
                 }
             }
         }

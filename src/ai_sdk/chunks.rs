@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use super::message::{is_tool_part, UiMessage};
-use super::object::{Field, Object};
+use super::object::{json_value, Field, Object};
 
 /// What one chunk did, besides changing the message.
 #[derive(Debug, Default)]
@@ -50,8 +50,61 @@ pub(crate) struct MessageWriter {
     active_text: HashMap<String, usize>,
     active_reasoning: HashMap<String, usize>,
     partial_tool_calls: HashMap<String, PartialToolCall>,
+    places: Places,
     /// The `finish` chunk's reason.
     pub(crate) finish_reason: Option<String>,
+}
+
+/// Where the parts that chunks name are, kept as parts come and go, so that no chunk scans the
+/// whole message: a stream of many parts must not make reading it quadratic.
+#[derive(Debug, Clone, Default)]
+struct Places {
+    /// Where the current step begins: after the last `step-start`.
+    step_start: usize,
+    /// The tool parts of each toolCallId, in order.
+    tools: HashMap<String, Vec<usize>>,
+    /// The first tool part that held each approval id.
+    approvals: HashMap<String, usize>,
+    /// The first data part of each type and id (`type\0id`).
+    data: HashMap<String, usize>,
+}
+
+impl Places {
+    fn of(parts: &[Object]) -> Places {
+        let mut places = Places::default();
+        parts.iter().enumerate().for_each(|(at, part)| places.add(at, part));
+        places
+    }
+
+    fn add(&mut self, at: usize, part: &Object) {
+        let kind = part.str("type").unwrap_or_default();
+        if kind == "step-start" {
+            self.step_start = at + 1;
+        } else if is_tool_part(part) {
+            self.tools.entry(part.str("toolCallId").unwrap_or_default().to_owned()).or_default().push(at);
+            self.add_approval(at, part);
+        } else if let Some(id) = part.str("id").filter(|_| kind.starts_with("data-")) {
+            self.data.entry(format!("{kind}\0{id}")).or_insert(at);
+        }
+    }
+
+    fn add_approval(&mut self, at: usize, part: &Object) {
+        if let Some(id) = part.get("approval").as_object().and_then(|a| a.str("id").map(str::to_owned)) {
+            self.approvals.entry(id).or_insert(at);
+        }
+    }
+
+    /// The parts from `start` on are gone (a step thrown away): each is forgotten once.
+    fn remove_from(&mut self, start: usize, removed: &[Object]) {
+        for part in removed {
+            if let Some(places) = part.str("toolCallId").and_then(|id| self.tools.get_mut(id)) {
+                places.retain(|&at| at < start);
+            }
+        }
+        self.approvals.retain(|_, at| *at < start);
+        self.data.retain(|_, at| *at < start);
+        self.step_start = self.step_start.min(start);
+    }
 }
 
 /// The keys of each chunk type the AI SDK's schema requires as strings.
@@ -137,8 +190,9 @@ impl MessageWriter {
     /// assistant message: its tool calls whose input was still streaming stay open.
     pub(crate) fn new(continued: Option<UiMessage>, id: String) -> MessageWriter {
         let message = continued.filter(|m| m.role() == "assistant").unwrap_or_else(|| UiMessage::assistant(id));
+        let places = Places::of(&message.parts);
         let mut partial_tool_calls = HashMap::new();
-        for part in &message.parts[message.current_step_start()..] {
+        for part in &message.parts[places.step_start..] {
             if !is_tool_part(part) || part.str("state") != Some("input-streaming") {
                 continue;
             }
@@ -161,8 +215,21 @@ impl MessageWriter {
             active_text: HashMap::new(),
             active_reasoning: HashMap::new(),
             partial_tool_calls,
+            places,
             finish_reason: None,
         }
+    }
+
+    /// Adds a part at the end.
+    fn push(&mut self, part: Object) {
+        self.places.add(self.message.parts.len(), &part);
+        self.message.parts.push(part);
+    }
+
+    /// The tool parts of `tool_call_id` in the current step, in order.
+    fn in_step(&self, tool_call_id: &str) -> impl Iterator<Item = usize> + '_ {
+        let start = self.places.step_start;
+        self.places.tools.get(tool_call_id).into_iter().flatten().copied().filter(move |&at| at >= start)
     }
 
     /// Applies one chunk.
@@ -193,7 +260,7 @@ impl MessageWriter {
                 };
                 let active = if reasoning { &mut self.active_reasoning } else { &mut self.active_text };
                 active.insert(id, self.message.parts.len());
-                self.message.parts.push(part);
+                self.push(part);
             }
             "text-delta" | "reasoning-delta" | "text-end" | "reasoning-end" => {
                 let (what, active) = match kind.starts_with("text") {
@@ -223,7 +290,7 @@ impl MessageWriter {
                 let metadata = field("providerMetadata").or(part.get("providerMetadata").clone());
                 part.set("providerMetadata", metadata);
             }
-            "custom" => self.message.parts.push(Object::literal([
+            "custom" => self.push(Object::literal([
                 ("type", "custom".into()),
                 ("kind", field("kind")),
                 ("providerMetadata", field("providerMetadata")),
@@ -237,16 +304,16 @@ impl MessageWriter {
                 if !chunk.get("providerMetadata").is_nullish() {
                     part.set("providerMetadata", field("providerMetadata"));
                 }
-                self.message.parts.push(part);
+                self.push(part);
             }
-            "source-url" => self.message.parts.push(Object::literal([
+            "source-url" => self.push(Object::literal([
                 ("type", "source-url".into()),
                 ("sourceId", field("sourceId")),
                 ("url", field("url")),
                 ("title", field("title")),
                 ("providerMetadata", field("providerMetadata")),
             ])),
-            "source-document" => self.message.parts.push(Object::literal([
+            "source-document" => self.push(Object::literal([
                 ("type", "source-document".into()),
                 ("sourceId", field("sourceId")),
                 ("mediaType", field("mediaType")),
@@ -333,10 +400,7 @@ impl MessageWriter {
             }
             "tool-input-error" => {
                 let id = text("toolCallId");
-                let start = self.message.current_step_start();
-                let existing = self.message.parts[start..]
-                    .iter()
-                    .find(|p| is_tool_part(p) && p.str("toolCallId") == Some(id.as_str()));
+                let existing = self.in_step(&id).next().and_then(|at| self.message.parts.get(at));
                 let dynamic = match existing {
                     Some(part) => part.str("type") == Some("dynamic-tool"),
                     None => chunk.get("dynamic").as_bool() == Some(true),
@@ -373,12 +437,14 @@ impl MessageWriter {
                 let part = &mut self.message.parts[at];
                 part.set("state", "approval-requested");
                 part.set("approval", Field::object(&approval));
+                self.places.add_approval(at, &self.message.parts[at]);
             }
             "tool-approval-response" => {
                 let approval_id = text("approvalId");
-                let Some(part) = self.message.parts.iter_mut().find(|p| {
-                    is_tool_part(p) && p.get("approval").as_object().is_some_and(|a| a.str("id") == Some(&approval_id))
-                }) else {
+                let holds =
+                    |p: &Object| p.get("approval").as_object().is_some_and(|a| a.str("id") == Some(&approval_id));
+                let found = self.places.approvals.get(&approval_id).and_then(|&at| self.message.parts.get_mut(at));
+                let Some(part) = found.filter(|p| holds(p)) else {
                     return Err(ChunkError(format!("No tool invocation found for approval ID {approval_id:?}.")));
                 };
                 let mut approval = part.get("approval").as_object().unwrap_or_default();
@@ -427,22 +493,23 @@ impl MessageWriter {
                 }
                 self.update_tool(&id, &tool_name, dynamic, update, Some(at));
             }
-            "steering-message" => self.message.parts.push(Object::literal([
+            "steering-message" => self.push(Object::literal([
                 ("type", "steering-message".into()),
                 ("id", field("id")),
                 ("parts", field("parts")),
             ])),
             "start-step" => {
-                self.message.parts.push(Object::literal([("type", "step-start".into())]));
+                self.push(Object::literal([("type", "step-start".into())]));
                 applied.wrote = false;
             }
             "reset-step" => {
-                let start = self.message.current_step_start();
+                let start = self.places.step_start;
                 self.active_text.clear();
                 self.active_reasoning.clear();
                 self.partial_tool_calls.clear();
                 applied.wrote = start < self.message.parts.len();
-                self.message.parts.truncate(start);
+                let removed = self.message.parts.split_off(start);
+                self.places.remove_from(start, &removed);
             }
             "start" => {
                 if let Some(id) = chunk.str("messageId") {
@@ -471,16 +538,12 @@ impl MessageWriter {
                     applied.wrote = false;
                     return Ok(applied);
                 }
-                let kind = part.str("type");
-                let existing = match part.str("id") {
-                    Some(id) => {
-                        self.message.parts.iter_mut().find(|p| p.str("type") == kind && p.str("id") == Some(id))
-                    }
-                    None => None,
-                };
+                let key = part.str("id").map(|id| format!("{}\0{id}", part.str("type").unwrap_or_default()));
+                let existing =
+                    key.and_then(|key| self.places.data.get(&key)).and_then(|&at| self.message.parts.get_mut(at));
                 match existing {
                     Some(existing) => existing.set("data", part.get("data").clone()),
-                    None => self.message.parts.push(part),
+                    None => self.push(part),
                 }
             }
         }
@@ -503,14 +566,10 @@ impl MessageWriter {
 
     /// The tool part of `tool_call_id`: in the current step first, else the last in the message.
     fn tool_invocation(&self, tool_call_id: &str) -> Result<usize, ChunkError> {
-        let parts = &self.message.parts;
-        let is_it = |p: &Object| is_tool_part(p) && p.str("toolCallId") == Some(tool_call_id);
-        let start = self.message.current_step_start();
-        parts[start..]
-            .iter()
-            .position(is_it)
-            .map(|at| start + at)
-            .or_else(|| parts.iter().rposition(is_it))
+        let last = || self.places.tools.get(tool_call_id).and_then(|places| places.last().copied());
+        self.in_step(tool_call_id)
+            .next()
+            .or_else(last)
             .ok_or_else(|| ChunkError(format!("No tool invocation found for tool call ID {tool_call_id:?}.")))
     }
 
@@ -518,16 +577,15 @@ impl MessageWriter {
     /// step's part of this call and kind) gets every field of `update`; a call not seen yet gets a
     /// new part, its keys in the AI SDK's order.
     fn update_tool(&mut self, id: &str, tool_name: &str, dynamic: bool, update: ToolUpdate, at: Option<usize>) {
-        let start = self.message.current_step_start();
         let at = at.or_else(|| {
-            self.message.parts[start..]
-                .iter()
-                .position(|p| {
-                    let kind = p.str("type").unwrap_or_default();
-                    let same_kind = if dynamic { kind == "dynamic-tool" } else { kind.starts_with("tool-") };
-                    same_kind && p.str("toolCallId") == Some(id)
-                })
-                .map(|i| start + i)
+            self.in_step(id).find(|&at| {
+                let kind = self.message.parts[at].str("type").unwrap_or_default();
+                if dynamic {
+                    kind == "dynamic-tool"
+                } else {
+                    kind.starts_with("tool-")
+                }
+            })
         });
         let result = matches!(update.state, "output-available" | "output-error");
         let metadata_key = if result { "resultProviderMetadata" } else { "callProviderMetadata" };
@@ -573,7 +631,7 @@ impl MessageWriter {
             };
             let mut part = Object::default();
             fields.into_iter().flatten().for_each(|(key, value): (&str, Field)| part.set(key, value));
-            self.message.parts.push(part);
+            self.push(part);
             return;
         };
         part.set("state", update.state);
@@ -640,10 +698,7 @@ pub(crate) fn partial_json(text: &str) -> Field {
     // A number or literal cut short (`tru`, `1e`) does not parse closed: then it is left out.
     let without_last_token = text.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || "+-.".contains(c));
     let tries = [text.to_owned(), close_json(text), close_json(without_last_token)];
-    tries
-        .iter()
-        .find_map(|json| serde_json::from_str::<&serde_json::value::RawValue>(json).ok())
-        .map_or(Field::Undefined, |value| Field::Json(value.get().into()))
+    tries.iter().find_map(|json| json_value(json)).map_or(Field::Undefined, |value| Field::Json(value.into()))
 }
 
 /// `text` with what is open closed, for [`partial_json`].

@@ -61,7 +61,8 @@ impl UiMessage {
             }
             _ => return Err("its role is missing or not a string".into()),
         }
-        let parts = match head.get("parts") {
+        let parts_json = head.get("parts").clone();
+        let parts = match &parts_json {
             Field::Json(json) if json.starts_with('[') => array_items(json).map_err(|e| format!("parts: {e}"))?,
             Field::Undefined => return Err("it has no parts (a UI message holds its content in `parts`)".into()),
             _ => return Err("parts is not an array".into()),
@@ -74,7 +75,7 @@ impl UiMessage {
             .iter()
             .enumerate()
             .map(|(i, raw)| {
-                let part = Object::parse(raw.get()).map_err(|e| format!("parts[{i}] is not an object ({e})"))?;
+                let part = Object::parse(raw).map_err(|e| format!("parts[{i}] is not an object ({e})"))?;
                 check_part(&part).map_err(|e| format!("parts[{i}]: {e}"))?;
                 Ok(part)
             })
@@ -88,7 +89,7 @@ impl UiMessage {
         items
             .iter()
             .enumerate()
-            .map(|(i, raw)| UiMessage::parse(raw.get()).map_err(|e| format!("{}: {e}", name_of(i, raw.get()))))
+            .map(|(i, raw)| UiMessage::parse(raw).map_err(|e| format!("{}: {e}", name_of(i, raw))))
             .collect()
     }
 
@@ -113,11 +114,6 @@ impl UiMessage {
         let mut out = Vec::new();
         self.write_json(&mut out);
         into_string(out)
-    }
-
-    /// The parts of the last step: those after the last `step-start`.
-    pub(crate) fn current_step_start(&self) -> usize {
-        self.parts.iter().rposition(|p| p.str("type") == Some("step-start")).map_or(0, |at| at + 1)
     }
 }
 
@@ -179,9 +175,6 @@ fn check_part(part: &Object) -> Result<(), String> {
         {
             return Err(format!("a tool part in state {state:?} needs `approval` with an `id`"));
         }
-    }
-    if kind.starts_with("data-") && !part.has("data") {
-        return Err(format!("a {kind:?} part needs `data`"));
     }
     Ok(())
 }

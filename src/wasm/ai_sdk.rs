@@ -47,26 +47,30 @@ impl JsAiSdkChat {
     }
 
     /// Sends a user message (JSON text of a UI message) with the app's body (JSON text of an
-    /// object): the request body, JSON text.
+    /// object): the request body, JSON text. `responseId`: the answer's id until its stream names
+    /// one (the app's `generateId()`; undefined: one made up); the same for the other requests.
     #[wasm_bindgen(js_name = sendMessage)]
-    pub fn send_message(&self, message: JsValue, body: JsValue) -> Result<String, JsValue> {
+    pub fn send_message(&self, message: JsValue, body: JsValue, response_id: JsValue) -> Result<String, JsValue> {
         let message = args::text(&message, "AiSdkChat.sendMessage: message")?;
         let body = json_text(&body, "AiSdkChat.sendMessage: body", "{}")?;
-        self.with_chat(|chat| chat.send_message(&message, &body))?.map_err(thrown)
+        let id = optional_text(&response_id, "AiSdkChat.sendMessage: responseId")?;
+        self.with_chat(|chat| chat.send_message(&message, &body, id.as_deref()))?.map_err(thrown)
     }
 
     /// Asks again for the answer `messageId` (the last message when undefined): the request body.
-    pub fn regenerate(&self, message_id: JsValue, body: JsValue) -> Result<String, JsValue> {
+    pub fn regenerate(&self, message_id: JsValue, body: JsValue, response_id: JsValue) -> Result<String, JsValue> {
         let message_id = optional_text(&message_id, "AiSdkChat.regenerate: messageId")?;
         let body = json_text(&body, "AiSdkChat.regenerate: body", "{}")?;
-        self.with_chat(|chat| chat.regenerate(message_id.as_deref(), &body))?.map_err(thrown)
+        let id = optional_text(&response_id, "AiSdkChat.regenerate: responseId")?;
+        self.with_chat(|chat| chat.regenerate(message_id.as_deref(), &body, id.as_deref()))?.map_err(thrown)
     }
 
     /// Sends the conversation again after tool outputs or approval answers: the request body.
     #[wasm_bindgen(js_name = continueTurn)]
-    pub fn continue_turn(&self, body: JsValue) -> Result<String, JsValue> {
+    pub fn continue_turn(&self, body: JsValue, response_id: JsValue) -> Result<String, JsValue> {
         let body = json_text(&body, "AiSdkChat.continueTurn: body", "{}")?;
-        self.with_chat(|chat| chat.continue_turn(&body))?.map_err(thrown)
+        let id = optional_text(&response_id, "AiSdkChat.continueTurn: responseId")?;
+        self.with_chat(|chat| chat.continue_turn(&body, id.as_deref()))?.map_err(thrown)
     }
 
     /// More of the answer's body (a string or bytes in any form).
@@ -175,8 +179,10 @@ fn update_to_js(update: Update) -> JsValue {
     let set = |target: &Object, key: &str, value: JsValue| {
         let _ = Reflect::set(target, &key.into(), &value);
     };
-    if let Some((index, message)) = update.message {
+    if let Some(message) = update.message {
         set(&object, "message", message.into());
+    }
+    if let Some(index) = update.index {
         set(&object, "index", (index as f64).into());
     }
     if let Some(data) = update.data {

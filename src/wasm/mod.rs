@@ -10,7 +10,7 @@
 //! than building a small object, so a push costs one crossing, not one per event, field or string.
 
 #[cfg(feature = "ai-sdk")]
-mod ai_sdk;
+pub mod ai_sdk;
 mod args;
 pub mod errors;
 mod partial_input;
