@@ -57,7 +57,7 @@ function headerObject(headers) {
 }
 
 /** An option that may be a value, a promise, or a function giving either (the AI SDK's `Resolvable`). */
-const resolve = async (option) => (typeof option === "function" ? option() : option);
+const resolved = async (option) => (typeof option === "function" ? option() : option);
 
 /**
  * The AI SDK backend mode's chat over the module's bindings `wasm`; `module.isReady()` says whether
@@ -128,11 +128,11 @@ export function makeAiSdkChat(wasm, module) {
      * approval answers added since), and the answer continues the last one.
      */
     async sendMessage(message, options) {
-      if (message == null) return this.#send((core, body) => core.continueTurn(body), options);
+      if (message == null) return this.#send((core, body, id) => core.continueTurn(body, id), options);
       const stops = this.#stops;
       const user = await this.#userMessage(message);
       if (stops !== this.#stops) return; // stopped before it went out: not sent, as in useChat
-      return this.#send((core, body) => core.sendMessage(JSON.stringify(user), body), options, user.id);
+      return this.#send((core, body, id) => core.sendMessage(JSON.stringify(user), body, id), options, user.id);
     }
 
     /**
@@ -140,7 +140,7 @@ export function makeAiSdkChat(wasm, module) {
      * user message `messageId`, or the last answer when none is given.
      */
     async regenerate({ messageId, ...options } = {}) {
-      return this.#send((core, body) => core.regenerate(messageId, body), options);
+      return this.#send((core, body, id) => core.regenerate(messageId, body, id), options);
     }
 
     /** Stops the answer being read (what came so far stays); resolves once it has wound down. */
@@ -248,8 +248,9 @@ export function makeAiSdkChat(wasm, module) {
 
     /**
      * One request and its answer: `start` has the module's chat build the request body (adding the
-     * message `sent`, or dropping what a regenerate replaces) from the app's body; the answer is read
-     * into the messages. Resolves once it is over and the automatic requests after it are too.
+     * message `sent`, or dropping what a regenerate replaces) from the app's body, with the id of an
+     * answer whose stream names none (the app's `generateId`, as useChat's); the answer is read into
+     * the messages. Resolves once it is over and the automatic requests after it are too.
      */
     async #send(start, options = {}, sent = undefined) {
       const core = this.#core ?? (await this.#live());
@@ -268,10 +269,10 @@ export function makeAiSdkChat(wasm, module) {
       try {
         let request, headers, credentials;
         try {
-          const body = await resolve(this.#request.body);
-          headers = { ...headerObject(await resolve(this.#request.headers)), ...headerObject(options.headers) };
-          credentials = await resolve(this.#request.credentials);
-          request = refusedWithCode(() => start(core, JSON.stringify({ ...body, ...options.body })));
+          const body = await resolved(this.#request.body);
+          headers = { ...headerObject(await resolved(this.#request.headers)), ...headerObject(options.headers) };
+          credentials = await resolved(this.#request.credentials);
+          request = refusedWithCode(() => start(core, JSON.stringify({ ...body, ...options.body }), this.#generateId()));
         } catch (refused) {
           this.#show({ status, error }); // nothing was sent: the chat is as it was
           throw refused;
@@ -284,7 +285,7 @@ export function makeAiSdkChat(wasm, module) {
       }
       this.#finished(response, finish);
       const over = finish.isAbort || finish.isError || finish.finishReason === "interrupted";
-      if (!over && stops === this.#stops && (await this.#shouldSend())) await this.#send((c, body) => c.continueTurn(body), options);
+      if (!over && stops === this.#stops && (await this.#shouldSend())) await this.#send((c, body, id) => c.continueTurn(body, id), options);
     }
 
     /**
@@ -308,7 +309,8 @@ export function makeAiSdkChat(wasm, module) {
       else if (got.failed) step(core.fail("NETWORK_ERROR", errorParts(got.failed)[1] || "The request failed"));
       else if (!got.value.ok) {
         const text = await got.value.text().catch(() => "");
-        step(core.fail(wasm.httpError(got.value.status, text).code, text || "Failed to fetch the chat response."));
+        if (signal.aborted) step(core.cancel());
+        else step(core.fail(wasm.httpError(got.value.status, text).code, text || "Failed to fetch the chat response."));
       } else if (got.value.body === null) {
         step(core.fail("SERVICE_UNAVAILABLE", "The response body is empty."));
       } else {
@@ -333,23 +335,26 @@ export function makeAiSdkChat(wasm, module) {
       }
       // The app's onToolCall handlers run to their end before the answer is over, as in useChat.
       await Promise.all(response.callbacks);
-      return response.finish ?? { finishReason: undefined, isAbort: signal.aborted, isDisconnect: false, isError: response.error !== null };
+      return response.finish;
     }
 
-    /** An update of the module's chat: the message it changed shown, and the callbacks it calls for. */
+    /**
+     * An update of the module's chat: what it says of the `response` being read noted, the message it
+     * changed shown (an answer that ended before it showed has no place), the callbacks it calls for.
+     */
     #apply(update, response = null) {
+      const message = update.message === undefined ? undefined : JSON.parse(update.message);
+      if (response !== null) {
+        if (message !== undefined) response.message = message;
+        if (update.error !== undefined) response.error ??= update.error;
+        if (update.finish !== undefined) response.finish ??= update.finish;
+      }
       if (this.#disposed) return;
-      if (update.message !== undefined) {
-        const message = JSON.parse(update.message);
+      if (update.index !== undefined) {
         const messages = [...this.#snapshot.messages];
         messages[update.index] = message;
         const streaming = response !== null && this.#snapshot.status === "submitted" && message.parts.length > 0;
         this.#show(streaming ? { messages, status: "streaming" } : { messages });
-        if (response !== null) response.message = message;
-      }
-      if (response !== null) {
-        if (update.error !== undefined) response.error ??= update.error;
-        if (update.finish !== undefined) response.finish ??= update.finish;
       }
       if (update.data !== undefined) for (const part of JSON.parse(update.data)) this.#call("onData", part);
       if (update.toolCalls !== undefined) {
@@ -366,8 +371,7 @@ export function makeAiSdkChat(wasm, module) {
       const error = isError ? new ChatstreamError(response.error?.code ?? "SERVICE_UNAVAILABLE", response.error?.message ?? "The answer failed") : undefined;
       if (error) this.#call("onError", error);
       this.#show({ status: isError ? "error" : "ready", error });
-      const message = response.message ?? { id: this.#generateId(), role: "assistant", parts: [] };
-      this.#call("onFinish", { message, messages: this.#snapshot.messages, isAbort, isDisconnect, isError, finishReason });
+      this.#call("onFinish", { message: response.message, messages: this.#snapshot.messages, isAbort, isDisconnect, isError, finishReason });
     }
 
     /** A tool output or an approval answer was added: sent on when no answer is being read and the app says so. */
@@ -376,7 +380,7 @@ export function makeAiSdkChat(wasm, module) {
       const stops = this.#stops;
       if (!(await this.#shouldSend()) || stops !== this.#stops) return;
       // Not waited for, as in useChat: a caller inside onToolCall would wait for itself.
-      this.#send((core, body) => core.continueTurn(body), options).catch(report);
+      this.#send((core, body, id) => core.continueTurn(body, id), options).catch(report);
     }
 
     /** Whether the app's `sendAutomaticallyWhen` says to send the conversation again now. */
