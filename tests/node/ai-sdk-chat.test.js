@@ -12,6 +12,7 @@ import {
   lastAssistantMessageIsCompleteWithApprovalResponses,
   lastAssistantMessageIsCompleteWithToolCalls,
 } from "../../pkg/node.js";
+import * as agentEntry from "../../pkg/agent/node.js";
 import { startBackend } from "../ai-sdk/server.js";
 
 const backend = await startBackend();
@@ -369,4 +370,8 @@ test("options: an unknown backend and useChat options this mode has no use for a
   assert.throws(() => new ChatSession({ backend: "ai-sdk", transport: {} }), /"transport".*api, headers, body/);
   assert.throws(() => new ChatSession({ backend: "ai-sdk", endpoint: "/x" }), /"endpoint" is not an option of the AI SDK backend mode/);
   assert.throws(() => new ChatSession({ backend: "ai-sdk", onFinish: 1 }), /onFinish must be a function/);
+  // A one-dialect entry's module has no such mode: it says where it is.
+  const elsewhere = /no AI SDK backend mode: import from "chatstream" or "chatstream\/streaming"/;
+  assert.throws(() => new agentEntry.ChatSession({ backend: "ai-sdk", api }), elsewhere);
+  assert.throws(() => new agentEntry.AiSdkChat({ api }), elsewhere);
 });
