@@ -100,6 +100,9 @@ fn split_array(json: &str) -> Option<String> {
     Some(json[1..json.len() - 1].to_owned())
 }
 
+/// A request the next recorded response answers: it returns the request body.
+type Request = Box<dyn FnOnce(&mut AiSdkChat) -> String>;
+
 /// What the AI SDK's chat reported: onFinish's and onError's calls.
 #[derive(Default)]
 struct Reported {
@@ -114,7 +117,7 @@ fn replay_steps(initial: &str, steps: &[Value], split: Split) -> (Seen, Reported
     let mut chat = new_chat(initial);
     let mut seen = Seen::default();
     let (mut expected_calls, mut expected_data, mut reported) = (Vec::new(), Vec::new(), Reported::default());
-    let mut next_request: Option<Box<dyn FnOnce(&mut AiSdkChat) -> String>> = None;
+    let mut next_request: Option<Request> = None;
     let body = r#"{"app":"replay"}"#;
     for (at, step) in steps.iter().enumerate() {
         let context = format!("step {at} ({}) under {split:?}", step["type"]);
@@ -554,4 +557,97 @@ fn an_answer_that_fails_before_any_chunk_reports_its_empty_message_and_adds_none
     // A server error is no disconnect; an answer continued reports the message it continued.
     chat.continue_turn("{}", None).unwrap();
     assert!(!chat.fail(ErrorCode::ServiceUnavailable, "Internal Server Error").finish.unwrap().is_disconnect);
+}
+
+/// Ids and JSON texts the random calls pick from: real ones from the recordings, and bad ones.
+fn pick<'a>(rng: &mut Rng, choices: &[&'a str]) -> &'a str {
+    choices[rng.below(choices.len())]
+}
+
+#[test]
+fn random_calls_never_panic_and_what_is_saved_always_loads() {
+    let seed = seed();
+    let mut rng = Rng(seed);
+    let bodies = recorded_bodies();
+    let fixture = fixture();
+    let saved = fixture["reloaded"]["initialMessages"].as_str().unwrap().to_owned();
+    let ids = ["u1", "u4", "call-weather", "call-location", "call-confirm", "nope", "", "a1", "\u{0}"];
+    let outputs = ["1", "{\"a\":[1,{\"b\":null}]}", "\"text\"", "{", "", "nul", "[1,]"];
+    let bodies_json = ["{}", "", "{\"x\":1}", "[]", "{\"messages\":2,\"id\":3}", "{"];
+    for run in 0..100 {
+        let mut chat = new_chat(if run % 2 == 0 { "[]" } else { &saved });
+        let mut calls = Vec::new();
+        for _ in 0..30 {
+            let call = rng.below(11);
+            calls.push(call);
+            let body = pick(&mut rng, &bodies_json);
+            let id = pick(&mut rng, &ids);
+            match call {
+                0 => {
+                    let message =
+                        format!(r#"{{"id":"{}","role":"user","parts":[{{"type":"text","text":"hi"}}]}}"#, rng.below(4));
+                    let _ = chat.send_message(if rng.below(5) == 0 { "{\"id\":1}" } else { &message }, body, None);
+                }
+                1 => _ = chat.regenerate(if rng.below(3) == 0 { None } else { Some(id) }, body, Some(id)),
+                2 => _ = chat.continue_turn(body, None),
+                3 | 4 => {
+                    let answer = &bodies[rng.below(bodies.len())];
+                    let (from, to) = (rng.below(answer.len() + 1), rng.below(answer.len() + 1));
+                    _ = chat.push(answer.as_bytes().get(from.min(to)..from.max(to)).unwrap_or_default());
+                }
+                5 => _ = chat.finish(),
+                6 => _ = chat.fail(ErrorCode::NetworkError, "gone"),
+                7 => _ = chat.cancel(),
+                8 => {
+                    let output = pick(&mut rng, &outputs);
+                    let error = (rng.below(3) == 0).then_some("failed");
+                    _ = chat.add_tool_output(id, (rng.below(4) != 0).then_some(output), error);
+                }
+                9 => _ = chat.add_tool_approval_response(id, rng.below(2) == 0, Some("why")),
+                _ => _ = chat.set_messages(&chat.messages_json()),
+            }
+            let messages = chat.messages_json();
+            if let Err(error) = AiSdkChat::new("c", &messages, Box::new(String::new)) {
+                panic!(
+                    "saved messages do not load after calls {calls:?} (CHATSTREAM_SEED={seed}): {error:?}\n{messages}"
+                );
+            }
+        }
+    }
+}
+
+/// A value as JS holds it: every number a double (`-2.5e3` and `-2500` are one number).
+fn as_js(value: Value) -> Value {
+    match value {
+        Value::Number(n) => Value::from(n.as_f64().unwrap()),
+        Value::Array(items) => Value::Array(items.into_iter().map(as_js).collect()),
+        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, as_js(v))).collect()),
+        other => other,
+    }
+}
+
+#[test]
+fn a_tool_input_cut_anywhere_holds_what_the_ai_sdk_makes_of_it() {
+    // `partial-inputs.recording`: each cut of one input, and what the AI SDK's parsePartialJson makes
+    // of it (JSON text, or null for nothing): the input a tool part holds while its input streams.
+    let path = common::fixtures_dir().join("ai-sdk-chat/partial-inputs.recording");
+    let cuts: serde_json::Map<String, Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(cuts.len() > 50);
+    for (raw, parsed) in &cuts {
+        let mut chat = new_chat(r#"[{"id":"u0","role":"user","parts":[{"type":"text","text":"hi"}]}]"#);
+        chat.continue_turn("{}", Some("a1")).unwrap();
+        let delta = serde_json::json!({"type": "tool-input-delta", "toolCallId": "c1", "inputTextDelta": raw});
+        let body = format!(
+            "data: {{\"type\":\"tool-input-start\",\"toolCallId\":\"c1\",\"toolName\":\"t\"}}\n\ndata: {delta}\n\n"
+        );
+        chat.push(body.as_bytes());
+        chat.cancel();
+        // Compared as values: the input's text is the stream's own (`\u00ed` stays so), where
+        // JSON.stringify writes the character.
+        let messages: Value = serde_json::from_str(&chat.messages_json()).unwrap();
+        let part = &messages[1]["parts"][0];
+        let expected = parsed.as_str().map(|json| as_js(serde_json::from_str::<Value>(json).unwrap()));
+        assert_eq!(part.get("input").cloned().map(as_js), expected, "{raw}");
+        assert_eq!((&part["state"], &part["rawInput"]), (&Value::from("input-streaming"), &Value::from(raw.as_str())));
+    }
 }

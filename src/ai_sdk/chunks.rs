@@ -192,7 +192,7 @@ impl MessageWriter {
         let message = continued.filter(|m| m.role() == "assistant").unwrap_or_else(|| UiMessage::assistant(id));
         let places = Places::of(&message.parts);
         let mut partial_tool_calls = HashMap::new();
-        for part in &message.parts[places.step_start..] {
+        for part in message.parts.get(places.step_start..).unwrap_or_default() {
             if !is_tool_part(part) || part.str("state") != Some("input-streaming") {
                 continue;
             }
@@ -226,10 +226,11 @@ impl MessageWriter {
         self.message.parts.push(part);
     }
 
-    /// The tool parts of `tool_call_id` in the current step, in order.
+    /// The tool parts of `tool_call_id` in the current step, in order (each a place in the parts:
+    /// what callers index with).
     fn in_step(&self, tool_call_id: &str) -> impl Iterator<Item = usize> + '_ {
-        let start = self.places.step_start;
-        self.places.tools.get(tool_call_id).into_iter().flatten().copied().filter(move |&at| at >= start)
+        let (start, end) = (self.places.step_start, self.message.parts.len());
+        self.places.tools.get(tool_call_id).into_iter().flatten().copied().filter(move |&at| at >= start && at < end)
     }
 
     /// Applies one chunk.
@@ -564,9 +565,12 @@ impl MessageWriter {
         true
     }
 
-    /// The tool part of `tool_call_id`: in the current step first, else the last in the message.
+    /// The tool part of `tool_call_id`: in the current step first, else the last in the message (a
+    /// place in the parts: what callers index with).
     fn tool_invocation(&self, tool_call_id: &str) -> Result<usize, ChunkError> {
-        let last = || self.places.tools.get(tool_call_id).and_then(|places| places.last().copied());
+        let end = self.message.parts.len();
+        let last =
+            || self.places.tools.get(tool_call_id).and_then(|places| places.last().copied()).filter(|&at| at < end);
         self.in_step(tool_call_id)
             .next()
             .or_else(last)
@@ -693,11 +697,10 @@ fn merge_objects(base: &Field, overrides: &Field) -> Field {
 
 /// The best value a tool's input so far allows (the AI SDK's `parsePartialJson`): the text as
 /// it is when it parses, else the text closed (an open string and the open arrays and objects
-/// closed, a dangling key, comma or colon dropped); `undefined` when neither parses.
+/// closed, a literal cut short completed, a number cut short cut back to its last digit, a
+/// dangling key, comma or colon dropped); `undefined` when neither parses.
 pub(crate) fn partial_json(text: &str) -> Field {
-    // A number or literal cut short (`tru`, `1e`) does not parse closed: then it is left out.
-    let without_last_token = text.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || "+-.".contains(c));
-    let tries = [text.to_owned(), close_json(text), close_json(without_last_token)];
+    let tries = [text.to_owned(), close_json(text)];
     tries.iter().find_map(|json| json_value(json)).map_or(Field::Undefined, |value| Field::Json(value.into()))
 }
 
@@ -737,6 +740,14 @@ fn close_json(text: &str) -> String {
             out.truncate(at);
         }
         out.push('"');
+    } else {
+        let token_start = out.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || "+-.".contains(c)).len();
+        let token = out[token_start..].to_owned();
+        if let Some(word) = ["true", "false", "null"].iter().find(|w| !token.is_empty() && w.starts_with(&token)) {
+            out.push_str(&word[token.len()..]);
+        } else if token.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+            out.truncate(token_start + token.trim_end_matches(|c: char| "+-.eE".contains(c)).len());
+        }
     }
     loop {
         let trimmed = out.trim_end();
