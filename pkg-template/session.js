@@ -18,8 +18,8 @@ const TOOL_TIMEOUT_MS = 30_000;
  */
 export function makeChatSession(wasm, module) {
   return class ChatSession {
-    #core = null; // made once the module has loaded
-    #coreOptions; // what it is made with
+    #wasmSession = null; // the module's ChatSession, which keeps the state: made once the module has loaded
+    #wasmOptions; // what it is made with
     #firstRequestHere; // a first message's request may be built before the module has loaded
     #disposed = false;
     #snapshot;
@@ -40,7 +40,7 @@ export function makeChatSession(wasm, module) {
      * @param {import("./index.js").ChatSessionOptions} options
      */
     constructor(options) {
-      // Anything but an object goes to the core as it is, which refuses it with a TypeError.
+      // Anything but an object goes to the module's ChatSession as it is, which refuses it with a TypeError.
       const isObject = typeof options === "object" && options !== null && !Array.isArray(options);
       // A backend that speaks the AI SDK's chat protocol: a chat of its own (ai-sdk-chat.js), in the entries that have it.
       if (isObject && options.backend !== undefined) {
@@ -48,10 +48,10 @@ export function makeChatSession(wasm, module) {
         throw new TypeError(`ChatSession options: backend must be "ai-sdk" (a backend written for the AI SDK's useChat) or left out, not ${JSON.stringify(options.backend)}`);
       }
       const { coalesce = false, stepTimeoutMs, toolTimeoutMs, tools, resume, ...rest } = isObject ? options : {};
-      const core = { ...rest };
-      for (const name of [...CALLBACKS, ...REQUEST_OPTIONS]) delete core[name];
-      if (tools !== undefined && tools !== null) core.tools = this.#takeTools(tools);
-      this.#coreOptions = isObject ? core : options;
+      const wasmOptions = { ...rest };
+      for (const name of [...CALLBACKS, ...REQUEST_OPTIONS]) delete wasmOptions[name];
+      if (tools !== undefined && tools !== null) wasmOptions.tools = this.#takeTools(tools);
+      this.#wasmOptions = isObject ? wasmOptions : options;
       this.#firstRequestHere = !rest.provider; // provider mode waits for the module
       const defaultEndpoint = rest.provider ? `/api/chat/${rest.provider}` : "/api/chat/stream";
       this.#request = { endpoint: defaultEndpoint, headers: null, body: null, credentials: undefined, fetch: undefined };
@@ -62,15 +62,15 @@ export function makeChatSession(wasm, module) {
       this.#coalesce = coalesce === "frame" && typeof requestAnimationFrame === "function";
       // Made now when the module is loaded (refusing bad options at once), else once it is.
       this.#snapshot = STATE_BEFORE_LOAD;
-      if (module.isReady()) this.#makeCore();
-      else this.#whenCore().catch(report);
+      if (module.isReady()) this.#makeWasmSession();
+      else this.#whenWasmSession().catch(report);
     }
 
     /** Sends a message; returns the turn's events (iterating them is optional: the state moves anyway). */
     send(message, context) {
       const text = String(message ?? "");
       const start = () => this.#live().send(text, context ?? null, this.#request.endpoint);
-      if (this.#core !== null || this.#disposed) return this.#start(start());
+      if (this.#wasmSession !== null || this.#disposed) return this.#start(start());
       // Before the module has loaded, a new chat's first message goes out at once.
       const here = this.#firstRequestHere && this.#turn === null;
       return this.#startWhenLoaded(start, here ? firstRequest(text, context, this.#request.endpoint) : null);
@@ -82,7 +82,7 @@ export function makeChatSession(wasm, module) {
      */
     regenerate() {
       const start = () => this.#live().regenerate(this.#request.endpoint);
-      return this.#core !== null || this.#disposed ? this.#start(start()) : this.#startWhenLoaded(start, null);
+      return this.#wasmSession !== null || this.#disposed ? this.#start(start()) : this.#startWhenLoaded(start, null);
     }
 
     /**
@@ -102,14 +102,14 @@ export function makeChatSession(wasm, module) {
      */
     resume(url) {
       const turn = this.#newTurn();
-      turn.kept = string(url, "resume: url"); // checked before the core starts the turn
+      turn.kept = string(url, "resume: url"); // checked before the module's ChatSession starts the turn
       const start = () => this.#live().regenerate(this.#request.endpoint);
-      return this.#core !== null || this.#disposed ? this.#start(start(), turn) : this.#startWhenLoaded(start, null, turn);
+      return this.#wasmSession !== null || this.#disposed ? this.#start(start(), turn) : this.#startWhenLoaded(start, null, turn);
     }
 
     /** Stops the turn in flight. Returns a CONFLICT error event when nothing is in flight. */
     cancel() {
-      if (this.#turn === null && this.#core === null && !this.#disposed) return NOTHING_TO_CANCEL;
+      if (this.#turn === null && this.#wasmSession === null && !this.#disposed) return NOTHING_TO_CANCEL;
       if (this.#turn === null) return this.#live().cancel().events[0];
       this.#turn.controller.abort();
       return undefined;
@@ -132,7 +132,7 @@ export function makeChatSession(wasm, module) {
 
     /** Clears the error shown. */
     clearError() {
-      if (this.#core !== null || this.#disposed) return this.#apply(this.#live().clearError());
+      if (this.#wasmSession !== null || this.#disposed) return this.#apply(this.#live().clearError());
       if (this.#snapshot.error !== null) this.#show({ ...this.#snapshot, error: null });
     }
 
@@ -194,44 +194,44 @@ export function makeChatSession(wasm, module) {
       this.#disposed = true;
       this.#listeners.clear();
       if (this.#frame !== null && typeof cancelAnimationFrame === "function") cancelAnimationFrame(this.#frame);
-      // A turn in flight ends on its abort and frees the core then; its last steps still need it.
+      // A turn in flight ends on its abort and frees the module's ChatSession then; its last steps still need it.
       if (this.#turn !== null) this.#turn.controller.abort();
       else this.#free();
     }
 
     #live() {
       if (this.#disposed) throw new Error("ChatSession: the session was disposed");
-      if (this.#core === null) {
+      if (this.#wasmSession === null) {
         throw new Error("chatstream: call `await init()` first (the WebAssembly module is not loaded yet; a message sent now waits for it)");
       }
-      return this.#core;
+      return this.#wasmSession;
     }
 
     #free() {
-      this.#core?.free();
-      this.#core = null;
+      this.#wasmSession?.free();
+      this.#wasmSession = null;
     }
 
-    /** The module's core of this session, and the state of a new chat, shown; throws what the module refuses. */
-    #makeCore() {
-      this.#core = new wasm.ChatSession(this.#coreOptions);
-      this.#snapshot = Object.freeze(this.#core.state());
+    /** This session's ChatSession in the module, and the state of a new chat, shown; throws what the module refuses. */
+    #makeWasmSession() {
+      this.#wasmSession = new wasm.ChatSession(this.#wasmOptions);
+      this.#snapshot = Object.freeze(this.#wasmSession.state());
     }
 
     /**
-     * Loads the module (or joins the load under way) and makes the core: null once there is one,
+     * Loads the module (or joins the load under way) and makes the module's ChatSession: null once there is one,
      * or the error that stops it (the load failed, or the module refused the options). A later
      * call tries again.
      */
-    async #whenCore() {
+    async #whenWasmSession() {
       try {
         await module.load();
       } catch (error) {
         return loadFailure(error);
       }
-      if (this.#core !== null || this.#disposed) return null;
+      if (this.#wasmSession !== null || this.#disposed) return null;
       try {
-        this.#makeCore();
+        this.#makeWasmSession();
       } catch (error) {
         this.#firstRequestHere = false; // the options are refused: no request goes out for them again
         return { code: "VALIDATION_ERROR", message: String(error?.message ?? error) };
@@ -242,12 +242,12 @@ export function makeChatSession(wasm, module) {
 
     /**
      * A turn asked for before the module has loaded: `body`, when there is one, is sent at once;
-     * `start` starts the turn in the core once it is made, and the turn goes on from the response.
+     * `start` starts the turn in the module's ChatSession once it is made, and the turn goes on from the response.
      */
     #startWhenLoaded(start, body, turn = this.#newTurn()) {
       if (this.#turn === null) this.#turn = turn; // cancel() and dispose() stop it meanwhile
       turn.sent = body === null ? null : this.#post(body, turn.controller.signal);
-      this.#whenCore()
+      this.#whenWasmSession()
         .then((failure) => {
           if (failure === null && !this.#disposed) {
             try {
@@ -256,20 +256,20 @@ export function makeChatSession(wasm, module) {
               failure = { code: "VALIDATION_ERROR", message: String(error?.message ?? error) };
             }
           }
-          this.#endWithoutCore(turn, failure);
+          this.#endWithoutWasmSession(turn, failure);
         })
         .catch(report);
       return turn.queue;
     }
 
-    /** A turn that never reached the core: `failure` says why (shown, as the core would show it); none when disposed. */
-    #endWithoutCore(turn, failure) {
+    /** A turn that never reached the module's ChatSession: `failure` says why (shown, as the module's ChatSession would show it); none when disposed. */
+    #endWithoutWasmSession(turn, failure) {
       turn.controller.abort();
       if (this.#turn === turn) this.#turn = null;
       if (failure !== null && !this.#disposed) {
         const error = Object.freeze(failure);
         turn.queue.push([{ type: "error", ...failure }]);
-        if (this.#core === null) this.#show({ ...this.#snapshot, error });
+        if (this.#wasmSession === null) this.#show({ ...this.#snapshot, error });
         this.#call("onError", error);
       }
       turn.queue.close();
@@ -293,7 +293,7 @@ export function makeChatSession(wasm, module) {
       return turn;
     }
 
-    /** The core's view of the tools; their `execute` stay here. */
+    /** The module's view of the tools; their `execute` stay here. */
     #takeTools(tools) {
       if (!Array.isArray(tools)) throw new TypeError("ChatSession options: tools must be an array");
       return tools.map((tool) => {
@@ -306,7 +306,7 @@ export function makeChatSession(wasm, module) {
     }
 
     /**
-     * A turn the core started (or refused): its events, handed out as they come. `turn` is one
+     * A turn the module's ChatSession started (or refused): its events, handed out as they come. `turn` is one
      * begun before the module had loaded, with its first request maybe `sent` already.
      */
     #start(started, turn = this.#newTurn()) {
@@ -314,7 +314,7 @@ export function makeChatSession(wasm, module) {
       this.#step(started, queue);
       // A subscriber may have disposed of the session on this very step.
       if (!started.request || this.#disposed) {
-        controller.abort(); // a request sent early that the core refused
+        controller.abort(); // a request sent early that the module's ChatSession refused
         if (this.#turn === turn) this.#turn = null;
         queue.close();
         if (this.#disposed && this.#turn === null) this.#free();
@@ -332,7 +332,7 @@ export function makeChatSession(wasm, module) {
     }
 
     /**
-     * Requests, responses and tools until the core says the turn is over. A turn that picks up a
+     * Requests, responses and tools until the module's ChatSession says the turn is over. A turn that picks up a
      * `kept` answer gets it from its first byte, in place of its first request.
      */
     async #drive(request, signal, queue, turn) {
@@ -340,15 +340,15 @@ export function makeChatSession(wasm, module) {
         const step = (result) => this.#step(result, queue);
         const resumed = first && turn.kept !== null;
         const got = await (sent ?? (resumed ? this.#getKept(`${turn.kept}?from=0`, signal) : this.#post(body, signal)));
-        if (got.cancelled) return step(this.#core.cancel());
-        if (got.timedOut) return step(this.#core.refuse("NETWORK_ERROR", wasm.timedOut(this.#stepTimeoutMs)));
-        if (got.failed) return step(this.#core.refuse("NETWORK_ERROR", wasm.connectionFailed(...errorParts(got.failed))));
+        if (got.cancelled) return step(this.#wasmSession.cancel());
+        if (got.timedOut) return step(this.#wasmSession.refuse("NETWORK_ERROR", wasm.timedOut(this.#stepTimeoutMs)));
+        if (got.failed) return step(this.#wasmSession.refuse("NETWORK_ERROR", wasm.connectionFailed(...errorParts(got.failed))));
         const response = got.value;
         if (!response.ok) {
           const { code, message } = wasm.httpError(response.status, await response.text().catch(() => ""));
-          return step(this.#core.refuse(code, message));
+          return step(this.#wasmSession.refuse(code, message));
         }
-        this.#core.useResponse(response.headers.get("content-type"), Object.fromEntries(response.headers));
+        this.#wasmSession.useResponse(response.headers.get("content-type"), Object.fromEntries(response.headers));
         const kept = resumed ? turn.kept : keptStream(this.#request.endpoint, response.headers.get("x-stream-id"));
         if (first) turn.stream = kept;
         // While a cut answer is asked for again, the status line says so; then it is as it was.
@@ -362,7 +362,7 @@ export function makeChatSession(wasm, module) {
         const end = await readResumable(response.body, {
           url: kept,
           options: this.#resume,
-          push: (chunk) => step(this.#core.push(chunk)),
+          push: (chunk) => step(this.#wasmSession.push(chunk)),
           get: (url, signal) => this.#getKept(url, signal),
           status,
           idleMs: this.#stepTimeoutMs,
@@ -372,23 +372,23 @@ export function makeChatSession(wasm, module) {
         if (covered !== null && !this.#disposed) this.#apply([{ op: "set", key: "statusText", value: covered.text }]);
         if (end.cancelled) {
           if (kept !== null) this.#stopKept(kept);
-          return step(this.#core.cancel());
+          return step(this.#wasmSession.cancel());
         }
         const after = end.ended
-          ? this.#core.finish()
-          : this.#core.fail(
+          ? this.#wasmSession.finish()
+          : this.#wasmSession.fail(
               "NETWORK_ERROR",
               end.timedOut ? wasm.timedOut(this.#stepTimeoutMs) : wasm.connectionFailed(...errorParts(end.failed)),
             );
         step(after);
         if (!after.tools) return;
         for (const call of after.tools) {
-          if (signal.aborted) return step(this.#core.cancel());
+          if (signal.aborted) return step(this.#wasmSession.cancel());
           const result = await this.#runTool(call, signal, step);
-          if (signal.aborted) return step(this.#core.cancel());
+          if (signal.aborted) return step(this.#wasmSession.cancel());
           step(result);
         }
-        const next = this.#core.nextRequest();
+        const next = this.#wasmSession.nextRequest();
         if (!next.request) return step(next);
         body = next.request;
       }
@@ -411,7 +411,9 @@ export function makeChatSession(wasm, module) {
       } catch (failed) {
         return { failed };
       }
-      if (this.#request.fetch === undefined && !resolvable(endpoint)) return { failed: new Error(noPageFor(endpoint)) };
+      if (this.#request.fetch === undefined && !resolvable(endpoint)) {
+        return { failed: new Error(noPageFor(`the endpoint "${endpoint}"`, "the endpoint option", endpoint)) };
+      }
       const fetch = this.#request.fetch ?? globalThis.fetch;
       const sent = (async () => fetch.call(globalThis, endpoint, init))();
       return settle(sent, this.#stepTimeoutMs, signal);
@@ -433,6 +435,10 @@ export function makeChatSession(wasm, module) {
     /** A request about an answer the proxy keeps (`GET` its rest, `DELETE` it), with the app's headers. */
     async #askProxy(method, url, signal) {
       const { credentials } = this.#request;
+      if (this.#request.fetch === undefined && !resolvable(url)) {
+        const kept = url.replace(/\?from=\d+$/, "");
+        throw new Error(noPageFor(`the answer's URL "${kept}"`, "resume(url)", kept));
+      }
       const fetch = this.#request.fetch ?? globalThis.fetch;
       const headers = await evaluate(this.#request.headers);
       return fetch.call(globalThis, url, { method, headers: { ...headers }, signal, ...(credentials ? { credentials } : {}) });
@@ -440,31 +446,31 @@ export function makeChatSession(wasm, module) {
 
     /** Runs one tool call the model made (after the user's approval, when it needs one). */
     async #runTool(call, signal, step) {
-      const refusal = this.#core.checkCall(call);
-      if (refusal !== null) return this.#core.toolDone(call, refusal, true);
-      if (this.#core.needsApproval(call)) {
-        this.#apply(this.#core.askApproval(call));
+      const refusal = this.#wasmSession.checkCall(call);
+      if (refusal !== null) return this.#wasmSession.toolDone(call, refusal, true);
+      if (this.#wasmSession.needsApproval(call)) {
+        this.#apply(this.#wasmSession.askApproval(call));
         const answer = await settle(new Promise((resolve) => (this.#approval = { id: call.id, answer: resolve })), 0, signal);
         this.#approval = null;
-        if (answer.cancelled) return this.#core.toolFailed(call, "cancelled", null);
-        if (answer.value !== true) return this.#core.toolFailed(call, "denied", answer.value);
+        if (answer.cancelled) return this.#wasmSession.toolFailed(call, "cancelled", null);
+        if (answer.value !== true) return this.#wasmSession.toolFailed(call, "denied", answer.value);
       }
       const execute = this.#tools.get(call.name);
       const tool = new AbortController(); // aborted when the turn is, or the tool's time is up
       const stopTool = () => tool.abort();
       signal.addEventListener("abort", stopTool, { once: true });
       const progress = (update) => {
-        if (!signal.aborted && !tool.signal.aborted) step(this.#core.toolProgress(call, update ?? null));
+        if (!signal.aborted && !tool.signal.aborted) step(this.#wasmSession.toolProgress(call, update ?? null));
       };
       try {
         const ran = await settle((async () => execute(call.input, { signal: tool.signal, progress }))(), this.#toolTimeoutMs, signal);
-        if (ran.cancelled) return this.#core.toolFailed(call, "cancelled", null);
+        if (ran.cancelled) return this.#wasmSession.toolFailed(call, "cancelled", null);
         if (ran.timedOut) {
           tool.abort();
-          return this.#core.toolFailed(call, "timed_out", this.#toolTimeoutMs);
+          return this.#wasmSession.toolFailed(call, "timed_out", this.#toolTimeoutMs);
         }
-        if ("failed" in ran) return this.#core.toolFailed(call, "threw", String(ran.failed?.message ?? ran.failed));
-        return this.#core.toolDone(call, ran.value === undefined ? null : ran.value, false);
+        if ("failed" in ran) return this.#wasmSession.toolFailed(call, "threw", String(ran.failed?.message ?? ran.failed));
+        return this.#wasmSession.toolDone(call, ran.value === undefined ? null : ran.value, false);
       } finally {
         signal.removeEventListener("abort", stopTool);
       }
@@ -472,7 +478,7 @@ export function makeChatSession(wasm, module) {
 
     #answer(id, answer) {
       if (this.#approval?.id !== String(id)) return false;
-      this.#apply(this.#core.approvalAnswered(String(id), answer === true));
+      this.#apply(this.#wasmSession.approvalAnswered(String(id), answer === true));
       this.#approval.answer(answer);
       return true;
     }
@@ -505,7 +511,7 @@ export function makeChatSession(wasm, module) {
     }
 
     /**
-     * Applies the core's patches to a new snapshot. The app hears of a finished answer or a new
+     * Applies the module's patches to a new snapshot. The app hears of a finished answer or a new
      * error once the state shows it: now, or when the returned function is called.
      */
     #apply(patches, tellNow = true) {
@@ -535,17 +541,10 @@ export function makeChatSession(wasm, module) {
           case "append":
             next[p.key] += p.text;
             break;
-          case "pushMessage":
-            own("messages").push(p.value);
-            if (p.value.role === "assistant") finished.push(p.value);
-            break;
-          case "setLastMessage": {
-            const messages = own("messages");
-            messages[messages.length - 1] = p.value;
-            break;
-          }
           case "push":
             own(p.key).push(p.value);
+            // Only messages have a role: a pushed answer is a finished one.
+            if (p.value.role === "assistant") finished.push(p.value);
             break;
           case "setAt":
             own(p.key)[p.at] = p.value;
@@ -558,9 +557,9 @@ export function makeChatSession(wasm, module) {
             appendToLast("streamingSegments", p.text);
             appendToLast("streamingParts", p.text);
             break;
-          case "pushToolUpdate": {
-            const progress = next.activeToolProgress;
-            next.activeToolProgress = { ...progress, updates: [...progress.updates, p.value] };
+          case "pushInto": {
+            const object = next[p.key];
+            next[p.key] = { ...object, [p.list]: [...object[p.list], p.value] };
             break;
           }
           case "reset":
@@ -613,22 +612,23 @@ export function makeChatSession(wasm, module) {
 }
 
 /**
- * Whether the global fetch can resolve `endpoint`: an absolute URL, or any URL in a page. Outside
- * one (Node) a relative URL fails with a TypeError that would read as the browser's CORS refusal.
+ * Whether the global fetch can resolve `url`: an absolute URL, or any URL in a page. Outside one
+ * (Node) a relative URL fails with a TypeError that would read as the browser's CORS refusal.
  */
-function resolvable(endpoint) {
+function resolvable(url) {
   if (typeof location !== "undefined") return true;
   try {
-    new URL(endpoint);
+    new URL(url);
     return true;
   } catch {
     return false;
   }
 }
 
-const noPageFor = (endpoint) =>
-  `the endpoint "${endpoint}" is a relative URL, and there is no page here to resolve it against (Node): ` +
-  `give the endpoint option an absolute URL, such as "http://localhost:3000${endpoint.startsWith("/") ? "" : "/"}${endpoint}"`;
+/** Why a relative `url` (`what`, named) cannot be fetched here, and what to give `where` instead. */
+const noPageFor = (what, where, url) =>
+  `${what} is a relative URL, and there is no page here to resolve it against (Node): ` +
+  `give ${where} an absolute URL, such as "http://localhost:3000${url.startsWith("/") ? "" : "/"}${url}"`;
 
 /** An option that may be a function (sync or async), evaluated now. */
 async function evaluate(option) {

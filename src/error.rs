@@ -6,58 +6,34 @@
 //! assert_eq!(ErrorCode::RateLimited.as_str(), "RATE_LIMITED");
 //! ```
 
-use serde::Serialize;
+use crate::wire::wire;
 
-use crate::json::{JsonOut, ToJson};
-
+wire! {
 /// The error codes of the event contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum ErrorCode {
+pub enum ErrorCode words {
     /// HTTP 400/422, an invalid request or message: "Invalid request".
-    ValidationError,
+    ValidationError "VALIDATION_ERROR",
     /// HTTP 404: "Not found".
-    NotFound,
+    NotFound "NOT_FOUND",
     /// HTTP 401/403 or a provider's authentication error: "Invalid API key".
-    Unauthorized,
+    Unauthorized "UNAUTHORIZED",
     /// HTTP 429 or a provider's rate-limit error: "Rate limited, try again".
-    RateLimited,
+    RateLimited "RATE_LIMITED",
     /// The connection failed or the stream ended before its terminal event.
-    NetworkError,
+    NetworkError "NETWORK_ERROR",
     /// Provider errors (overloaded, 5xx, model errors) and unreadable streams.
-    ServiceUnavailable,
+    ServiceUnavailable "SERVICE_UNAVAILABLE",
     /// Cancel after the stream completed.
-    Conflict,
+    Conflict "CONFLICT",
+}
 }
 
 impl ErrorCode {
-    const ALL: [ErrorCode; 7] = [
-        ErrorCode::ValidationError,
-        ErrorCode::NotFound,
-        ErrorCode::Unauthorized,
-        ErrorCode::RateLimited,
-        ErrorCode::NetworkError,
-        ErrorCode::ServiceUnavailable,
-        ErrorCode::Conflict,
-    ];
-
-    /// The code's name: `VALIDATION_ERROR`, `RATE_LIMITED`, ….
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::ValidationError => "VALIDATION_ERROR",
-            ErrorCode::NotFound => "NOT_FOUND",
-            ErrorCode::Unauthorized => "UNAUTHORIZED",
-            ErrorCode::RateLimited => "RATE_LIMITED",
-            ErrorCode::NetworkError => "NETWORK_ERROR",
-            ErrorCode::ServiceUnavailable => "SERVICE_UNAVAILABLE",
-            ErrorCode::Conflict => "CONFLICT",
-        }
-    }
-
     /// The code with this name (`"RATE_LIMITED"`), if it is one.
     pub fn from_name(name: &str) -> Option<ErrorCode> {
-        ErrorCode::ALL.into_iter().find(|code| code.as_str() == name)
+        ErrorCode::ALL.iter().find(|code| code.as_str() == name).copied()
     }
 
     /// The code for an HTTP error status from a provider or backend.
@@ -175,12 +151,6 @@ pub fn connection_failed(name: &str, message: &str) -> String {
         ),
         _ if message.is_empty() => "Connection failed".into(),
         _ => format!("Connection failed: {message}"),
-    }
-}
-
-impl ToJson for ErrorCode {
-    fn write_json(&self, out: &mut JsonOut) {
-        self.as_str().write_json(out);
     }
 }
 

@@ -9,33 +9,34 @@
 //! assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"type":"text_delta","text":"Hi"}"#);
 //! ```
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::ErrorCode;
+use crate::json::Fields;
+use crate::wire::{wire, ReadField};
 
+wire! {
 /// One clean event: what the UI receives (`docs/events.md`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum StreamEvent {
+pub enum StreamEvent tag "type" {
     /// A status line from the backend.
-    Status {
+    Status "status" {
         /// "Thinking…", "Running search…".
         message: String,
     },
     /// Clean response text: no ␄, control characters, thinking tags, payload markers or `[[tool:N]]`.
-    TextDelta {
+    TextDelta "text_delta" {
         /// The text.
         text: String,
     },
     /// Provider-native or inline `<think>` thinking, cleaned the same way.
-    ThinkingDelta {
+    ThinkingDelta "thinking_delta" {
         /// The text.
         text: String,
     },
     /// A tool call begins.
-    ToolStart {
+    ToolStart "tool_start" {
         /// The call's id.
         tool_use_id: String,
         /// The tool's name.
@@ -46,7 +47,7 @@ pub enum StreamEvent {
         input: Value,
     },
     /// More argument text for a streaming tool call.
-    ToolInputDelta {
+    ToolInputDelta "tool_input_delta" {
         /// The call's id.
         tool_use_id: String,
         /// The new argument text.
@@ -61,7 +62,7 @@ pub enum StreamEvent {
     /// When the answer was cut by the token limit in the middle of the arguments, the call is
     /// `incomplete`: `input` is the best value the arguments allow, `arguments` their raw text,
     /// and the call must not be run.
-    ToolCall {
+    ToolCall "tool_call" {
         /// The call's id.
         tool_use_id: String,
         /// The tool's name.
@@ -71,14 +72,12 @@ pub enum StreamEvent {
         /// The parsed arguments (their raw text when they are not JSON, with an `error` before).
         input: Value,
         /// The token limit cut the arguments.
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
-        incomplete: bool,
+        incomplete: bool => omit_empty,
         /// The raw arguments of an incomplete call.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        arguments: Option<String>,
+        arguments: Option<String> => omit_empty,
     },
     /// Progress of a long-running tool.
-    ToolProgress {
+    ToolProgress "tool_progress" {
         /// The call's id, when the backend gave one.
         tool_use_id: Option<String>,
         /// The tool's name.
@@ -93,7 +92,7 @@ pub enum StreamEvent {
         data: Value,
     },
     /// A tool finished (run by the backend or the browser). A tool error never stops the stream.
-    ToolComplete {
+    ToolComplete "tool_complete" {
         /// The call's id.
         tool_use_id: String,
         /// The tool's name.
@@ -109,27 +108,27 @@ pub enum StreamEvent {
     },
     /// Custom data the backend sent (AI SDK `data-*` parts, the v4 data stream's `2:` items), as
     /// sent; also collected in `complete.payload.data`.
-    Data {
+    Data "data" {
         /// The data part.
         data: Value,
     },
     /// Exactly once per message, also after cancel (with the partial content).
-    Complete {
+    Complete "complete" {
         /// The whole message.
         payload: CompletePayload,
     },
     /// Something went wrong; what arrived before is kept.
-    Error {
+    Error "error" {
         /// What kind of error.
         code: ErrorCode,
         /// What to show.
         message: String,
         /// The payload field the error is about (a payload marker whose JSON did not parse).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        field: Option<String>,
+        field: Option<String> => omit_empty,
     },
     /// After the `complete` that carries the partial content.
-    Cancelled,
+    Cancelled "cancelled",
+}
 }
 
 impl StreamEvent {
@@ -192,8 +191,9 @@ pub fn merge_adjacent_deltas(events: &mut Vec<StreamEvent>, from: usize) {
     events.truncate(write);
 }
 
+wire! {
 /// `complete.payload`: the whole message, ready to persist and render.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CompletePayload {
     /// Clean text with `[[tool:N]]` kept where tools ran (as an agent backend stores it).
     pub message: String,
@@ -217,72 +217,56 @@ pub struct CompletePayload {
     pub usage: Option<Usage>,
     /// How many invalid UTF-8 sequences in the stream were replaced by U+FFFD (as a browser's
     /// text decoder does); left out when there were none.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub invalid_utf8: u64,
+    pub invalid_utf8: u64 => omit_empty,
     /// Whatever else the backend sent (`conversation_id`, `diagnostics`, …), passed through.
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: Map<String, Value> => flatten,
+}
 }
 
-fn is_zero(count: &u64) -> bool {
-    *count == 0
-}
-
+wire! {
 /// Why the model stopped, the same words for every provider.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum FinishReason {
+pub enum FinishReason words {
     /// A natural end (or a stop sequence).
-    Stop,
+    Stop "stop",
     /// The token limit (or the context window) was reached.
-    Length,
+    Length "length",
     /// The model asks for tool calls.
-    ToolCalls,
+    ToolCalls "tool_calls",
     /// The provider's content filter stopped the answer.
-    ContentFilter,
+    ContentFilter "content_filter",
     /// The model refused.
-    Refusal,
+    Refusal "refusal",
     /// The provider stopped on an error.
-    Error,
+    Error "error",
     /// Anything else the provider said.
-    Other,
+    Other "other",
+}
 }
 
 impl FinishReason {
-    const ALL: [FinishReason; 7] = [
-        FinishReason::Stop,
-        FinishReason::Length,
-        FinishReason::ToolCalls,
-        FinishReason::ContentFilter,
-        FinishReason::Refusal,
-        FinishReason::Error,
-        FinishReason::Other,
-    ];
-
-    /// The contract's word: `stop`, `length`, `tool_calls`, `content_filter`, `refusal`, `error`,
-    /// `other`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FinishReason::Stop => "stop",
-            FinishReason::Length => "length",
-            FinishReason::ToolCalls => "tool_calls",
-            FinishReason::ContentFilter => "content_filter",
-            FinishReason::Refusal => "refusal",
-            FinishReason::Error => "error",
-            FinishReason::Other => "other",
-        }
-    }
-
     /// The reason for one of the contract's words; any other word is `Other`.
     pub fn from_name(name: &str) -> FinishReason {
-        FinishReason::ALL.into_iter().find(|r| r.as_str() == name).unwrap_or(FinishReason::Other)
+        FinishReason::ALL.iter().find(|r| r.as_str() == name).copied().unwrap_or(FinishReason::Other)
     }
 
     /// The Vercel AI SDK's `FinishReason` (`stop`, `length`, `content-filter`, `tool-calls`,
     /// `error`, `other`, `unknown`).
     pub fn from_ai_sdk(name: &str) -> FinishReason {
         FinishReason::from_name(&name.replace('-', "_"))
+    }
+
+    /// Any word reads (a backend may send its own, a saved message may be older): unknown
+    /// ones are `Other`.
+    pub fn from_value(value: &Value) -> Result<FinishReason, String> {
+        value.as_str().map(FinishReason::from_name).ok_or_else(|| "expected a string".to_owned())
+    }
+}
+
+impl ReadField for Option<FinishReason> {
+    fn read(fields: &Fields<'_>, key: &str) -> Result<Self, String> {
+        fields.opt(key, FinishReason::from_value)
     }
 }
 
@@ -292,18 +276,18 @@ impl From<&str> for FinishReason {
     }
 }
 
+wire! {
 /// One piece of a message in reading order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Segment {
+#[derive(Debug, Clone, PartialEq)]
+pub enum Segment tag "type" reads from_value {
     /// Text.
-    Text {
+    Text "text" {
         /// The text.
         text: String,
     },
     /// A tool card. `tool_use_id`, `tool`, `input` and `output` are null for a marker whose
     /// tool never ran: the card stays visible with no output.
-    Tool {
+    Tool "tool" {
         /// The N of `[[tool:N]]`.
         index: u32,
         /// The call's id.
@@ -318,15 +302,17 @@ pub enum Segment {
         is_error: bool,
     },
 }
+}
 
+wire! {
 /// One entry of `tool_history`, by index. Stored entries may carry only `tool_name`, `input`
 /// and `output` (as agent backends write them): the others read as empty when absent.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolRecord {
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolRecord reads pub from_value {
     /// The tool's name.
     pub tool_name: String,
     /// The call's id (empty when the stored entry had none).
-    pub tool_use_id: String,
+    pub tool_use_id: String => or_default,
     /// The input it ran with.
     pub input: Value,
     /// What it gave.
@@ -334,10 +320,12 @@ pub struct ToolRecord {
     /// The output is an error.
     pub is_error: bool,
 }
+}
 
+wire! {
 /// Token counts normalized across providers; `None` where the provider did not say.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Usage {
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Usage reads pub from_value {
     /// Every input token (cached ones included).
     pub input_tokens: Option<u64>,
     /// Output tokens (thinking included).
@@ -348,6 +336,7 @@ pub struct Usage {
     pub cached_input_tokens: Option<u64>,
     /// All tokens.
     pub total_tokens: Option<u64>,
+}
 }
 
 impl Usage {
@@ -365,6 +354,3 @@ impl Usage {
         sum(&mut self.total_tokens, other.total_tokens);
     }
 }
-
-mod from_json;
-mod to_json;

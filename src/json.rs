@@ -1,11 +1,11 @@
 //! The JSON text of the values chatstream hands out (events, chat state, patches, saved
 //! messages, requests), for the JS bindings and the session's patches.
 //!
-//! The types also derive `serde::Serialize` for Rust callers, and this writes the same text as
-//! `serde_json::to_string` does (the fixture tests hold the two to each other): keys in
-//! declaration order, the same fields left out. The derived code is one serializer per type for
-//! each serde_json serializer it meets (`to_string`, `to_value`), which weighs in the wasm
-//! module; here each type is a few lines on one shared path (`&dyn ToJson`). The leaves
+//! Each type's declaration (`wire!`) gives it both this writer and `serde::Serialize`, for Rust
+//! callers: the same keys in the same order, the same fields left out (the fixture tests hold the
+//! two texts to each other). serde's code is one serializer per type for each serde_json
+//! serializer it meets (`to_string`, `to_value`), which weighs in the wasm module; here each type
+//! is a few lines on one shared path (`&dyn ToJson`). The leaves
 //! (strings, numbers, [`Value`]s) are still written by serde_json.
 //!
 //! ```

@@ -60,6 +60,11 @@
 //! convert values, and hold no chat logic of their own. They do no I/O either: the package's JS
 //! sends the requests, reads the bodies, keeps the timers and runs the tools.
 //!
+//! Every value that crosses to JS or is saved (events, message parts, patches, the chat state,
+//! saved messages, requests) is declared once, with its JSON keys, by the crate's `wire!` macro:
+//! its JSON writer, `serde::Serialize` and, for saved messages, its reader all come from that
+//! declaration.
+//!
 //! # The event contract in brief
 //!
 //! Events are plain objects discriminated by `type`: `status`, `text_delta`, `thinking_delta`,
@@ -86,6 +91,7 @@ pub mod json;
 pub mod request;
 pub mod state;
 pub mod stream;
+mod wire;
 
 /// The JS bindings (only in the wasm build).
 #[cfg(target_arch = "wasm32")]

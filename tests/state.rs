@@ -16,10 +16,6 @@ fn apply_patches(snapshot: &mut Value, patches: &[Patch]) {
                 let joined = format!("{}{}", snapshot[*key].as_str().unwrap_or(""), text);
                 snapshot[*key] = json!(joined);
             }
-            Patch::PushMessage { value } => snapshot["messages"].as_array_mut().unwrap().push(value.to_value()),
-            Patch::SetLastMessage { value } => {
-                *snapshot["messages"].as_array_mut().unwrap().last_mut().unwrap() = value.to_value()
-            }
             Patch::Push { key, value } => snapshot[*key].as_array_mut().unwrap().push(value.to_value()),
             Patch::SetAt { key, at, value } => snapshot[*key][*at] = value.to_value(),
             Patch::AppendToLast { key, text } => append_to_last(&mut snapshot[*key], text),
@@ -29,8 +25,8 @@ fn apply_patches(snapshot: &mut Value, patches: &[Patch]) {
                 append_to_last(&mut snapshot["streamingSegments"], text);
                 append_to_last(&mut snapshot["streamingParts"], text);
             }
-            Patch::PushToolUpdate { value } => {
-                snapshot["activeToolProgress"]["updates"].as_array_mut().unwrap().push(value.to_value())
+            Patch::PushInto { key, list, value } => {
+                snapshot[*key][*list].as_array_mut().unwrap().push(value.to_value())
             }
             Patch::Reset { value } => *snapshot = value.to_value(),
         }

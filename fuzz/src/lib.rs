@@ -1,14 +1,19 @@
 //! What every fuzz target checks: cutting the input anywhere changes nothing.
 //!
 //! The first byte of the fuzzer's input says how many cuts to make (0-15); each cut then takes
-//! two bytes (a position, modulo the input's length). The rest is the input.
+//! two bytes (a position, modulo the input's length). The rest is the input. The input is cut,
+//! run and compared as the fixture tests do it (`tests/common`).
 
 use chatstream::clean::{CleanOptions, Cleaner};
 use chatstream::dialect::{Dialect, ProviderEvent};
-use chatstream::event::{merge_adjacent_deltas, StreamEvent};
 use chatstream::framing::{FrameDecoder, Framing};
-use chatstream::stream::{ChatStream, StreamOptions};
-use serde_json::Value;
+use chatstream::stream::StreamOptions;
+
+/// The fixture tests' harness: how an input is cut, run and compared.
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use common::{canonical, cut};
 
 /// The input and the sorted cut positions in it.
 fn cuts(data: &[u8]) -> (&[u8], Vec<usize>) {
@@ -24,38 +29,11 @@ fn cuts(data: &[u8]) -> (&[u8], Vec<usize>) {
     (input, cuts)
 }
 
-fn pieces<'a>(input: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
-        out.push(&input[start..cut]);
-        start = cut;
-    }
-    out
-}
-
-/// Events as JSON with runs of text, thinking and one call's tool-input deltas merged (chunking
-/// decides where deltas are cut, nothing else), as the test harness compares them.
-pub fn canonical(events: &[StreamEvent]) -> Vec<Value> {
-    let mut events = events.to_vec();
-    merge_adjacent_deltas(&mut events, 0);
-    events.iter().map(|event| serde_json::to_value(event).unwrap()).collect()
-}
-
-fn run_stream(dialect: Option<Dialect>, parts: &[&[u8]]) -> Vec<StreamEvent> {
-    let mut stream = ChatStream::new(StreamOptions { dialect, ..StreamOptions::default() });
-    let mut events = Vec::new();
-    for part in parts {
-        stream.push(part, &mut events);
-    }
-    stream.finish(&mut events);
-    events
-}
-
 pub fn split_invariance(dialect: Option<Dialect>, data: &[u8]) {
     let (input, cuts) = cuts(data);
-    let whole = canonical(&run_stream(dialect, &[input]));
-    let split = canonical(&run_stream(dialect, &pieces(input, &cuts)));
+    let options = StreamOptions { dialect, ..StreamOptions::default() };
+    let whole = canonical(&common::run(&options, input, &[]).0);
+    let split = canonical(&common::run(&options, input, &cuts).0);
     assert_eq!(whole, split, "cut at {cuts:?}");
     let completes = whole.iter().filter(|e| e["type"] == "complete").count();
     assert_eq!(completes, 1, "exactly one complete: {whole:?}");
@@ -76,7 +54,7 @@ pub fn framing_invariance(data: &[u8]) {
         (frames, errors, ending)
     };
     let whole = run(&[input]);
-    let split = run(&pieces(input, &cuts));
+    let split = run(&cut(input, input.len(), &cuts));
     assert_eq!(whole, split, "cut at {cuts:?}");
 }
 
@@ -96,13 +74,7 @@ pub fn cleaner_invariance(data: &[u8]) {
         cleaner.finish(&mut out);
         canonical(&out)
     };
-    let mut parts = Vec::new();
-    let mut start = 0;
-    for &b in bounds.iter().chain(std::iter::once(&text.len())) {
-        parts.push(&text[start..b]);
-        start = b;
-    }
-    assert_eq!(run(vec![&text]), run(parts), "cut at {bounds:?}");
+    assert_eq!(run(vec![&text]), run(cut(&*text, text.len(), &bounds)), "cut at {bounds:?}");
 }
 
 /// The shape target: the input is two frames, split at the first 0x00 byte (the second is the
@@ -165,7 +137,7 @@ pub fn redaction(data: &[u8]) {
     let whole = redactor.redact(&text).unwrap_or_else(|| text.clone());
     let mut stream = redactor.stream();
     let mut split = Vec::new();
-    for piece in pieces(&text, &cuts) {
+    for piece in cut(&text[..], text.len(), &cuts) {
         split.extend_from_slice(&stream.push(bytes::Bytes::copy_from_slice(piece)));
     }
     split.extend_from_slice(&stream.finish());

@@ -22,8 +22,8 @@ use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, Segment, StreamEvent, Usage};
-use crate::json::{JsonOut, Object, ToJson};
 use crate::request::{self, Profile, Provider, RequestError, ToolCall, ToolDef, ToolResult, Turn};
+use crate::wire::wire;
 
 /// The loop's configuration.
 #[derive(Debug, Clone)]
@@ -40,6 +40,13 @@ pub struct AgentConfig {
 
 /// Default `maxIterations`.
 pub const DEFAULT_MAX_ITERATIONS: u32 = 5;
+
+impl AgentConfig {
+    /// `maxIterations`: the number given, at least one; [`DEFAULT_MAX_ITERATIONS`] when none is.
+    pub fn max_iterations(given: Option<u32>) -> u32 {
+        given.unwrap_or(DEFAULT_MAX_ITERATIONS).max(1)
+    }
+}
 
 /// The output of a call that was not run because the answer was cut by the token limit.
 pub const CUT_BY_LENGTH: &str = "Not run: the answer was cut by the token limit";
@@ -100,9 +107,10 @@ pub fn progress_event(tool_use_id: &str, tool: &str, update: &Value) -> StreamEv
     }
 }
 
+wire! {
 /// A tool call to run, with its index in the whole turn.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct PendingCall {
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingCall reads pub from_value {
     /// The call's index in the whole turn (the N of `[[tool:N]]`).
     pub index: u32,
     /// The call's id.
@@ -112,16 +120,6 @@ pub struct PendingCall {
     /// The call's input.
     pub input: Value,
 }
-
-impl ToJson for PendingCall {
-    fn write_json(&self, out: &mut JsonOut) {
-        Object::new(out)
-            .field("index", &self.index)
-            .field("id", &self.id)
-            .field("name", &self.name)
-            .field("input", &self.input)
-            .end();
-    }
 }
 
 /// One user message's loop.

@@ -27,6 +27,7 @@ use serde_json::Value;
 
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
+pub use crate::state::Step;
 use crate::state::{ChatError, ChatMessage, ChatRequest, Patch, StateMachine};
 use crate::stream::{ChatStream, StreamOptions};
 #[cfg(feature = "provider")]
@@ -34,22 +35,6 @@ use {crate::agent::PendingCall, provider::ProviderMode};
 
 /// chatstream-proxy's provider routes: `/api/chat/<name>`.
 const PROVIDER_ROUTES: [&str; 6] = ["openai", "openai-responses", "anthropic", "gemini", "ollama", "compat"];
-
-/// What one step of a turn gives: the events to hand out, in order, and the state's changes.
-#[derive(Debug, Default, PartialEq)]
-pub struct Step {
-    /// The events, as the turn's event stream hands them out.
-    pub events: Vec<StreamEvent>,
-    /// The state's changes.
-    pub patches: Vec<Patch>,
-}
-
-impl Step {
-    fn extend(&mut self, more: Step) {
-        self.events.extend(more.events);
-        self.patches.extend(more.patches);
-    }
-}
 
 /// What the caller does once a response has ended.
 #[derive(Debug, PartialEq)]
@@ -205,14 +190,10 @@ impl ChatSession {
         }
         match &mut self.mode {
             Mode::Backend => {}
+            // When tools were running (no response), or the response had completed already, the
+            // turn stops here.
             #[cfg(feature = "provider")]
-            Mode::Provider(provider) => {
-                // The response's partial `complete` joins the turn's before the turn stops; when
-                // tools were running (no response), or the response had completed already, the
-                // turn stops here.
-                events = provider.on_events(events);
-                provider.cancel(&mut events);
-            }
+            Mode::Provider(provider) => events = provider.cancel(events),
         }
         self.end_turn(events)
     }
@@ -289,18 +270,11 @@ impl ChatSession {
 
     /// The response's events, through the agent loop in provider mode, applied to the state.
     fn step(&mut self, events: Vec<StreamEvent>) -> Step {
-        let events = match &mut self.mode {
-            Mode::Backend => events,
+        match &mut self.mode {
+            Mode::Backend => self.machine.step(events),
             #[cfg(feature = "provider")]
-            Mode::Provider(provider) => provider.on_events(events),
-        };
-        self.apply(events)
-    }
-
-    /// `events` (already through the agent loop, if any) applied to the state.
-    fn apply(&mut self, events: Vec<StreamEvent>) -> Step {
-        let patches = events.iter().flat_map(|event| self.machine.apply(event)).collect();
-        Step { events, patches }
+            Mode::Provider(provider) => provider.on_events(events, &mut self.machine),
+        }
     }
 
     fn response_ended(&mut self, events: Vec<StreamEvent>) -> (Step, After) {
@@ -312,10 +286,10 @@ impl ChatSession {
             Mode::Provider(provider) => {
                 let mut out = Vec::new();
                 if let Some(calls) = provider.response_ended(&mut out) {
-                    step.extend(self.apply(out));
+                    step.extend(self.machine.step(out));
                     return (step, After::RunTools(calls));
                 }
-                step.extend(self.apply(out));
+                step.extend(self.machine.step(out));
             }
         }
         step.patches.extend(self.close_turn());
@@ -324,7 +298,7 @@ impl ChatSession {
 
     /// The turn is over with `events` (already through the agent loop, if any).
     fn end_turn(&mut self, events: Vec<StreamEvent>) -> Step {
-        let mut step = self.apply(events);
+        let mut step = self.machine.step(events);
         step.patches.extend(self.close_turn());
         step
     }

@@ -4,12 +4,12 @@
 
 use serde_json::Value;
 
-use super::{ChatSession, Mode, Step};
+use super::{ChatSession, Mode};
 use crate::agent::{AgentConfig, AgentTurn, PendingCall, ToolFailure};
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
 use crate::request::{RequestError, Turn};
-use crate::state::{Patch, PendingApproval, StateMachine};
+use crate::state::{Patch, PendingApproval, StateMachine, Step};
 use crate::stream::{ChatStream, StreamOptions};
 
 /// The loop's configuration, the model's conversation, and the turn.
@@ -42,8 +42,13 @@ impl ProviderMode {
         Ok(body)
     }
 
-    /// A response's events, through the loop: what the UI sees.
-    pub(super) fn on_events(&mut self, events: Vec<StreamEvent>) -> Vec<StreamEvent> {
+    /// A response's events, through the loop, applied to the state: what the UI sees.
+    pub(super) fn on_events(&mut self, events: Vec<StreamEvent>, machine: &mut StateMachine) -> Step {
+        let events = self.through_loop(events);
+        machine.step(events)
+    }
+
+    fn through_loop(&mut self, events: Vec<StreamEvent>) -> Vec<StreamEvent> {
         let Some(turn) = self.turn.as_mut() else { return events };
         let mut out = Vec::with_capacity(events.len());
         for event in events {
@@ -65,11 +70,14 @@ impl ProviderMode {
         events
     }
 
-    /// Stops the turn: the answer so far, then `cancelled`.
-    pub(super) fn cancel(&mut self, events: &mut Vec<StreamEvent>) {
+    /// Stops the turn: the response's last `events` through the loop (its partial `complete`
+    /// joins the turn's), then the answer so far and `cancelled`.
+    pub(super) fn cancel(&mut self, events: Vec<StreamEvent>) -> Vec<StreamEvent> {
+        let mut events = self.through_loop(events);
         if let Some(turn) = self.turn.as_mut() {
-            turn.cancel(events);
+            turn.cancel(&mut events);
         }
+        events
     }
 
     /// The turn is over: its exchanges join the conversation.
@@ -137,7 +145,7 @@ impl ChatSession {
     /// A running tool reported progress (a string, or `{stage, message, progress, data}`).
     pub fn tool_progress(&mut self, call: &PendingCall, update: &Value) -> Step {
         let event = crate::agent::progress_event(&call.id, &call.name, update);
-        self.apply(vec![event])
+        self.machine.step(vec![event])
     }
 
     /// A tool finished: its result for the model and the UI.
@@ -146,7 +154,7 @@ impl ChatSession {
         if let Some(turn) = self.agent_turn_mut() {
             turn.tool_done(call, output, is_error, &mut events);
         }
-        self.apply(events)
+        self.machine.step(events)
     }
 
     /// A tool gave no result of its own (it threw, timed out, was cancelled or denied).

@@ -195,7 +195,7 @@ impl Cleaner {
                     Some(at) => self.tools.set_input_if_empty(at, input),
                     None => {
                         let id = id.unwrap_or_else(|| format!("tool_{}", self.tools.len()));
-                        self.start_tool(id, name, false, input, out);
+                        self.start_tool(id, name, Some(input), out);
                     }
                 }
             }
@@ -207,7 +207,7 @@ impl Cleaner {
                     Some(at) => at,
                     None => {
                         let id = id.unwrap_or_else(|| format!("tool_{}", self.tools.len()));
-                        self.start_tool(id, name.unwrap_or_default(), false, json!({}), out)
+                        self.start_tool(id, name.unwrap_or_default(), Some(json!({})), out)
                     }
                 };
                 self.tools.complete(at, output, is_error, out);
@@ -303,20 +303,14 @@ impl Cleaner {
     fn find_or_start(&mut self, id: String, name: String, out: &mut Vec<StreamEvent>) -> usize {
         match self.tools.find(&id) {
             Some(at) => at,
-            None => self.start_tool(id, name, true, json!({}), out),
+            None => self.start_tool(id, name, None, out),
         }
     }
 
-    /// A new tool: the next index, a place in the message, and `tool_start`.
-    fn start_tool(
-        &mut self,
-        id: String,
-        name: String,
-        requested: bool,
-        input: Value,
-        out: &mut Vec<StreamEvent>,
-    ) -> usize {
-        let at = self.tools.start(id, name, requested, input, out);
+    /// A new tool: the next index, a place in the message, and `tool_start`. `ran` is the input
+    /// of a tool the backend ran; `None` for a call the model asks for (its arguments stream).
+    fn start_tool(&mut self, id: String, name: String, ran: Option<Value>, out: &mut Vec<StreamEvent>) -> usize {
+        let at = self.tools.start(id, name, ran, out);
         self.parts.push(Part::Started(at as u32));
         at
     }

@@ -4,14 +4,13 @@
 
 use std::collections::BTreeSet;
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::markers::{strip_unwanted_chars, MarkerStripper, Token};
 use super::payload::PayloadKind;
 use super::CleanOptions;
 use crate::event::{Segment, ToolRecord};
-use crate::json::{JsonOut, Object, ToJson};
+use crate::wire::wire;
 
 /// One part of a message in reading order.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,9 +128,10 @@ pub fn resolve_tool_markers(message: &str, tool_history: &[ToolRecord]) -> Vec<S
     segments_of(&parts, tool_history)
 }
 
+wire! {
 /// A whole response text taken apart (the JS helper `parseLlmResponse`, and how a backend's
 /// `complete.payload.message` is cleaned).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ParsedResponse {
     /// Clean text with `[[tool:N]]` markers kept.
     pub message: String,
@@ -147,6 +147,7 @@ pub struct ParsedResponse {
     pub custom_payload: Option<Value>,
     /// Why a payload marker was left in the text (its JSON missing or malformed).
     pub diagnostics: Vec<String>,
+}
 }
 
 /// Cleans a whole response text as the stream would: unwanted characters, thinking tags, payload
@@ -192,20 +193,6 @@ pub(crate) fn parse_with_parts(text: &str, options: &CleanOptions) -> (ParsedRes
     let thinking = thinking.trim();
     parsed.thinking = (!thinking.is_empty()).then(|| thinking.to_owned());
     (parsed, parts)
-}
-
-impl ToJson for ParsedResponse {
-    fn write_json(&self, out: &mut JsonOut) {
-        Object::new(out)
-            .field("message", &self.message)
-            .field("text", &self.text)
-            .field("thinking", &self.thinking)
-            .field("suggested_values", &self.suggested_values)
-            .field("suggested_actions", &self.suggested_actions)
-            .field("custom_payload", &self.custom_payload)
-            .field("diagnostics", &self.diagnostics)
-            .end();
-    }
 }
 
 impl ParsedResponse {

@@ -50,15 +50,11 @@ impl Tools {
         self.by_id.get(id).copied()
     }
 
-    /// A new tool at the next index: `tool_start`.
-    pub(crate) fn start(
-        &mut self,
-        id: String,
-        name: String,
-        requested: bool,
-        input: Value,
-        out: &mut Vec<StreamEvent>,
-    ) -> usize {
+    /// A new tool at the next index: `tool_start`. `ran`: the input of a tool the backend ran, or
+    /// `None` for a call the model asks for.
+    pub(crate) fn start(&mut self, id: String, name: String, ran: Option<Value>, out: &mut Vec<StreamEvent>) -> usize {
+        let requested = ran.is_none();
+        let input = ran.unwrap_or_else(|| json!({}));
         let index = self.list.len() as u32;
         out.push(StreamEvent::ToolStart { tool_use_id: id.clone(), tool: name.clone(), index, input: input.clone() });
         let at = self.list.len();

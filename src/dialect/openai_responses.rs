@@ -213,7 +213,9 @@ pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(TextEvent, Taken<'a,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::test_support::{edits_read, recorded_frames, same_as_general};
+    use crate::dialect::test_support::{
+        delta, edits_read, end, finish, recorded_frames, same_as_general, start, text, thinking,
+    };
     use crate::error::ErrorCode;
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
@@ -243,25 +245,6 @@ mod tests {
         ];
         let read = edits_read(&events, agrees);
         assert!(read > 100, "only {read} edits took the fast path");
-    }
-
-    fn text(t: &str) -> ProviderEvent {
-        ProviderEvent::Text(t.into())
-    }
-    fn thinking(t: &str) -> ProviderEvent {
-        ProviderEvent::Thinking(t.into())
-    }
-    fn finish(reason: &str) -> ProviderEvent {
-        ProviderEvent::Finish { reason: reason.into() }
-    }
-    fn start(id: &str, name: &str) -> ProviderEvent {
-        ProviderEvent::ToolCallStart { id: id.into(), name: name.into() }
-    }
-    fn delta(id: &str, delta: &str) -> ProviderEvent {
-        ProviderEvent::ToolCallDelta { id: id.into(), delta: delta.into() }
-    }
-    fn end(id: &str) -> ProviderEvent {
-        ProviderEvent::ToolCallEnd { id: id.into(), name: None, input: None }
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! Anthropic Messages API request bodies (docs.anthropic.com, "Messages"): `anthropic`.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{
-    budget, declarations, insert_some, object, output_text, string, system_text, Profile, ToolDef, Turn,
-    ANTHROPIC_DEFAULT_MAX_TOKENS,
+    budget, declarations, insert_some, object, output_text, streaming_body, string, system_text, text_then_calls,
+    Profile, ToolDef, Turn, ANTHROPIC_DEFAULT_MAX_TOKENS,
 };
 
 /// Anthropic Messages: tool calls are `tool_use` blocks of the assistant, results are
@@ -19,18 +19,15 @@ pub(super) fn anthropic(profile: &Profile, conversation: &[Turn], tools: &[ToolD
         match turn {
             Turn::User { content } => messages.push(object([("role", string("user")), ("content", string(content))])),
             Turn::Assistant { content, tool_calls } => {
-                let mut blocks = Vec::new();
-                if !content.is_empty() {
-                    blocks.push(object([("type", string("text")), ("text", string(content))]));
-                }
-                blocks.extend(tool_calls.iter().map(|c| {
-                    object([
-                        ("type", string("tool_use")),
-                        ("id", string(&c.id)),
-                        ("name", string(&c.name)),
-                        ("input", c.input.clone()),
-                    ])
-                }));
+                let blocks = text_then_calls(
+                    content,
+                    tool_calls,
+                    |text| object([("type", string("text")), ("text", string(text))]),
+                    |c| {
+                        let (id, name) = (string(&c.id), string(&c.name));
+                        object([("type", string("tool_use")), ("id", id), ("name", name), ("input", c.input.clone())])
+                    },
+                );
                 messages.push(object([("role", string("assistant")), ("content", Value::Array(blocks))]));
             }
             Turn::Tool { results } => {
@@ -52,10 +49,8 @@ pub(super) fn anthropic(profile: &Profile, conversation: &[Turn], tools: &[ToolD
             }
         }
     }
-    let mut body = Map::new();
-    body.insert("model".into(), string(&profile.model));
+    let mut body = streaming_body(profile, "messages", messages);
     insert_some(&mut body, "system", system_text(profile));
-    body.insert("messages".into(), Value::Array(messages));
     let mut max_tokens = profile.max_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS);
     if profile.thinking {
         let budget = budget(profile).max(1024);
@@ -65,7 +60,6 @@ pub(super) fn anthropic(profile: &Profile, conversation: &[Turn], tools: &[ToolD
         insert_some(&mut body, "temperature", profile.temperature);
     }
     body.insert("max_tokens".into(), max_tokens.into());
-    body.insert("stream".into(), Value::Bool(true));
     if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(declarations(tools, "input_schema")));
         if no_more_tools {

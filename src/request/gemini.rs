@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{budget, declarations, insert_some, object, string, system_text, Profile, ToolDef, Turn};
+use super::{budget, declarations, insert_some, object, string, system_text, text_then_calls, Profile, ToolDef, Turn};
 
 /// Gemini `streamGenerateContent`: `contents` of `user` and `model` turns; a function response
 /// must be an object, so other outputs are wrapped as `{"result": …}` (`{"error": …}` for errors).
@@ -13,13 +13,12 @@ pub(super) fn gemini(profile: &Profile, conversation: &[Turn], tools: &[ToolDef]
         match turn {
             Turn::User { content } => contents.push(object([("role", string("user")), ("parts", text_parts(content))])),
             Turn::Assistant { content, tool_calls } => {
-                let mut parts = Vec::new();
-                if !content.is_empty() {
-                    parts.push(object([("text", string(content))]));
-                }
-                parts.extend(tool_calls.iter().map(|c| {
-                    object([("functionCall", object([("name", string(&c.name)), ("args", c.input.clone())]))])
-                }));
+                let parts = text_then_calls(
+                    content,
+                    tool_calls,
+                    |text| object([("text", string(text))]),
+                    |c| object([("functionCall", object([("name", string(&c.name)), ("args", c.input.clone())]))]),
+                );
                 contents.push(object([("role", string("model")), ("parts", Value::Array(parts))]));
             }
             Turn::Tool { results } => {

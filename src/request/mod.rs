@@ -193,6 +193,14 @@ pub struct ToolDef {
     pub needs_approval: bool,
 }
 
+impl ToolDef {
+    /// The schema of a tool that takes no input (an object with no properties): what a tool that
+    /// gives none gets.
+    pub fn no_input() -> Value {
+        object([("type", string("object")), ("properties", Value::Object(Map::new()))])
+    }
+}
+
 /// A request that cannot be built: always `VALIDATION_ERROR`, naming the field.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestError {
@@ -317,6 +325,28 @@ fn declarations(tools: &[ToolDef], schema: &str) -> Vec<Value> {
 /// A JSON string.
 fn string(text: &str) -> Value {
     Value::String(text.to_owned())
+}
+
+/// An assistant turn's items, as the formats that write its text and its calls side by side have
+/// them: the text (when there is any), then each call.
+/// (Function pointers, not generics: one copy of this in the wasm module for every format.)
+fn text_then_calls(
+    content: &str,
+    tool_calls: &[ToolCall],
+    text: fn(&str) -> Value,
+    call: fn(&ToolCall) -> Value,
+) -> Vec<Value> {
+    let text = (!content.is_empty()).then(|| text(content));
+    text.into_iter().chain(tool_calls.iter().map(call)).collect()
+}
+
+/// A streaming request's body as it begins: the model, and the conversation under `key`.
+fn streaming_body(profile: &Profile, key: &str, conversation: Vec<Value>) -> Map<String, Value> {
+    let mut body = Map::new();
+    body.insert("model".into(), string(&profile.model));
+    body.insert(key.into(), Value::Array(conversation));
+    body.insert("stream".into(), Value::Bool(true));
+    body
 }
 
 fn insert_some(body: &mut Map<String, Value>, key: &str, value: Option<impl Into<Value>>) {

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::openai::{chat_messages, function_tools};
-use super::{insert_some, object, output_text, string, Profile, ToolDef, Turn};
+use super::{insert_some, object, streaming_body, string, Profile, ToolDef, Turn};
 
 /// Ollama's `/api/chat`: arguments as objects, results as `tool` messages naming the tool. It
 /// has no way to forbid calls, so the last iteration sends no tools.
@@ -13,18 +13,9 @@ pub(super) fn ollama(profile: &Profile, conversation: &[Turn], tools: &[ToolDef]
         profile,
         conversation,
         |c| object([("function", object([("name", string(&c.name)), ("arguments", c.input.clone())]))]),
-        |r| {
-            object([
-                ("role", string("tool")),
-                ("tool_name", string(&r.name)),
-                ("content", Value::String(output_text(&r.output))),
-            ])
-        },
+        |r| ("tool_name", string(&r.name)),
     );
-    let mut body = Map::new();
-    body.insert("model".into(), string(&profile.model));
-    body.insert("messages".into(), Value::Array(messages));
-    body.insert("stream".into(), Value::Bool(true));
+    let mut body = streaming_body(profile, "messages", messages);
     if profile.thinking {
         body.insert("think".into(), Value::Bool(true));
     }

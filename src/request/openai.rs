@@ -2,11 +2,11 @@
 //! completion"): `openai`, and the OpenAI-compatible servers of `compat`. The message writer and
 //! the tool declarations are Ollama's too.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{
-    declarations, insert_some, object, output_text, reasoning_effort, string, system_text, Profile, Provider, ToolCall,
-    ToolDef, ToolResult, Turn,
+    declarations, insert_some, object, output_text, reasoning_effort, streaming_body, string, system_text, Profile,
+    Provider, ToolCall, ToolDef, ToolResult, Turn,
 };
 
 /// Chat Completions (`openai`, and `compat` servers, which take `max_tokens` and know no
@@ -25,18 +25,9 @@ pub(super) fn chat_completions(
             let function = object([("name", string(&c.name)), ("arguments", Value::String(c.input.to_string()))]);
             object([("id", string(&c.id)), ("type", string("function")), ("function", function)])
         },
-        |r| {
-            object([
-                ("role", string("tool")),
-                ("tool_call_id", string(&r.tool_use_id)),
-                ("content", Value::String(output_text(&r.output))),
-            ])
-        },
+        |r| ("tool_call_id", string(&r.tool_use_id)),
     );
-    let mut body = Map::new();
-    body.insert("model".into(), string(&profile.model));
-    body.insert("messages".into(), Value::Array(messages));
-    body.insert("stream".into(), Value::Bool(true));
+    let mut body = streaming_body(profile, "messages", messages);
     body.insert("stream_options".into(), object([("include_usage", Value::Bool(true))]));
     insert_some(&mut body, "temperature", profile.temperature);
     let max_key = if provider == Provider::OpenAi { "max_completion_tokens" } else { "max_tokens" };
@@ -54,13 +45,18 @@ pub(super) fn chat_completions(
 }
 
 /// A system message, then the turns, for the two APIs shaped like Chat Completions (OpenAI and
-/// compatible servers, Ollama), which differ only in how a call and a result are written.
+/// compatible servers, Ollama), which differ only in how a call is written and how a result's
+/// `tool` message names its call (`named`: the key and its value).
 pub(super) fn chat_messages(
     profile: &Profile,
     conversation: &[Turn],
     call: impl Fn(&ToolCall) -> Value,
-    result: impl Fn(&ToolResult) -> Value,
+    named: impl Fn(&ToolResult) -> (&'static str, Value),
 ) -> Vec<Value> {
+    let result = |r: &ToolResult| {
+        let (key, name) = named(r);
+        object([("role", string("tool")), (key, name), ("content", Value::String(output_text(&r.output)))])
+    };
     let mut messages = Vec::new();
     if let Some(system) = system_text(profile) {
         messages.push(object([("role", string("system")), ("content", string(system))]));

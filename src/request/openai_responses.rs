@@ -1,10 +1,11 @@
 //! OpenAI Responses API request bodies (platform.openai.com, API reference, "Create a model
 //! response"): `openai-responses`.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{
-    declarations, insert_some, object, output_text, reasoning_effort, string, system_text, Profile, ToolDef, Turn,
+    declarations, insert_some, object, output_text, reasoning_effort, streaming_body, string, system_text,
+    text_then_calls, Profile, ToolDef, Turn,
 };
 
 /// The Responses API: `input` items; calls and their outputs are items of their own.
@@ -13,19 +14,20 @@ pub(super) fn responses(profile: &Profile, conversation: &[Turn], tools: &[ToolD
     for turn in conversation {
         match turn {
             Turn::User { content } => input.push(object([("role", string("user")), ("content", string(content))])),
-            Turn::Assistant { content, tool_calls } => {
-                if !content.is_empty() {
-                    input.push(object([("role", string("assistant")), ("content", string(content))]));
-                }
-                input.extend(tool_calls.iter().map(|c| {
+            Turn::Assistant { content, tool_calls } => input.extend(text_then_calls(
+                content,
+                tool_calls,
+                |text| object([("role", string("assistant")), ("content", string(text))]),
+                |c| {
+                    let (id, name, arguments) = (string(&c.id), string(&c.name), Value::String(c.input.to_string()));
                     object([
                         ("type", string("function_call")),
-                        ("call_id", string(&c.id)),
-                        ("name", string(&c.name)),
-                        ("arguments", Value::String(c.input.to_string())),
+                        ("call_id", id),
+                        ("name", name),
+                        ("arguments", arguments),
                     ])
-                }));
-            }
+                },
+            )),
             Turn::Tool { results } => input.extend(results.iter().map(|r| {
                 object([
                     ("type", string("function_call_output")),
@@ -35,11 +37,8 @@ pub(super) fn responses(profile: &Profile, conversation: &[Turn], tools: &[ToolD
             })),
         }
     }
-    let mut body = Map::new();
-    body.insert("model".into(), string(&profile.model));
+    let mut body = streaming_body(profile, "input", input);
     insert_some(&mut body, "instructions", system_text(profile));
-    body.insert("input".into(), Value::Array(input));
-    body.insert("stream".into(), Value::Bool(true));
     // The loop resends the whole conversation; nothing needs keeping on OpenAI's side.
     body.insert("store".into(), Value::Bool(false));
     insert_some(&mut body, "temperature", profile.temperature);

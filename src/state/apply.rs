@@ -4,10 +4,13 @@ use serde_json::Value;
 
 use super::parts::parts_of_answer;
 use super::{
-    ChatError, ChatMessage, Field, MessagePart, Patch, PatchValue, Phase, StateMachine, ToolProgressState, ToolState,
+    ChatError, ChatMessage, ChatState, Field, MessagePart, Patch, PatchValue, Phase, StateMachine, ToolProgressState,
+    ToolState,
 };
 use crate::event::{CompletePayload, Segment, StreamEvent};
 use crate::json::to_value;
+
+const KEY: super::StateKeys = ChatState::KEY;
 
 impl StateMachine {
     /// Moves the state along by one event of the turn.
@@ -24,11 +27,11 @@ impl StateMachine {
             }
             StreamEvent::ThinkingDelta { text } => {
                 self.state.thinking_text.push_str(text);
-                patches.push(Patch::Append { key: "thinkingText", text: text.clone() });
+                patches.push(Patch::Append { key: KEY.thinking_text, text: text.clone() });
                 match self.state.streaming_parts.last_mut() {
                     Some(MessagePart::Reasoning { text: last }) => {
                         last.push_str(text);
-                        patches.push(Patch::AppendToLast { key: "streamingParts", text: text.clone() });
+                        patches.push(Patch::AppendToLast { key: KEY.streaming_parts, text: text.clone() });
                     }
                     _ => self.push_part(MessagePart::Reasoning { text: text.clone() }, &mut patches),
                 }
@@ -70,7 +73,7 @@ impl StateMachine {
                         *shown = input.clone();
                     }
                     let value = PatchValue::Segment(self.state.streaming_segments[at].clone());
-                    patches.push(Patch::SetAt { key: "streamingSegments", at, value });
+                    patches.push(Patch::SetAt { key: KEY.streaming_segments, at, value });
                 }
                 self.set_tool_part(tool_use_id, &mut patches, |state, shown| {
                     *state = ToolState::InputAvailable;
@@ -81,7 +84,8 @@ impl StateMachine {
                 if let Some(progress) = self.state.active_tool_progress.as_mut() {
                     let value = to_value(event);
                     progress.updates.push(value.clone());
-                    patches.push(Patch::PushToolUpdate { value: value.into() });
+                    let (key, list) = (KEY.active_tool_progress, ToolProgressState::KEY.updates);
+                    patches.push(Patch::PushInto { key, list, value: value.into() });
                 }
             }
             StreamEvent::ToolComplete { tool_use_id, tool, index, input, output, is_error } => {
@@ -100,7 +104,7 @@ impl StateMachine {
                     Some(at) => {
                         let value = PatchValue::Segment(finished.clone());
                         self.state.streaming_segments[at] = finished;
-                        patches.push(Patch::SetAt { key: "streamingSegments", at, value });
+                        patches.push(Patch::SetAt { key: KEY.streaming_segments, at, value });
                     }
                     None => self.push_segment(finished, &mut patches),
                 }
@@ -113,12 +117,13 @@ impl StateMachine {
                 let parts = self.final_parts(payload);
                 let message = ChatMessage::assistant((self.ids)(), payload, parts);
                 if !message.is_empty() {
-                    patches.push(Patch::PushMessage { value: PatchValue::Message(Box::new(message.clone())) });
+                    let value = PatchValue::Message(Box::new(message.clone()));
+                    patches.push(Patch::Push { key: KEY.messages, value });
                     self.state.messages.push(message);
                 }
                 if let Some(id) = payload.extra.get("conversation_id").filter(|v| !v.is_null()) {
                     self.state.conversation_id = Some(id.clone());
-                    patches.push(Patch::Set { key: "conversationId", value: id.clone().into() });
+                    patches.push(Patch::Set { key: KEY.conversation_id, value: id.clone().into() });
                 }
                 self.end_turn(&mut patches);
             }
@@ -131,9 +136,11 @@ impl StateMachine {
             }
             StreamEvent::Cancelled => {
                 // The `complete` before this carried the partial answer: mark it as stopped.
+                let at = self.state.messages.len().saturating_sub(1);
                 if let Some(last) = self.state.messages.last_mut().filter(|m| m.role == "assistant" && !m.cancelled) {
                     last.cancelled = true;
-                    patches.push(Patch::SetLastMessage { value: PatchValue::Message(Box::new(last.clone())) });
+                    let value = PatchValue::Message(Box::new(last.clone()));
+                    patches.push(Patch::SetAt { key: KEY.messages, at, value });
                 }
                 self.end_turn(&mut patches);
             }
@@ -159,15 +166,15 @@ impl StateMachine {
             patches.push(Patch::AppendText { text: text.to_owned() });
             return;
         }
-        patches.push(Patch::Append { key: "streamingText", text: text.to_owned() });
+        patches.push(Patch::Append { key: KEY.streaming_text, text: text.to_owned() });
         let fresh = text.trim_start();
         if segment_continues {
-            patches.push(Patch::AppendToLast { key: "streamingSegments", text: text.to_owned() });
+            patches.push(Patch::AppendToLast { key: KEY.streaming_segments, text: text.to_owned() });
         } else if !fresh.is_empty() {
             self.push_segment(Segment::Text { text: fresh.to_owned() }, patches);
         }
         if part_continues {
-            patches.push(Patch::AppendToLast { key: "streamingParts", text: text.to_owned() });
+            patches.push(Patch::AppendToLast { key: KEY.streaming_parts, text: text.to_owned() });
         } else if !fresh.is_empty() {
             self.push_part(MessagePart::Text { text: fresh.to_owned() }, patches);
         }
@@ -178,7 +185,7 @@ impl StateMachine {
             let place = self.tool_places.entry(tool_use_id.clone()).or_default();
             place.part.get_or_insert(self.state.streaming_parts.len());
         }
-        patches.push(Patch::Push { key: "streamingParts", value: PatchValue::Part(part.clone()) });
+        patches.push(Patch::Push { key: KEY.streaming_parts, value: PatchValue::Part(part.clone()) });
         self.state.streaming_parts.push(part);
     }
 
@@ -187,7 +194,7 @@ impl StateMachine {
             let place = self.tool_places.entry(id.clone()).or_default();
             place.segment.get_or_insert(self.state.streaming_segments.len());
         }
-        patches.push(Patch::Push { key: "streamingSegments", value: PatchValue::Segment(segment.clone()) });
+        patches.push(Patch::Push { key: KEY.streaming_segments, value: PatchValue::Segment(segment.clone()) });
         self.state.streaming_segments.push(segment);
     }
 
@@ -210,7 +217,7 @@ impl StateMachine {
         if let Some((at, state, input)) = found {
             change(state, input);
             let value = PatchValue::Part(self.state.streaming_parts[at].clone());
-            patches.push(Patch::SetAt { key: "streamingParts", at, value });
+            patches.push(Patch::SetAt { key: KEY.streaming_parts, at, value });
         }
     }
 
@@ -232,7 +239,7 @@ impl StateMachine {
         };
         match at {
             Some(at) => {
-                patches.push(Patch::SetAt { key: "streamingParts", at, value: PatchValue::Part(part.clone()) });
+                patches.push(Patch::SetAt { key: KEY.streaming_parts, at, value: PatchValue::Part(part.clone()) });
                 self.state.streaming_parts[at] = part;
             }
             None => self.push_part(part, patches),

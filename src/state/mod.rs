@@ -19,11 +19,13 @@
 
 mod apply;
 mod parts;
+mod patch;
 mod types;
 
 pub use parts::{MessagePart, ToolState};
+pub use patch::{Patch, PatchValue};
 pub use types::{
-    ChatError, ChatMessage, ChatRequest, ChatState, HistoryEntry, Patch, PatchValue, PendingApproval, Phase,
+    ChatError, ChatMessage, ChatRequest, ChatState, HistoryEntry, PendingApproval, Phase, StateKeys, ToolProgressKeys,
     ToolProgressState,
 };
 
@@ -38,6 +40,8 @@ use crate::json::{to_json, to_value, ToJson};
 use crate::request::Turn;
 use parts::parts_of_answer;
 
+const KEY: StateKeys = ChatState::KEY;
+
 /// The state machine. It knows nothing of HTTP: the caller begins a turn, feeds it the
 /// turn's events, and reports transport failures with [`StateMachine::fail`]. The caller keeps
 /// turns apart (`chat::ChatSession` refuses a second one while one is in flight).
@@ -50,6 +54,24 @@ pub struct StateMachine {
     /// Where each tool call of the turn is in `streaming_parts` and `streaming_segments`, so that
     /// an event about a call finds it at once however many calls the turn made.
     tool_places: HashMap<String, ToolPlace>,
+}
+
+/// Events applied to the state, in order: what one step of a turn hands out (the events) and the
+/// state's changes (the patches).
+#[derive(Debug, Default, PartialEq)]
+pub struct Step {
+    /// The events, as the turn's event stream hands them out.
+    pub events: Vec<StreamEvent>,
+    /// The state's changes.
+    pub patches: Vec<Patch>,
+}
+
+impl Step {
+    /// `more` after this step.
+    pub fn extend(&mut self, more: Step) {
+        self.events.extend(more.events);
+        self.patches.extend(more.patches);
+    }
 }
 
 /// A tool call's part and segment in the streaming state (the first of each, if its id repeats).
@@ -99,6 +121,12 @@ impl StateMachine {
         &self.state
     }
 
+    /// Applies `events` in order ([`StateMachine::apply`]), handing them back with their patches.
+    pub fn step(&mut self, events: Vec<StreamEvent>) -> Step {
+        let patches = events.iter().flat_map(|event| self.apply(event)).collect();
+        Step { events, patches }
+    }
+
     /// Starts a turn: validates the message (non-empty after trimming), adds it to
     /// the conversation and returns the request to send. A refused message changes nothing; the
     /// caller shows the error with [`StateMachine::fail`].
@@ -107,7 +135,7 @@ impl StateMachine {
             return Err(ChatError { code: ErrorCode::ValidationError, message: "Message cannot be empty".into() });
         }
         let user = ChatMessage::user((self.ids)(), message);
-        let mut patches = vec![Patch::PushMessage { value: PatchValue::Message(Box::new(user.clone())) }];
+        let mut patches = vec![Patch::Push { key: KEY.messages, value: PatchValue::Message(Box::new(user.clone())) }];
         self.state.messages.push(user);
         self.context = if context.is_null() { json!({}) } else { context };
         self.start_turn(&mut patches);
@@ -126,7 +154,7 @@ impl StateMachine {
         let mut patches = Vec::new();
         if self.state.messages.len() > at + 1 {
             self.state.messages.truncate(at + 1);
-            patches.push(Patch::Set { key: "messages", value: PatchValue::Messages(self.state.messages.clone()) });
+            patches.push(Patch::Set { key: KEY.messages, value: PatchValue::Messages(self.state.messages.clone()) });
         }
         self.start_turn(&mut patches);
         Ok((self.request(at), patches))
@@ -137,7 +165,7 @@ impl StateMachine {
     pub fn set_messages(&mut self, messages: Vec<ChatMessage>) -> Vec<Patch> {
         self.state.messages = messages.into_iter().map(|m| self.complete_stored(m)).collect();
         let mut patches =
-            vec![Patch::Set { key: "messages", value: PatchValue::Messages(self.state.messages.clone()) }];
+            vec![Patch::Set { key: KEY.messages, value: PatchValue::Messages(self.state.messages.clone()) }];
         self.set(&mut patches, Field::Error(None));
         patches
     }
@@ -279,19 +307,19 @@ impl StateMachine {
         self.tool_places.clear();
         if !self.state.streaming_text.is_empty() {
             self.state.streaming_text.clear();
-            patches.push(Patch::Set { key: "streamingText", value: Value::from("").into() });
+            patches.push(Patch::Set { key: KEY.streaming_text, value: Value::from("").into() });
         }
         if !self.state.thinking_text.is_empty() {
             self.state.thinking_text.clear();
-            patches.push(Patch::Set { key: "thinkingText", value: Value::from("").into() });
+            patches.push(Patch::Set { key: KEY.thinking_text, value: Value::from("").into() });
         }
         if !self.state.streaming_segments.is_empty() {
             self.state.streaming_segments.clear();
-            patches.push(Patch::Set { key: "streamingSegments", value: json!([]).into() });
+            patches.push(Patch::Set { key: KEY.streaming_segments, value: json!([]).into() });
         }
         if !self.state.streaming_parts.is_empty() {
             self.state.streaming_parts.clear();
-            patches.push(Patch::Set { key: "streamingParts", value: json!([]).into() });
+            patches.push(Patch::Set { key: KEY.streaming_parts, value: json!([]).into() });
         }
     }
 
@@ -305,12 +333,12 @@ impl StateMachine {
     fn set(&mut self, patches: &mut Vec<Patch>, field: Field) {
         let s = &mut self.state;
         let (key, value) = match field {
-            Field::IsLoading(v) => ("isLoading", replace(&mut s.is_loading, v)),
-            Field::StatusText(v) => ("statusText", replace(&mut s.status_text, v)),
-            Field::ActiveToolProgress(v) => ("activeToolProgress", replace(&mut s.active_tool_progress, v)),
-            Field::Error(v) => ("error", replace(&mut s.error, v)),
-            Field::PendingApproval(v) => ("pendingApproval", replace(&mut s.pending_approval, v)),
-            Field::Phase(v) => ("phase", replace(&mut s.phase, v)),
+            Field::IsLoading(v) => (KEY.is_loading, replace(&mut s.is_loading, v)),
+            Field::StatusText(v) => (KEY.status_text, replace(&mut s.status_text, v)),
+            Field::ActiveToolProgress(v) => (KEY.active_tool_progress, replace(&mut s.active_tool_progress, v)),
+            Field::Error(v) => (KEY.error, replace(&mut s.error, v)),
+            Field::PendingApproval(v) => (KEY.pending_approval, replace(&mut s.pending_approval, v)),
+            Field::Phase(v) => (KEY.phase, replace(&mut s.phase, v)),
         };
         if let Some(value) = value {
             patches.push(Patch::Set { key, value: value.into() });

@@ -2,29 +2,29 @@
 //! reasoning, tool calls with their state, custom data. The same list is built while the answer
 //! streams (`streamingParts`) and kept on the message, so an app renders both the same way.
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::clean::resolve_tool_markers;
 use crate::event::{Segment, ToolRecord};
-use crate::json::{Fields, JsonOut, Object, ToJson};
+use crate::json::Fields;
+use crate::wire::{wire, ReadField};
 
+wire! {
 /// One part of a message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum MessagePart {
+#[derive(Debug, Clone, PartialEq)]
+pub enum MessagePart tag "type" reads from_value {
     /// Answer text.
-    Text {
+    Text "text" {
         /// The text.
         text: String,
     },
     /// The model's reasoning.
-    Reasoning {
+    Reasoning "reasoning" {
         /// The text.
         text: String,
     },
     /// A tool call, from its start to its result.
-    Tool {
+    Tool "tool" {
         /// The call's id.
         tool_use_id: String,
         /// The tool's name.
@@ -41,40 +41,33 @@ pub enum MessagePart {
         is_error: bool,
     },
     /// Custom data the backend sent (AI SDK `data-*` parts).
-    Data {
+    Data "data" {
         /// The data part as sent.
         data: Value,
     },
 }
+}
 
+wire! {
 /// Where a tool call is, in the AI SDK's words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ToolState {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolState words {
     /// The model is still writing the input.
-    InputStreaming,
+    InputStreaming "input-streaming",
     /// The input is complete; the tool runs (or will).
-    InputAvailable,
+    InputAvailable "input-available",
     /// The call waits for the user's approval.
-    ApprovalRequested,
+    ApprovalRequested "approval-requested",
     /// The tool ran and gave an output.
-    OutputAvailable,
+    OutputAvailable "output-available",
     /// The tool ran and failed, or could not run.
-    OutputError,
+    OutputError "output-error",
     /// The user denied the call.
-    OutputDenied,
+    OutputDenied "output-denied",
+}
 }
 
 impl ToolState {
-    const ALL: [ToolState; 6] = [
-        ToolState::InputStreaming,
-        ToolState::InputAvailable,
-        ToolState::ApprovalRequested,
-        ToolState::OutputAvailable,
-        ToolState::OutputError,
-        ToolState::OutputDenied,
-    ];
-
     /// The state of a call that finished with this result.
     pub(crate) fn of_result(is_error: bool) -> ToolState {
         if is_error {
@@ -83,23 +76,16 @@ impl ToolState {
             ToolState::OutputAvailable
         }
     }
+}
 
-    /// The AI SDK's word: `input-streaming`, `output-available`, ….
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolState::InputStreaming => "input-streaming",
-            ToolState::InputAvailable => "input-available",
-            ToolState::ApprovalRequested => "approval-requested",
-            ToolState::OutputAvailable => "output-available",
-            ToolState::OutputError => "output-error",
-            ToolState::OutputDenied => "output-denied",
-        }
-    }
-
-    fn from_name(name: &str) -> Result<ToolState, String> {
+/// A saved part's state: one of the AI SDK's words.
+impl ReadField for ToolState {
+    fn read(fields: &Fields<'_>, key: &str) -> Result<Self, String> {
+        let name = fields.string(key)?;
         ToolState::ALL
-            .into_iter()
+            .iter()
             .find(|state| state.as_str() == name)
+            .copied()
             .ok_or_else(|| format!("unknown tool state {name:?}"))
     }
 }
@@ -138,55 +124,5 @@ pub(crate) fn part_of_segment(segment: Segment) -> MessagePart {
             output,
             is_error,
         },
-    }
-}
-
-impl MessagePart {
-    /// A stored message's part read back.
-    pub fn from_value(value: &Value) -> Result<MessagePart, String> {
-        let fields = Fields::of(value)?;
-        match fields.string("type")?.as_str() {
-            "text" => Ok(MessagePart::Text { text: fields.string("text")? }),
-            "reasoning" => Ok(MessagePart::Reasoning { text: fields.string("text")? }),
-            "tool" => Ok(MessagePart::Tool {
-                tool_use_id: fields.string("tool_use_id")?,
-                tool: fields.string("tool")?,
-                index: fields.index("index")?,
-                state: ToolState::from_name(&fields.string("state")?)?,
-                input: fields.value("input"),
-                output: fields.value("output"),
-                is_error: fields.bool("is_error")?,
-            }),
-            "data" => Ok(MessagePart::Data { data: fields.value("data") }),
-            other => {
-                Err(format!("unknown part type {other:?}, expected one of \"text\", \"reasoning\", \"tool\", \"data\""))
-            }
-        }
-    }
-}
-
-impl ToJson for MessagePart {
-    fn write_json(&self, out: &mut JsonOut) {
-        let part = |out, kind| Object::tagged(out, "type", kind);
-        match self {
-            MessagePart::Text { text } => part(out, "text").field("text", text).end(),
-            MessagePart::Reasoning { text } => part(out, "reasoning").field("text", text).end(),
-            MessagePart::Tool { tool_use_id, tool, index, state, input, output, is_error } => part(out, "tool")
-                .field("tool_use_id", tool_use_id)
-                .field("tool", tool)
-                .field("index", index)
-                .field("state", state)
-                .field("input", input)
-                .field("output", output)
-                .field("is_error", is_error)
-                .end(),
-            MessagePart::Data { data } => part(out, "data").field("data", data).end(),
-        }
-    }
-}
-
-impl ToJson for ToolState {
-    fn write_json(&self, out: &mut JsonOut) {
-        self.as_str().write_json(out);
     }
 }

@@ -59,6 +59,19 @@ pub struct JsChatSession {
     partial_inputs: RefCell<PartialInputs>,
 }
 
+/// The package entry whose module this is, when it is one of those built without provider mode
+/// (build.sh builds each with these features).
+#[cfg(not(feature = "provider"))]
+const BUILT_FOR: &str = if cfg!(feature = "dialects") {
+    "chatstream/streaming"
+} else if cfg!(all(feature = "dialect-agent", not(feature = "dialect-openai"))) {
+    "chatstream/agent"
+} else if cfg!(all(feature = "dialect-openai", not(feature = "dialect-agent"))) {
+    "chatstream/openai"
+} else {
+    "this build of chatstream"
+};
+
 #[wasm_bindgen(js_class = ChatSession)]
 impl JsChatSession {
     /// A chat with these options (`generateId` may be a function).
@@ -68,9 +81,9 @@ impl JsChatSession {
         let options = Options::given(&options, "ChatSession options")?;
         #[cfg(not(feature = "provider"))]
         if options.as_ref().is_some_and(|o| o.has("provider")) {
-            return Err(args::type_error(
-                "ChatSession options: provider mode is not in chatstream/streaming: import ChatSession from \"chatstream\"",
-            ));
+            return Err(args::type_error(&format!(
+                "ChatSession options: provider mode is not in {BUILT_FOR}: import ChatSession from \"chatstream\""
+            )));
         }
         let options = options.map(|o| o.only(SESSION_OPTIONS)).transpose()?;
         let stream_options = match &options {
@@ -300,11 +313,11 @@ extern "C" {
 mod provider {
     //! Provider mode: the options, and the steps of running the tools the JS side executes.
 
-    use serde_json::{json, Value};
+    use serde_json::Value;
     use wasm_bindgen::prelude::*;
 
     use super::{args, patches_to_js, ChatSession, JsChatSession, Options};
-    use crate::agent::{AgentConfig, PendingCall, ToolFailure, DEFAULT_MAX_ITERATIONS};
+    use crate::agent::{AgentConfig, PendingCall, ToolFailure};
     use crate::request::{Profile, Provider, ToolDef};
 
     /// The loop's configuration, when `provider` is set.
@@ -329,7 +342,7 @@ mod provider {
                 context_tokens: options.count("contextTokens")?,
             },
             tools: tools(options)?,
-            max_iterations: options.count("maxIterations")?.unwrap_or(DEFAULT_MAX_ITERATIONS).max(1),
+            max_iterations: AgentConfig::max_iterations(options.count("maxIterations")?),
         }))
     }
 
@@ -345,7 +358,7 @@ mod provider {
                 name: tool.string("name")?.ok_or_else(|| tool.required("name"))?,
                 description: tool.string("description")?.unwrap_or_default(),
                 // A tool that takes no input may leave its schema out.
-                input_schema: tool.json("input_schema")?.unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+                input_schema: tool.json("input_schema")?.unwrap_or_else(ToolDef::no_input),
                 needs_approval: tool.bool("needsApproval")?.unwrap_or(false),
             });
         }
@@ -354,13 +367,8 @@ mod provider {
 
     /// A call the module handed out in `tools`, handed back.
     fn call(value: &JsValue) -> Result<PendingCall, JsValue> {
-        let call = Options::any(value, "tool call")?;
-        Ok(PendingCall {
-            index: call.count("index")?.ok_or_else(|| call.required("index"))?,
-            id: call.string("id")?.ok_or_else(|| call.required("id"))?,
-            name: call.string("name")?.ok_or_else(|| call.required("name"))?,
-            input: call.json("input")?.unwrap_or(Value::Null),
-        })
+        PendingCall::from_value(&args::json(value, "tool call")?)
+            .map_err(|e| args::type_error(&format!("tool call: {e}")))
     }
 
     #[wasm_bindgen(js_class = ChatSession)]

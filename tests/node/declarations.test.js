@@ -19,6 +19,7 @@ import * as entry from "../../pkg/index.js";
 import * as streamingEntry from "../../pkg/streaming/index.js";
 import { useGeneralChat } from "../../pkg/react.js";
 import { STATE_BEFORE_LOAD } from "../../pkg/loading.js";
+import { CALLBACKS } from "../../pkg/session-options.js";
 import { fixtures } from "./fixtures.js";
 
 const { initSync, ChatSession, ChatStream, parseLlmResponse, resolveToolMarkers } = entry;
@@ -66,6 +67,9 @@ async function handedOut() {
   const saved = [];
   const parsed = [];
   const segments = [];
+  // What the sessions' callbacks are called with.
+  const called = Object.fromEntries(CALLBACKS.map((name) => [name, []]));
+  const callbacks = Object.fromEntries(Object.keys(called).map((name) => [name, (value) => called[name].push(value)]));
   for (const fixture of fixtures()) {
     const half = Math.floor(fixture.input.length / 2);
     const options = { dialect: fixture.dialect ?? "auto" };
@@ -79,8 +83,9 @@ async function handedOut() {
 
     const text = fixture.input.toString("utf8");
     parsed.push(parseLlmResponse(text, {}));
-    if (fixture.dialect === "agent") {
-      const session = new ChatSession({ fetch: scripted([fixture.input]) });
+    // Backend mode, over the agent protocol and the AI SDK's UI message stream (which has data parts).
+    if (fixture.dialect === "agent" || fixture.dialect === "ui-message-stream") {
+      const session = new ChatSession({ fetch: scripted([fixture.input]), ...callbacks });
       const run = await statesOf(session, async (s) => events.push(...(await drain(s.send("Hi", { page: "x" })))));
       states.push(...run.states);
       saved.push(...run.saved);
@@ -105,6 +110,7 @@ async function handedOut() {
     provider: "openai",
     model: "m",
     fetch: scripted([call, answer]),
+    ...callbacks,
     tools: [{ name: "search", description: "Searches", needsApproval: true, execute: async (_input, { progress }) => (progress("Searching"), ["a"]) }],
   });
   const run = await statesOf(provider, async (s) => {
@@ -125,6 +131,7 @@ async function handedOut() {
     saved: distinct(plain(saved)),
     parsed: distinct(plain(parsed)),
     segments: distinct(plain(segments)),
+    ...Object.fromEntries(Object.entries(called).map(([name, values]) => [name, distinct(plain(values))])),
   };
 }
 
@@ -176,7 +183,9 @@ test("every value the runtime hands out compiles as its declared type (tsc --str
   assert.ok(out.states.some((s) => s.pendingApproval !== null), "no state with a pending approval");
 
   compiles([
-    'import type { ChatMessage, ChatState, ParsedResponse, Segment, StreamEvent } from "chatstream";',
+    'import type { ChatCallbacks, ChatMessage, ChatState, ParsedResponse, Segment, StreamEvent } from "chatstream";',
+    "type Argument<Name extends keyof ChatCallbacks> = Parameters<NonNullable<ChatCallbacks[Name]>>[0];",
+    ...CALLBACKS.map((name) => `export const ${name}: Argument<"${name}">[] = ${literal(out[name])};`),
     `export const events: StreamEvent[] = ${literal(out.events)};`,
     `export const states: ChatState[] = ${literal(out.states)};`,
     `export const saved: ChatMessage[] = ${literal(out.saved)};`,

@@ -33,6 +33,11 @@ for (const { name, entry, dialect, dir } of entries) {
     assert.ok(size(`../../pkg/${dir}/chatstream_bg.wasm`) < size("../../pkg/streaming/chatstream_bg.wasm"));
   });
 
+  test(`${name}: provider mode is refused with a TypeError naming ${name}`, () => {
+    const refused = (error) => error instanceof TypeError && error.message.includes(`provider mode is not in ${name}: import ChatSession from "chatstream"`);
+    assert.throws(() => new entry.ChatSession({ provider: "openai", model: "m" }), refused);
+  });
+
   test(`${name}: reads every ${dialect} fixture as chatstream does; any other dialect ends with an error event naming it`, () => {
     let own = 0;
     let refused = 0;

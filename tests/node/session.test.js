@@ -359,6 +359,19 @@ test("in Node, a relative endpoint is an error saying to give an absolute URL, n
   session.dispose();
 });
 
+test("in Node, resume(url) with a relative URL is an error saying to give an absolute URL, not a CORS refusal", async () => {
+  const session = new ChatSession({ endpoint: "http://127.0.0.1:9/api/chat/stream" });
+  session.setMessages([{ role: "user", content: "hi" }]);
+  const events = await collect(session.resume("/api/chat/stream/streams/abc123"));
+  const error = events.at(-1);
+  assert.equal(error.code, "NETWORK_ERROR");
+  assert.match(error.message, /the answer's URL "\/api\/chat\/stream\/streams\/abc123" is a relative URL/);
+  assert.match(error.message, /give resume\(url\) an absolute URL/);
+  assert.doesNotMatch(error.message, /CORS/);
+  assert.deepEqual(session.getSnapshot().messages.map((m) => m.content), ["hi"], "the message is kept");
+  session.dispose();
+});
+
 test("a subscriber that throws does not stop the stream", async () => {
   const session = new ChatSession({ fetch: fetchReturning(() => new Response(body(agentTurn))) });
   const reported = [];
