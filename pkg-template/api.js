@@ -22,8 +22,18 @@ function isDetached(buffer) {
   }
 }
 
-/** The API over `wasm`, the namespace of a wasm-bindgen module (`import * as wasm from "./chatstream.js"`). */
-export function makeApi(wasm) {
+/** `AiSdkChat` in the entries whose module has no AI SDK backend mode (the one-dialect ones): says where it is. */
+class NoAiSdkChat {
+  constructor() {
+    throw new TypeError('This entry of chatstream has no AI SDK backend mode: import from "chatstream" or "chatstream/streaming"');
+  }
+}
+
+/**
+ * The API over `wasm`, the namespace of a wasm-bindgen module (`import * as wasm from "./chatstream.js"`);
+ * `makeAiSdkChat` (ai-sdk-chat.js) from the entries whose module has the AI SDK backend mode.
+ */
+export function makeApi(wasm, { makeAiSdkChat } = {}) {
   let ready = false;
   let loading = null;
   // Before the module is loaded, the generated bindings fail deep inside ("reading
@@ -143,6 +153,8 @@ export function makeApi(wasm) {
     loaded();
     return call(...args);
   };
+  const module = { isReady: () => ready, load: init };
+  const AiSdkChat = makeAiSdkChat && wasm.AiSdkChat ? makeAiSdkChat(wasm, module) : NoAiSdkChat;
   const streamEvents = makeStreamEvents({ ...wasm, ChatStream });
   const streamEventsWhenLoaded = streamEventsAfterLoad(init, streamEvents);
 
@@ -152,7 +164,8 @@ export function makeApi(wasm) {
     /** Whether the module is loaded (always, in Node). */
     isReady: () => ready,
     ChatStream,
-    ChatSession: makeChatSession(wasm, { isReady: () => ready, load: init }),
+    ChatSession: makeChatSession(wasm, { ...module, AiSdkChat }),
+    AiSdkChat,
     streamEvents: (input, options) => (ready ? streamEvents : streamEventsWhenLoaded)(input, options),
     resolveToolMarkers: guarded(wasm.resolveToolMarkers),
     parseLlmResponse: guarded(wasm.parseLlmResponse),

@@ -532,3 +532,323 @@ export default function init(input?: { module_or_path: InitInput | Promise<InitI
 export function initSync(input: { module: BufferSource | WebAssembly.Module } | BufferSource | WebAssembly.Module): void;
 /** Whether the module is loaded (always true in Node). */
 export function isReady(): boolean;
+
+// ---------------------------------------------------------------------------------------------------
+// The AI SDK backend mode: a chat with a backend written for the AI SDK's `useChat` (a route answering
+// with `streamText(...).toUIMessageStreamResponse()`), under the AI SDK's own names. In JavaScript
+// `new ChatSession({ backend: "ai-sdk", ... })` makes an `AiSdkChat`; in TypeScript, say `new AiSdkChat(...)`
+// (a constructor cannot be typed to return another class). React: `useGeneralChat({ backend: "ai-sdk", ... })`.
+
+/** An app's data part types by name: `{ weather: { city: string } }` types the `data-weather` parts. */
+export type UIDataTypes = Record<string, unknown>;
+/** A tool's input and output types. */
+export interface UITool {
+  input: unknown;
+  output: unknown;
+}
+/** An app's tools by name: `{ getWeather: { input: ...; output: ... } }` types the `tool-getWeather` parts. */
+export type UITools = Record<string, UITool>;
+
+/** A provider's metadata on a part, by provider name. */
+export type ProviderMetadata = Record<string, Record<string, Json>>;
+
+export interface TextUIPart {
+  type: "text";
+  text: string;
+  /** "streaming" until its end arrived. */
+  state?: "streaming" | "done";
+  providerMetadata?: ProviderMetadata;
+}
+export interface ReasoningUIPart {
+  type: "reasoning";
+  /** The reasoning block's id in the stream. */
+  id?: string;
+  text: string;
+  state?: "streaming" | "done";
+  providerMetadata?: ProviderMetadata;
+}
+export interface SourceUrlUIPart {
+  type: "source-url";
+  sourceId: string;
+  url: string;
+  title?: string;
+  providerMetadata?: ProviderMetadata;
+}
+export interface SourceDocumentUIPart {
+  type: "source-document";
+  sourceId: string;
+  mediaType: string;
+  title: string;
+  filename?: string;
+  providerMetadata?: ProviderMetadata;
+}
+export interface FileUIPart {
+  type: "file";
+  mediaType: string;
+  filename?: string;
+  /** A URL, or a data URL with the file's bytes. */
+  url: string;
+  providerMetadata?: ProviderMetadata;
+}
+/** Where a step of the answer begins (a model call: after tool results, the next one). */
+export interface StepStartUIPart {
+  type: "step-start";
+}
+/** A `data-<name>` part; `id` lets a later part of the same name and id update it in place. */
+export type DataUIPart<DATA_TYPES extends UIDataTypes> = {
+  [NAME in keyof DATA_TYPES & string]: { type: `data-${NAME}`; id?: string; data: DATA_TYPES[NAME] };
+}[keyof DATA_TYPES & string];
+
+type DeepPartial<T> = T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+
+/** A tool call and where it is: its input streaming, waiting for approval or output, done, failed, denied. */
+export type UIToolInvocation<TOOL extends UITool> = {
+  toolCallId: string;
+  title?: string;
+  /** The server ran it (the page does not). */
+  providerExecuted?: boolean;
+  callProviderMetadata?: ProviderMetadata;
+} & (
+  | {
+      state: "input-streaming";
+      /** The input so far, parsed from `rawInput`. */
+      input?: DeepPartial<TOOL["input"]>;
+      /** The input's text so far: a saved message picks its streaming up from here. */
+      rawInput?: string;
+      inputEncoding?: "json" | "text";
+      output?: never;
+      errorText?: never;
+      approval?: never;
+    }
+  | { state: "input-available"; input: TOOL["input"]; output?: never; errorText?: never; approval?: never }
+  | { state: "approval-requested"; input: TOOL["input"]; output?: never; errorText?: never; approval: { id: string; approved?: never; reason?: never } }
+  | { state: "approval-responded"; input: TOOL["input"]; output?: never; errorText?: never; approval: { id: string; approved: boolean; reason?: string } }
+  | {
+      state: "output-available";
+      input: TOOL["input"];
+      output: TOOL["output"];
+      errorText?: never;
+      /** A partial output; the final one follows. */
+      preliminary?: boolean;
+      resultProviderMetadata?: ProviderMetadata;
+      approval?: { id: string; approved: true; reason?: string };
+    }
+  | {
+      state: "output-error";
+      input: TOOL["input"] | undefined;
+      output?: never;
+      errorText: string;
+      resultProviderMetadata?: ProviderMetadata;
+      approval?: { id: string; approved: true; reason?: string };
+    }
+  | { state: "output-denied"; input: TOOL["input"]; output?: never; errorText?: never; approval: { id: string; approved: false; reason?: string } }
+);
+
+/** A `tool-<name>` part: a call of a tool the app declared. */
+export type ToolUIPart<TOOLS extends UITools = UITools> = {
+  [NAME in keyof TOOLS & string]: { type: `tool-${NAME}` } & UIToolInvocation<TOOLS[NAME]>;
+}[keyof TOOLS & string];
+
+/** A call of a tool not known in advance (MCP tools and the like): its name is beside it. */
+export type DynamicToolUIPart = { type: "dynamic-tool"; toolName: string } & UIToolInvocation<UITool>;
+
+export type UIMessagePart<DATA_TYPES extends UIDataTypes = UIDataTypes, TOOLS extends UITools = UITools> =
+  | TextUIPart
+  | ReasoningUIPart
+  | ToolUIPart<TOOLS>
+  | DynamicToolUIPart
+  | SourceUrlUIPart
+  | SourceDocumentUIPart
+  | FileUIPart
+  | DataUIPart<DATA_TYPES>
+  | StepStartUIPart;
+
+/**
+ * A message of the AI SDK backend mode, the AI SDK's UI message: typed with the app's metadata,
+ * data parts and tools, as `UIMessage<METADATA, DATA, TOOLS>` is in the AI SDK. A message given
+ * (`messages`, `setMessages`) with a part of another type, or a role other than these, is a
+ * TypeError naming it.
+ */
+export interface UIMessage<METADATA = unknown, DATA_PARTS extends UIDataTypes = UIDataTypes, TOOLS extends UITools = UITools> {
+  id: string;
+  role: "system" | "user" | "assistant";
+  metadata?: METADATA;
+  parts: Array<UIMessagePart<DATA_PARTS, TOOLS>>;
+}
+
+/**
+ * The message types this mode is generic over: chatstream's `UIMessage<...>`, or the AI SDK's own
+ * (`UIMessage` from "ai"), so that an app's message types move over unchanged.
+ */
+export interface AnyUIMessage {
+  id: string;
+  role: "system" | "user" | "assistant";
+  metadata?: unknown;
+  parts: Array<{ type: string }>;
+}
+
+type PartOf<UI_MESSAGE extends AnyUIMessage> = UI_MESSAGE["parts"][number];
+/** The names of the tools a message type declares (its `tool-<name>` parts). */
+export type ToolNameOf<UI_MESSAGE extends AnyUIMessage> = PartOf<UI_MESSAGE> extends infer PART
+  ? PART extends { type: `tool-${infer NAME}` }
+    ? NAME
+    : never
+  : never;
+type ToolPartOf<UI_MESSAGE extends AnyUIMessage, NAME extends string> = Extract<PartOf<UI_MESSAGE>, { type: `tool-${NAME}` }>;
+type ToolOutputOf<UI_MESSAGE extends AnyUIMessage, NAME extends string> = Extract<ToolPartOf<UI_MESSAGE, NAME>, { state: "output-available" }> extends { output: infer OUTPUT } ? OUTPUT : unknown;
+type ToolInputOf<UI_MESSAGE extends AnyUIMessage, NAME extends string> = Extract<ToolPartOf<UI_MESSAGE, NAME>, { state: "input-available" }> extends { input: infer INPUT } ? INPUT : unknown;
+/** The tools a message type declares (its `tool-<name>` parts), by name, with their input and output types. */
+export type UIToolsOf<UI_MESSAGE extends AnyUIMessage> = {
+  [NAME in ToolNameOf<UI_MESSAGE>]: { input: ToolInputOf<UI_MESSAGE, NAME>; output: ToolOutputOf<UI_MESSAGE, NAME> };
+};
+
+/** What a tool call for `onToolCall` has besides its name and input: the stream's `tool-input-available` chunk. */
+interface ToolCallChunk {
+  type: "tool-input-available";
+  toolCallId: string;
+  providerExecuted?: boolean;
+  providerMetadata?: ProviderMetadata;
+  toolMetadata?: Record<string, Json>;
+  title?: string;
+}
+/** A tool call for `onToolCall`: a declared tool's (typed by its name), or a dynamic one. */
+export type UIToolCall<UI_MESSAGE extends AnyUIMessage = UIMessage> =
+  | { [NAME in ToolNameOf<UI_MESSAGE>]: ToolCallChunk & { toolName: NAME; input: ToolInputOf<UI_MESSAGE, NAME>; dynamic?: false } }[ToolNameOf<UI_MESSAGE>]
+  | (ToolCallChunk & { toolName: string; input: unknown; dynamic: true });
+
+/** A data part as `onData` gets it: a `data-*` part of the message type, and `transient` ones (never kept in a message). */
+export type UIDataPartOf<UI_MESSAGE extends AnyUIMessage> = Extract<PartOf<UI_MESSAGE>, { type: `data-${string}` }> & { transient?: boolean };
+
+/** Why the model stopped, in the AI SDK's words. */
+export type UIFinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "interrupted" | "other";
+
+/** "submitted": the request is out; "streaming": the answer is coming; "ready"; "error". */
+export type ChatStatus = "submitted" | "streaming" | "ready" | "error";
+
+/** A value, a promise of it, or a function giving either; resolved for each request (the AI SDK's `Resolvable`). */
+export type Resolvable<T> = T | PromiseLike<T> | (() => T | PromiseLike<T>);
+
+/** What one call adds to its request (and to the automatic requests after it). */
+export interface ChatRequestOptions {
+  /** Headers added to the chat's own. */
+  headers?: Record<string, string> | Headers;
+  /** Fields added to the request body, over the chat's `body`. */
+  body?: object;
+  /** Taken, and not used: the AI SDK gives it to custom transports only. */
+  metadata?: unknown;
+}
+
+export interface AiSdkChatOptions<UI_MESSAGE extends AnyUIMessage = UIMessage> {
+  /** "ai-sdk": required by `ChatSession` and `useGeneralChat` to choose this mode; `AiSdkChat` takes it too. */
+  backend?: "ai-sdk";
+  /** The chat's id, sent as `id` with each request. Default: one made with `generateId`. */
+  id?: string;
+  /** The conversation to start from (saved messages); a message that is not a UI message is a TypeError naming it. */
+  messages?: UI_MESSAGE[];
+  /** The chat route. Default "/api/chat". */
+  api?: string;
+  headers?: Resolvable<Record<string, string> | Headers>;
+  /** Fields added to each request body (beside `id`, `messages`, `trigger`, `messageId`). */
+  body?: Resolvable<object>;
+  credentials?: Resolvable<RequestCredentials>;
+  /** A fetch to use instead of the global one. */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** Makes the ids of the chat and of the user's messages. Default: 16 random letters and digits. */
+  generateId?: () => string;
+  /** The model called a tool the page runs: answer with `addToolOutput` (not awaited in here). The answer is over once this returns (or its promise settles). */
+  onToolCall?(options: { toolCall: UIToolCall<UI_MESSAGE> }): void | PromiseLike<void>;
+  /** An answer is over: finished, stopped (`isAbort`), cut off (`isDisconnect`) or failed (`isError`). */
+  onFinish?(options: {
+    message: UI_MESSAGE;
+    messages: UI_MESSAGE[];
+    isAbort: boolean;
+    isDisconnect: boolean;
+    isError: boolean;
+    finishReason?: UIFinishReason;
+  }): void;
+  /** An answer failed: the error is also the chat's `error`. */
+  onError?(error: ChatstreamError): void;
+  /** A data part arrived (transient ones too, which are not kept in the message). */
+  onData?(dataPart: UIDataPartOf<UI_MESSAGE>): void;
+  /**
+   * Asked when an answer is over and when a tool output or an approval answer is added: true sends
+   * the conversation again (the answer continues the last message). `lastAssistantMessageIsCompleteWithToolCalls`
+   * and `lastAssistantMessageIsCompleteWithApprovalResponses` are the usual answers.
+   */
+  sendAutomaticallyWhen?(options: { messages: UI_MESSAGE[] }): boolean | PromiseLike<boolean>;
+}
+
+/** What `sendMessage` takes: text (and files), or the parts of a UI message. */
+export type CreateUIMessage<UI_MESSAGE extends AnyUIMessage = UIMessage> =
+  | { text: string; files?: FileUIPart[] | FileList; metadata?: UI_MESSAGE["metadata"]; messageId?: string; parts?: never }
+  | { files: FileUIPart[] | FileList; metadata?: UI_MESSAGE["metadata"]; messageId?: string; parts?: never; text?: never }
+  | {
+      parts: UI_MESSAGE["parts"];
+      id?: string;
+      role?: UI_MESSAGE["role"];
+      metadata?: UI_MESSAGE["metadata"];
+      /** Replaces this user message (and drops what followed it). */
+      messageId?: string;
+      text?: never;
+      files?: never;
+    };
+
+/** A tool's output for `addToolOutput`, or its error with `state: "output-error"`. */
+export type ToolOutput<UI_MESSAGE extends AnyUIMessage, TOOL extends keyof UIToolsOf<UI_MESSAGE>> = {
+  tool: TOOL;
+  toolCallId: string;
+  /** For the request sent after it, when `sendAutomaticallyWhen` says to. */
+  options?: ChatRequestOptions;
+} & (
+  | { state?: "output-available"; output: UIToolsOf<UI_MESSAGE>[TOOL]["output"]; errorText?: never }
+  | { state: "output-error"; output?: never; errorText: string }
+);
+
+/** The chat as `subscribe` / `getSnapshot` show it. */
+export interface AiSdkChatState<UI_MESSAGE extends AnyUIMessage = UIMessage> {
+  readonly id: string;
+  /** The answer being read is in here too, under the id it keeps. */
+  readonly messages: UI_MESSAGE[];
+  readonly status: ChatStatus;
+  /** The last answer's error (a ChatstreamError with its code), or why the module or the messages could not be loaded. */
+  readonly error: Error | undefined;
+}
+
+/**
+ * The AI SDK backend mode's chat (the AI SDK's `Chat`). Its methods reject with a ChatstreamError
+ * with `code` CONFLICT while an answer is read, and with a TypeError for what is not what it should
+ * be (`code` VALIDATION_ERROR for an unknown message, tool call or approval id).
+ */
+export class AiSdkChat<UI_MESSAGE extends AnyUIMessage = UIMessage> {
+  constructor(options?: AiSdkChatOptions<UI_MESSAGE>);
+  readonly id: string;
+  readonly messages: UI_MESSAGE[];
+  readonly status: ChatStatus;
+  readonly error: Error | undefined;
+  subscribe(listener: () => void): () => void;
+  /** The same object until something changes, never mutated. */
+  getSnapshot(): AiSdkChatState<UI_MESSAGE>;
+  /**
+   * Sends a user message and reads the answer; resolves once it is over (and the answers sent
+   * automatically after it). With no message, sends the conversation as it is.
+   */
+  sendMessage(message?: CreateUIMessage<UI_MESSAGE>, options?: ChatRequestOptions): Promise<void>;
+  /** Asks again for the answer `messageId` (or the one after the user message `messageId`; default the last). */
+  regenerate(options?: { messageId?: string } & ChatRequestOptions): Promise<void>;
+  /** Stops the answer being read (what came stays); nothing to do when none is. */
+  stop(): Promise<void>;
+  addToolOutput<TOOL extends keyof UIToolsOf<UI_MESSAGE>>(output: ToolOutput<UI_MESSAGE, TOOL>): Promise<void>;
+  addToolApprovalResponse(response: { id: string; approved: boolean; reason?: string; options?: ChatRequestOptions }): Promise<void>;
+  /** Replaces the messages (or maps them); throws a ChatstreamError (CONFLICT) while an answer is read. */
+  setMessages(messages: UI_MESSAGE[] | ((messages: UI_MESSAGE[]) => UI_MESSAGE[])): void;
+  clearError(): void;
+  /** Changes the request options and the callbacks, from the next use on. */
+  setOptions(options: Omit<AiSdkChatOptions<UI_MESSAGE>, "backend" | "id" | "messages" | "generateId">): void;
+  /** Stops the answer in flight and frees the chat's memory; unusable after. */
+  dispose(): void;
+}
+
+/** For `sendAutomaticallyWhen`: the last answer's last step called tools the page runs, and each has its output (or error). */
+export function lastAssistantMessageIsCompleteWithToolCalls(options: { messages: AnyUIMessage[] }): boolean;
+/** For `sendAutomaticallyWhen`: the last answer's last step has an answered approval, and every tool call in it is answered or done. */
+export function lastAssistantMessageIsCompleteWithApprovalResponses(options: { messages: AnyUIMessage[] }): boolean;

@@ -6,9 +6,11 @@
 // this one do the I/O and keep the snapshots: see api.js.
 import * as wasm from "./chatstream.js";
 import { makeApi } from "./api.js";
+import { makeAiSdkChat } from "./ai-sdk-chat.js";
 
-const api = makeApi(wasm);
+const api = makeApi(wasm, { makeAiSdkChat });
 
 export default api.init;
-export const { initSync, isReady, ChatStream, ChatSession, streamEvents, resolveToolMarkers, parseLlmResponse } = api;
+export const { initSync, isReady, ChatStream, ChatSession, AiSdkChat, streamEvents, resolveToolMarkers, parseLlmResponse } = api;
 export { ChatstreamError } from "./io.js";
+export { lastAssistantMessageIsCompleteWithApprovalResponses, lastAssistantMessageIsCompleteWithToolCalls } from "./ai-sdk-messages.js";

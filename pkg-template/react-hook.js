@@ -11,12 +11,15 @@ const LOADING = Object.freeze({ ...STATE_BEFORE_LOAD, phase: "loading" });
 const loadingSnapshot = () => LOADING;
 const noSubscription = () => () => {};
 
-/** The hook over an entry's `init`, `ChatSession` and `isReady`. */
-export function makeUseGeneralChat({ init, ChatSession, isReady }) {
+/** The hook over an entry's `init`, `ChatSession` and `isReady` (and `useAiSdkChat`, where the entry has that mode). */
+export function makeUseGeneralChat({ init, ChatSession, isReady, useAiSdkChat }) {
   /**
    * @param {import("./react.js").UseGeneralChatOptions} options
    */
   return function useGeneralChat(options = {}) {
+    // The AI SDK backend mode returns what useChat returns. A component keeps its backend: React
+    // needs the same hooks called on every render.
+    if (options.backend === "ai-sdk" && useAiSdkChat) return useAiSdkChat(options);
     const { session: given, ...sessionOptions } = options;
     const latest = useRef(sessionOptions);
     latest.current = sessionOptions;

@@ -1,4 +1,9 @@
 import type {
+  AiSdkChat,
+  AiSdkChatOptions,
+  AnyUIMessage,
+  ChatStatus,
+  UIMessage,
   ChatMessage,
   ChatSession,
   ChatSessionOptions,
@@ -71,5 +76,34 @@ export interface GeneralChat {
   session: ChatSession | null;
 }
 
+/** The options of the AI SDK backend mode: useChat's, with its transport's (`api`, `headers`, `body`, …) at the top level. */
+export interface UseAiSdkChatOptions<UI_MESSAGE extends AnyUIMessage = UIMessage> extends AiSdkChatOptions<UI_MESSAGE> {
+  backend: "ai-sdk";
+}
+
+/**
+ * What `useGeneralChat({ backend: "ai-sdk" })` returns: what the AI SDK's `useChat` returns, under
+ * the same names. The chat is made when the component mounts (a new `id` makes a new one) and
+ * disposed when it goes; the callbacks and request options are read from the latest render.
+ */
+export interface UseChatHelpers<UI_MESSAGE extends AnyUIMessage = UIMessage> {
+  readonly id: string;
+  messages: UI_MESSAGE[];
+  status: ChatStatus;
+  error: Error | undefined;
+  sendMessage: AiSdkChat<UI_MESSAGE>["sendMessage"];
+  regenerate: AiSdkChat<UI_MESSAGE>["regenerate"];
+  stop: AiSdkChat<UI_MESSAGE>["stop"];
+  addToolOutput: AiSdkChat<UI_MESSAGE>["addToolOutput"];
+  addToolApprovalResponse: AiSdkChat<UI_MESSAGE>["addToolApprovalResponse"];
+  setMessages: AiSdkChat<UI_MESSAGE>["setMessages"];
+  clearError: AiSdkChat<UI_MESSAGE>["clearError"];
+}
+
+/**
+ * `useGeneralChat({ backend: "ai-sdk", api: "/api/chat", ... })`: a backend written for the AI SDK's
+ * `useChat`, left as it is; returns what useChat returns. A component keeps its backend.
+ */
+export function useGeneralChat<UI_MESSAGE extends AnyUIMessage = UIMessage>(options: UseAiSdkChatOptions<UI_MESSAGE>): UseChatHelpers<UI_MESSAGE>;
 /** `useGeneralChat`: chat state for React, driven by a chatstream ChatSession. Loads the module itself: no `init()` needed. */
 export function useGeneralChat(options?: UseGeneralChatOptions): GeneralChat;

@@ -42,6 +42,11 @@ export function makeChatSession(wasm, module) {
     constructor(options) {
       // Anything but an object goes to the module's ChatSession as it is, which refuses it with a TypeError.
       const isObject = typeof options === "object" && options !== null && !Array.isArray(options);
+      // A backend that speaks the AI SDK's chat protocol: a chat of its own (ai-sdk-chat.js), in the entries that have it.
+      if (isObject && options.backend !== undefined) {
+        if (options.backend === "ai-sdk") return new module.AiSdkChat(options);
+        throw new TypeError(`ChatSession options: backend must be "ai-sdk" (a backend written for the AI SDK's useChat) or left out, not ${JSON.stringify(options.backend)}`);
+      }
       const { coalesce = false, stepTimeoutMs, toolTimeoutMs, tools, resume, ...rest } = isObject ? options : {};
       const wasmOptions = { ...rest };
       for (const name of [...CALLBACKS, ...REQUEST_OPTIONS]) delete wasmOptions[name];

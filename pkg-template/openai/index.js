@@ -7,5 +7,6 @@ import { makeApi } from "../api.js";
 const api = makeApi(wasm);
 
 export default api.init;
-export const { initSync, isReady, ChatStream, ChatSession, streamEvents, resolveToolMarkers, parseLlmResponse } = api;
+export const { initSync, isReady, ChatStream, ChatSession, AiSdkChat, streamEvents, resolveToolMarkers, parseLlmResponse } = api;
 export { ChatstreamError } from "../io.js";
+export { lastAssistantMessageIsCompleteWithApprovalResponses, lastAssistantMessageIsCompleteWithToolCalls } from "../ai-sdk-messages.js";

@@ -285,12 +285,8 @@ test("the comparison holds still: a second useChat run ends as the first", async
   assertSameRun(again, await useChatRun);
 });
 
-test(
-  "useGeneralChat in its AI SDK mode ends with the same messages, onFinish reports and requests as useChat",
-  { skip: "chatstream has no AI SDK backend mode yet (examples/ai-sdk-chat/src/chat.ts: useChatstreamChat)" },
-  async () => {
-    const ours = await drive("chatstream");
-    write("useGeneralChat", ours);
-    assertSameRun(ours, await useChatRun);
-  },
-);
+test("useGeneralChat in its AI SDK mode ends with the same messages, onFinish reports and requests as useChat", async () => {
+  const ours = await drive("chatstream");
+  write("useGeneralChat", ours);
+  assertSameRun(ours, await useChatRun);
+});

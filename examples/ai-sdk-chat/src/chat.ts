@@ -9,6 +9,8 @@ import {
   type ChatStatus,
   type FinishReason,
 } from "ai";
+import * as chatstream from "chatstream";
+import { useGeneralChat } from "chatstream/react";
 import type { AppData, AppMessage, AppTools } from "./messages";
 
 export type ChatLibrary = "ai-sdk" | "chatstream";
@@ -57,35 +59,56 @@ export type AppChat = {
   setMessages: (update: (messages: AppMessage[]) => AppMessage[]) => void;
 };
 
-// The app's own body field and header, sent with every chat request.
-const transport = new DefaultChatTransport<AppMessage>({
+// The chat route, and the app's own body field and header, sent with every chat request.
+const request = {
   api: "/api/chat",
   body: { locale: "en-GB" },
   headers: { "x-chat-app": "ai-sdk-chat" },
-});
+};
+
+const transport = new DefaultChatTransport<AppMessage>(request);
 
 /** Sends again when every client tool call has its output, or every approval its answer. */
 const sendAutomaticallyWhen = ({ messages }: { messages: AppMessage[] }) =>
   lastAssistantMessageIsCompleteWithToolCalls({ messages }) ||
   lastAssistantMessageIsCompleteWithApprovalResponses({ messages });
 
-function useAiSdkChat(options: AppChatOptions): AppChat {
-  const chat = useChat<AppMessage>({
-    id: options.id,
-    messages: options.messages,
-    transport,
-    sendAutomaticallyWhen,
-    onToolCall({ toolCall }) {
+/** A tool call as both libraries hand it to `onToolCall`. */
+type ToolCall =
+  | { toolName: keyof AppTools; toolCallId: string; input: unknown; dynamic?: false }
+  | { toolName: string; toolCallId: string; input: unknown; dynamic: true };
+
+/** The callbacks the page gives either library: the same names and arguments in both. */
+function callbacks(options: AppChatOptions, chat: () => Pick<LibraryChat, "addToolOutput">) {
+  return {
+    onToolCall({ toolCall }: { toolCall: ToolCall }) {
       if (toolCall.dynamic) return;
       const output = options.runClientTool(toolCall);
       // No await: the AI SDK's docs warn that awaiting here can deadlock.
-      if (output !== undefined) void chat.addToolOutput({ tool: toolCall.toolName, toolCallId: toolCall.toolCallId, output });
+      if (output !== undefined) void chat().addToolOutput({ tool: toolCall.toolName, toolCallId: toolCall.toolCallId, output });
     },
-    onFinish({ message, isAbort, isDisconnect, isError, finishReason }) {
+    onFinish({ message, isAbort, isDisconnect, isError, finishReason }: Omit<Finish, "messageId" | "finishReason"> & { message: AppMessage; finishReason?: FinishReason }) {
       options.onFinish({ messageId: message.id, isAbort, isDisconnect, isError, finishReason });
     },
     onData: options.onData,
-  });
+  };
+}
+
+/** What either library returns, under the same names: the helpers the page uses. */
+type LibraryChat = {
+  messages: AppMessage[];
+  status: ChatStatus;
+  error: Error | undefined;
+  sendMessage(message: { text: string }): Promise<void>;
+  addToolOutput(answer: Parameters<AppChat["addToolOutput"]>[0]): void | PromiseLike<void>;
+  addToolApprovalResponse(response: { id: string; approved: boolean; reason?: string }): void | PromiseLike<void>;
+  stop(): Promise<void>;
+  regenerate(options: { messageId?: string }): Promise<void>;
+  setMessages(update: (messages: AppMessage[]) => AppMessage[]): void;
+};
+
+/** The page's chat over either library's. */
+function appChat(chat: LibraryChat): AppChat {
   return {
     messages: chat.messages,
     status: chat.status,
@@ -99,11 +122,34 @@ function useAiSdkChat(options: AppChatOptions): AppChat {
   };
 }
 
-// TODO(chatstream AI SDK mode): `useGeneralChat` from "chatstream/react" in its AI SDK backend
-// mode, mapped onto `AppChat` the way `useAiSdkChat` maps `useChat`, once the package has that
-// mode. Until then the page says so, and tests/ai-sdk/ skips the chatstream run.
-function useChatstreamChat(): AppChat {
-  throw new Error("chatstream's AI SDK mode is not implemented yet");
+function useAiSdkChat(options: AppChatOptions): AppChat {
+  const chat: LibraryChat = useChat<AppMessage>({
+    id: options.id,
+    messages: options.messages,
+    transport,
+    sendAutomaticallyWhen,
+    ...callbacks(options, () => chat),
+  });
+  return appChat(chat);
+}
+
+// chatstream's equivalents of the AI SDK's two helpers, the same rule.
+const sendAutomaticallyWhenChatstream = ({ messages }: { messages: AppMessage[] }) =>
+  chatstream.lastAssistantMessageIsCompleteWithToolCalls({ messages }) ||
+  chatstream.lastAssistantMessageIsCompleteWithApprovalResponses({ messages });
+
+// The same chat on chatstream: `useGeneralChat` in its AI SDK backend mode takes useChat's options
+// (the transport's as options of their own) and returns what useChat returns.
+function useChatstreamChat(options: AppChatOptions): AppChat {
+  const chat: LibraryChat = useGeneralChat<AppMessage>({
+    backend: "ai-sdk",
+    id: options.id,
+    messages: options.messages,
+    ...request,
+    sendAutomaticallyWhen: sendAutomaticallyWhenChatstream,
+    ...callbacks(options, () => chat),
+  });
+  return appChat(chat);
 }
 
 export const useAppChat: (options: AppChatOptions) => AppChat =
