@@ -5,8 +5,9 @@
 //! then each chunk through the reducer (`chunks`).
 
 use super::chunks::{ChunkError, MessageWriter};
+use super::json_reader::json_value;
 use super::message::{is_tool_part, write_all, UiMessage};
-use super::object::{into_string, json_value, Field, Object};
+use super::object::{into_string, Field, Object};
 use crate::error::ErrorCode;
 use crate::framing::{Decoded, SseDecoder};
 use crate::state::ChatError;

@@ -10,7 +10,16 @@
 use std::collections::HashMap;
 
 use super::message::{is_tool_part, UiMessage};
-use super::object::{json_value, Field, Object};
+use super::object::{Field, Object};
+use super::partial_json::partial_json;
+
+mod places;
+mod schema;
+mod tools;
+
+use places::Places;
+use schema::check;
+use tools::{tool_name, PartialToolCall, ToolUpdate};
 
 /// What one chunk did, besides changing the message.
 #[derive(Debug, Default)]
@@ -31,17 +40,6 @@ pub(crate) struct Applied {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ChunkError(pub(crate) String);
 
-/// A tool call whose input is still streaming.
-#[derive(Debug, Clone)]
-struct PartialToolCall {
-    text: String,
-    input_encoding: Field,
-    tool_name: String,
-    dynamic: bool,
-    title: Field,
-    tool_metadata: Field,
-}
-
 /// The assistant message being written, and what the stream has open in it.
 #[derive(Debug, Clone)]
 pub(crate) struct MessageWriter {
@@ -53,136 +51,6 @@ pub(crate) struct MessageWriter {
     places: Places,
     /// The `finish` chunk's reason.
     pub(crate) finish_reason: Option<String>,
-}
-
-/// Where the parts that chunks name are, kept as parts come and go, so that no chunk scans the
-/// whole message: a stream of many parts must not make reading it quadratic.
-#[derive(Debug, Clone, Default)]
-struct Places {
-    /// Where the current step begins: after the last `step-start`.
-    step_start: usize,
-    /// The tool parts of each toolCallId, in order.
-    tools: HashMap<String, Vec<usize>>,
-    /// The first tool part that held each approval id.
-    approvals: HashMap<String, usize>,
-    /// The first data part of each type and id (`type\0id`).
-    data: HashMap<String, usize>,
-}
-
-impl Places {
-    fn of(parts: &[Object]) -> Places {
-        let mut places = Places::default();
-        parts.iter().enumerate().for_each(|(at, part)| places.add(at, part));
-        places
-    }
-
-    fn add(&mut self, at: usize, part: &Object) {
-        let kind = part.str("type").unwrap_or_default();
-        if kind == "step-start" {
-            self.step_start = at + 1;
-        } else if is_tool_part(part) {
-            self.tools.entry(part.str("toolCallId").unwrap_or_default().to_owned()).or_default().push(at);
-            self.add_approval(at, part);
-        } else if let Some(id) = part.str("id").filter(|_| kind.starts_with("data-")) {
-            self.data.entry(format!("{kind}\0{id}")).or_insert(at);
-        }
-    }
-
-    fn add_approval(&mut self, at: usize, part: &Object) {
-        if let Some(id) = part.get("approval").as_object().and_then(|a| a.str("id").map(str::to_owned)) {
-            self.approvals.entry(id).or_insert(at);
-        }
-    }
-
-    /// The parts from `start` on are gone (a step thrown away): each is forgotten once.
-    fn remove_from(&mut self, start: usize, removed: &[Object]) {
-        for part in removed {
-            if let Some(places) = part.str("toolCallId").and_then(|id| self.tools.get_mut(id)) {
-                places.retain(|&at| at < start);
-            }
-        }
-        self.approvals.retain(|_, at| *at < start);
-        self.data.retain(|_, at| *at < start);
-        self.step_start = self.step_start.min(start);
-    }
-}
-
-/// The keys of each chunk type the AI SDK's schema requires as strings.
-fn required_strings(kind: &str) -> Option<&'static [&'static str]> {
-    Some(match kind {
-        "text-start" | "text-end" | "reasoning-start" | "reasoning-end" => &["id"],
-        "text-delta" | "reasoning-delta" => &["id", "delta"],
-        "error" => &["errorText"],
-        "tool-input-start" | "tool-input-available" => &["toolCallId", "toolName"],
-        "tool-input-delta" => &["toolCallId", "inputTextDelta"],
-        "tool-input-error" => &["toolCallId", "toolName", "errorText"],
-        "tool-approval-request" => &["approvalId", "toolCallId"],
-        "tool-approval-response" => &["approvalId"],
-        "tool-output-available" | "tool-output-denied" => &["toolCallId"],
-        "tool-output-error" => &["toolCallId", "errorText"],
-        "custom" => &["kind"],
-        "source-url" => &["sourceId", "url"],
-        "source-document" => &["sourceId", "mediaType", "title"],
-        "file" | "reasoning-file" => &["url", "mediaType"],
-        "steering-message" => &["id"],
-        "start-step" | "finish-step" | "reset-step" | "start" | "finish" | "abort" | "message-metadata" => &[],
-        _ if kind.starts_with("data-") => &[],
-        _ => return None,
-    })
-}
-
-/// Optional keys the logic reads as booleans; the schema refuses anything else in them.
-const BOOLEANS: [&str; 5] = ["providerExecuted", "dynamic", "preliminary", "transient", "approved"];
-
-/// Optional keys the logic reads as strings.
-const STRINGS: [&str; 4] = ["messageId", "title", "reason", "inputEncoding"];
-
-const FINISH_REASONS: [&str; 7] = ["stop", "length", "content-filter", "tool-calls", "error", "interrupted", "other"];
-
-/// The checks of the AI SDK's chunk schema that matter here.
-fn check(chunk: &Object) -> Result<&str, ChunkError> {
-    let Some(kind) = chunk.str("type") else { return Err(ChunkError("a chunk without a string \"type\"".into())) };
-    let Some(required) = required_strings(kind) else {
-        return Err(ChunkError(format!("unknown chunk type {kind:?}")));
-    };
-    if let Some(missing) = required.iter().find(|key| chunk.str(key).is_none()) {
-        return Err(ChunkError(format!("a {kind:?} chunk needs `{missing}` as a string")));
-    }
-    if let Some(key) = BOOLEANS.iter().find(|key| chunk.has(key) && chunk.get(key).as_bool().is_none()) {
-        return Err(ChunkError(format!("a {kind:?} chunk's `{key}` must be a boolean")));
-    }
-    if let Some(key) =
-        STRINGS.iter().find(|key| !kind.starts_with("data-") && chunk.has(key) && chunk.str(key).is_none())
-    {
-        return Err(ChunkError(format!("a {kind:?} chunk's `{key}` must be a string")));
-    }
-    if kind == "tool-approval-response" && chunk.get("approved").as_bool().is_none() {
-        return Err(ChunkError("a \"tool-approval-response\" chunk needs `approved` as a boolean".into()));
-    }
-    if kind == "finish"
-        && chunk.has("finishReason")
-        && !chunk.str("finishReason").is_some_and(|r| FINISH_REASONS.contains(&r))
-    {
-        return Err(ChunkError("a \"finish\" chunk's `finishReason` is not one of the AI SDK's".into()));
-    }
-    Ok(kind)
-}
-
-/// What a tool part is set to (the AI SDK's `updateToolPart` options): every field given is
-/// assigned, `undefined` included.
-#[derive(Default)]
-struct ToolUpdate {
-    state: &'static str,
-    input: Field,
-    output: Field,
-    error_text: Field,
-    raw_input: Field,
-    input_encoding: Field,
-    preliminary: Field,
-    provider_executed: Field,
-    provider_metadata: Field,
-    title: Field,
-    tool_metadata: Field,
 }
 
 impl MessageWriter {
@@ -564,117 +432,6 @@ impl MessageWriter {
         self.message.head.set("metadata", merged);
         true
     }
-
-    /// The tool part of `tool_call_id`: in the current step first, else the last in the message (a
-    /// place in the parts: what callers index with).
-    fn tool_invocation(&self, tool_call_id: &str) -> Result<usize, ChunkError> {
-        let end = self.message.parts.len();
-        let last =
-            || self.places.tools.get(tool_call_id).and_then(|places| places.last().copied()).filter(|&at| at < end);
-        self.in_step(tool_call_id)
-            .next()
-            .or_else(last)
-            .ok_or_else(|| ChunkError(format!("No tool invocation found for tool call ID {tool_call_id:?}.")))
-    }
-
-    /// The AI SDK's `updateToolPart` / `updateDynamicToolPart`: the part `at` (or the current
-    /// step's part of this call and kind) gets every field of `update`; a call not seen yet gets a
-    /// new part, its keys in the AI SDK's order.
-    fn update_tool(&mut self, id: &str, tool_name: &str, dynamic: bool, update: ToolUpdate, at: Option<usize>) {
-        let at = at.or_else(|| {
-            self.in_step(id).find(|&at| {
-                let kind = self.message.parts[at].str("type").unwrap_or_default();
-                if dynamic {
-                    kind == "dynamic-tool"
-                } else {
-                    kind.starts_with("tool-")
-                }
-            })
-        });
-        let result = matches!(update.state, "output-available" | "output-error");
-        let metadata_key = if result { "resultProviderMetadata" } else { "callProviderMetadata" };
-        let Some(part) = at.and_then(|at| self.message.parts.get_mut(at)) else {
-            let encoding = update.input_encoding;
-            let encoding = (!encoding.is_nullish()).then_some(("inputEncoding", encoding));
-            let tool_metadata = update.tool_metadata;
-            let tool_metadata = (!matches!(tool_metadata, Field::Undefined)).then_some(("toolMetadata", tool_metadata));
-            let metadata = update.provider_metadata;
-            let metadata = (!metadata.is_nullish()).then_some((metadata_key, metadata));
-            let fields = if dynamic {
-                [
-                    Some(("type", "dynamic-tool".into())),
-                    Some(("toolName", tool_name.into())),
-                    Some(("toolCallId", id.into())),
-                    Some(("state", update.state.into())),
-                    Some(("input", update.input)),
-                    encoding,
-                    Some(("output", update.output)),
-                    Some(("errorText", update.error_text)),
-                    Some(("preliminary", update.preliminary)),
-                    Some(("providerExecuted", update.provider_executed)),
-                    Some(("title", update.title)),
-                    tool_metadata,
-                    metadata,
-                ]
-            } else {
-                [
-                    Some(("type", format!("tool-{tool_name}").into())),
-                    Some(("toolCallId", id.into())),
-                    Some(("state", update.state.into())),
-                    Some(("title", update.title)),
-                    tool_metadata,
-                    Some(("input", update.input)),
-                    encoding,
-                    Some(("output", update.output)),
-                    Some(("rawInput", update.raw_input)),
-                    Some(("errorText", update.error_text)),
-                    Some(("providerExecuted", update.provider_executed)),
-                    Some(("preliminary", update.preliminary)),
-                    metadata,
-                ]
-            };
-            let mut part = Object::default();
-            fields.into_iter().flatten().for_each(|(key, value): (&str, Field)| part.set(key, value));
-            self.push(part);
-            return;
-        };
-        part.set("state", update.state);
-        if dynamic {
-            part.set("toolName", tool_name);
-        } else {
-            part.set("type", format!("tool-{tool_name}"));
-        }
-        part.set("input", update.input);
-        part.set("output", update.output);
-        part.set("errorText", update.error_text);
-        part.set("rawInput", update.raw_input);
-        if update.input_encoding.is_nullish() {
-            part.remove("inputEncoding");
-        } else {
-            part.set("inputEncoding", update.input_encoding);
-        }
-        part.set("preliminary", update.preliminary);
-        if !matches!(update.title, Field::Undefined) {
-            part.set("title", update.title);
-        }
-        if !matches!(update.tool_metadata, Field::Undefined) {
-            part.set("toolMetadata", update.tool_metadata);
-        }
-        let executed = update.provider_executed.or(part.get("providerExecuted").clone());
-        part.set("providerExecuted", executed);
-        if !update.provider_metadata.is_nullish() {
-            part.set(metadata_key, update.provider_metadata);
-        }
-    }
-}
-
-/// A tool part's tool name: `toolName` of a dynamic one, else its type after `tool-`.
-pub(crate) fn tool_name(part: &Object) -> &str {
-    match part.str("type") {
-        Some("dynamic-tool") => part.str("toolName").unwrap_or_default(),
-        Some(kind) => kind.strip_prefix("tool-").unwrap_or_default(),
-        None => "",
-    }
 }
 
 /// The AI SDK's `mergeObjects(base, overrides)` over JSON text, keys kept in order.
@@ -693,83 +450,4 @@ fn merge_objects(base: &Field, overrides: &Field) -> Field {
         base.set(key, merged);
     }
     Field::object(&base)
-}
-
-/// The best value a tool's input so far allows (the AI SDK's `parsePartialJson`): the text as
-/// it is when it parses, else the text closed (an open string and the open arrays and objects
-/// closed, a literal cut short completed, a number cut short cut back to its last digit, a
-/// dangling key, comma or colon dropped); `undefined` when neither parses.
-pub(crate) fn partial_json(text: &str) -> Field {
-    let tries = [text.to_owned(), close_json(text)];
-    tries.iter().find_map(|json| json_value(json)).map_or(Field::Undefined, |value| Field::Json(value.into()))
-}
-
-/// `text` with what is open closed, for [`partial_json`].
-fn close_json(text: &str) -> String {
-    let mut open = Vec::new();
-    let (mut in_string, mut escaped) = (false, false);
-    // Where the text stays valid once closed: before a dangling key, comma, colon or a part
-    // of a literal.
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-        } else {
-            match c {
-                '"' => in_string = true,
-                '{' => open.push('}'),
-                '[' => open.push(']'),
-                '}' | ']' => _ = open.pop(),
-                _ => {}
-            }
-        }
-        out.push(c);
-    }
-    if in_string {
-        if escaped {
-            out.pop();
-        }
-        // A `\u` escape cut short.
-        if let Some(at) = out.rfind("\\u").filter(|at| out.len() - at < 6) {
-            out.truncate(at);
-        }
-        out.push('"');
-    } else {
-        let token_start = out.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || "+-.".contains(c)).len();
-        let token = out[token_start..].to_owned();
-        if let Some(word) = ["true", "false", "null"].iter().find(|w| !token.is_empty() && w.starts_with(&token)) {
-            out.push_str(&word[token.len()..]);
-        } else if token.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
-            out.truncate(token_start + token.trim_end_matches(|c: char| "+-.eE".contains(c)).len());
-        }
-    }
-    loop {
-        let trimmed = out.trim_end();
-        let cut = if trimmed.ends_with(',') || trimmed.ends_with(':') {
-            trimmed.len() - 1
-        } else if let Some(key) = dangling_key(trimmed, open.last() == Some(&'}')) {
-            key
-        } else {
-            break;
-        };
-        out.truncate(cut);
-    }
-    open.iter().rev().for_each(|c| out.push(*c));
-    out
-}
-
-/// Where a key with no colon after it begins, when the text ends with one inside an object.
-fn dangling_key(text: &str, in_object: bool) -> Option<usize> {
-    if !in_object || !text.ends_with('"') {
-        return None;
-    }
-    let start = text[..text.len() - 1].rfind('"')?;
-    let before = text[..start].trim_end();
-    (before.ends_with('{') || before.ends_with(',')).then_some(start)
 }

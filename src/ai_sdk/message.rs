@@ -7,7 +7,8 @@
 //! does not have, or a message without parts is refused with a message naming the message, since
 //! a message silently emptied would be context lost.
 
-use super::object::{array_items, into_string, Field, Object};
+use super::json_reader::array_items;
+use super::object::{into_string, Field, Object};
 
 /// One UI message.
 #[derive(Debug, Clone, PartialEq)]

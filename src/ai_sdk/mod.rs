@@ -6,8 +6,10 @@
 //!
 //! 1. `message`: UI messages read from JSON text with the checks a stored message must pass
 //!    (a message that is not one is refused, naming it), and written back as they came, keys in
-//!    their order (`object`: JSON objects as JS holds them).
-//! 2. `chunks`: the reducer, each UI message stream chunk applied to the message being written.
+//!    their order (`object`: JSON objects as JS holds them; `json_reader`: JSON text read into
+//!    them).
+//! 2. `chunks`: the reducer, each UI message stream chunk applied to the message being written
+//!    (`partial_json`: a tool input streamed so far, read as the AI SDK reads it).
 //! 3. `chat`: the turns: request bodies, regenerate slicing, continuing after tool outputs and
 //!    approval answers, reading an answer's body through the SSE framing (`framing`).
 //!
@@ -19,7 +21,9 @@
 
 mod chat;
 mod chunks;
+mod json_reader;
 mod message;
 mod object;
+mod partial_json;
 
 pub use chat::{AiSdkChat, Finish, Update};
