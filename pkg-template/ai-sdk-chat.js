@@ -9,6 +9,7 @@
 // contract). Its names are the AI SDK's (`useChat`, `Chat`), so that a useChat app moves over by
 // renaming what it imports.
 import { ChatstreamError, errorParts, readBody, refusedWithCode, report, settle } from "./io.js";
+import { functionOption, stringOption } from "./session-options.js";
 
 // The options this mode takes, under the AI SDK's names (its transport's at the top level). The
 // callbacks and the request options are read on each use; the React hook passes them on when they change.
@@ -421,11 +422,9 @@ export function makeAiSdkChat(wasm, module) {
 }
 
 function string(value, name) {
-  if (typeof value !== "string") throw new TypeError(`AiSdkChat options: ${name} must be a string`);
-  return value;
+  return stringOption("AiSdkChat", value, name);
 }
 
 function fn(value, name) {
-  if (typeof value !== "function") throw new TypeError(`AiSdkChat options: ${name} must be a function`);
-  return value;
+  return functionOption("AiSdkChat", value, name);
 }

@@ -6,7 +6,7 @@
 import { EventQueue, errorParts, refusedWithCode, report, settle } from "./io.js";
 import { NOTHING_TO_CANCEL, STATE_BEFORE_LOAD, firstRequest, loadFailure } from "./loading.js";
 import { RECONNECTING, keptStream, readResumable, resumeOptions } from "./resume.js";
-import { CALLBACKS, REQUEST_OPTIONS } from "./session-options.js";
+import { CALLBACKS, REQUEST_OPTIONS, functionOption, stringOption } from "./session-options.js";
 
 // A step that produces nothing for this long ends with NETWORK_ERROR; a slower tool is aborted.
 const STEP_TIMEOUT_MS = 60_000;
@@ -636,13 +636,11 @@ async function evaluate(option) {
 }
 
 function string(value, name) {
-  if (typeof value !== "string") throw new TypeError(`ChatSession options: ${name} must be a string`);
-  return value;
+  return stringOption("ChatSession", value, name);
 }
 
 function fn(value, name) {
-  if (typeof value !== "function") throw new TypeError(`ChatSession options: ${name} must be a function`);
-  return value;
+  return functionOption("ChatSession", value, name);
 }
 
 function number(value, name) {
