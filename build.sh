@@ -115,12 +115,14 @@ build_pkg() {
   # Built beside pkg/ and swapped in at the end, so a test reading pkg/ meanwhile never sees half a package.
   out=$(mktemp -d "$ROOT/.pkg-build.XXXXXX")
   cp -R pkg-template/. "$out/"
-  say "building the full module (release), the streaming-only one and the one-protocol ones; wasm-opt $(node_modules/.bin/wasm-opt --version | awk '{print $3}')"
+  say "building the full module (release), the streaming-only one, the one-protocol ones and the AI SDK one; wasm-opt $(node_modules/.bin/wasm-opt --version | awk '{print $3}')"
   build_module full "--features talc" "$out"
   build_module streaming "--no-default-features --features talc,dialects" "$out/streaming"
   # One backend protocol each, without provider mode (pkg-template/README.md lists which reads what).
   build_module agent "--no-default-features --features talc,dialect-agent" "$out/agent"
   build_module openai "--no-default-features --features talc,dialect-openai" "$out/openai"
+  # The AI SDK backend mode alone: no dialect, so no ChatStream or ChatSession pipeline either.
+  build_module ai-sdk "--no-default-features --features talc,ai-sdk" "$out/ai-sdk"
   cp LICENSE-MIT LICENSE-APACHE "$out/"
   rm -f "$out/.gitignore"
   chmod 755 "$out"
@@ -275,7 +277,7 @@ run_bench() {
 # target/bench/named-<name>/: for `twiggy top` and for the live benchmark's profile.
 named_modules() {
   local name dir wasm target=${CARGO_TARGET_DIR:-target}
-  for name in full streaming agent openai; do
+  for name in full streaming agent openai ai-sdk; do
     dir="$target/bench/named-$name"
     [ "$name" = full ] && wasm="$target/wasm32-unknown-unknown/release/chatstream.wasm" \
       || wasm="$target/$name/wasm32-unknown-unknown/release/chatstream.wasm"
@@ -291,7 +293,7 @@ twiggy_tops() {
     cargo install twiggy
   fi
   local name target=${CARGO_TARGET_DIR:-target}
-  for name in full streaming agent openai; do
+  for name in full streaming agent openai ai-sdk; do
     twiggy top -n 40 -f csv "$target/bench/named-$name/named.wasm" > "target/bench/twiggy-$name.csv"
     say "twiggy top of the $name module: target/bench/twiggy-$name.csv"
   done

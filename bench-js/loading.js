@@ -2,7 +2,7 @@
 // Chromium, chatstream against the AI SDK's client. Each page is an app bundled by esbuild that
 // sends a message and reads the answer, an AI SDK UI message stream: chatstream's `ChatSession`
 // (the full entry, and chatstream/streaming), which loads its module itself and sends the request
-// without waiting for it, and the AI SDK's `DefaultChatTransport` with `readUIMessageStream`
+// without waiting for it, chatstream/ai-sdk's `AiSdkChat` (the AI SDK backend mode), and the AI SDK's `DefaultChatTransport` with `readUIMessageStream`
 // (what its useChat runs). The chatstream pages carry the preload hint the README shows. Served
 // gzip-compressed from 127.0.0.1, the .wasm as application/wasm; the simulated server answers after
 // a time to first token of 0 or 300 ms; unthrottled and on an emulated 10 Mbit/s link with 40 ms
@@ -41,6 +41,19 @@ const chatstreamApp = (entry) => `
 const APPS = {
   chatstream: { source: chatstreamApp("./pkg/index.js"), wasm: "pkg/chatstream_bg.wasm" },
   "chatstream/streaming": { source: chatstreamApp("./pkg/streaming/index.js"), wasm: "pkg/streaming/chatstream_bg.wasm" },
+  // The AI SDK backend mode, as an app that moved over from useChat runs it: the first text shows
+  // in the chat's messages.
+  "chatstream/ai-sdk": {
+    source: `
+      import { AiSdkChat } from "./pkg/ai-sdk/index.js";
+      const chat = new AiSdkChat({ api: "/stream" + location.search });
+      chat.subscribe(() => {
+        const answer = chat.messages.at(-1);
+        if (window.firstText === undefined && answer?.role === "assistant" && answer.parts.some((p) => p.type === "text" && p.text.length > 0)) { ${firstText} }
+      });
+      chat.sendMessage({ text: "hi" });`,
+    wasm: "pkg/ai-sdk/chatstream_bg.wasm",
+  },
   "AI SDK": {
     source: `
       import { DefaultChatTransport, readUIMessageStream } from "ai";
@@ -170,10 +183,10 @@ async function measure() {
   return rows;
 }
 
-/** Each entry's weight (what an app downloads for it) against useChat's. */
+/** Each entry's weight (what an app downloads for it; every entry of size-budget.json) against useChat's. */
 async function weights() {
-  const entries = ["chatstream", "chatstream/react", "chatstream/streaming", "chatstream/streaming/react"];
-  return { entries: await entrySizes(entries), useChat: await useChatSize() };
+  const { entries } = JSON.parse(readFileSync(join(root, "size-budget.json"), "utf8"));
+  return { entries: await entrySizes(entries.map((e) => e.entry)), useChat: await useChatSize() };
 }
 
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -208,7 +221,8 @@ first text of the answer on screen: an app bundled by esbuild sends one message 
 (200 words of an AI SDK UI message stream). chatstream's app is \`new ChatSession(…).send("hi")\`,
 which loads the module itself and sends the request without waiting for it; its page carries the
 \`<link rel="preload" … type="application/wasm">\` hint the README shows, and the .wasm is compiled
-while it downloads (served as \`application/wasm\`). The AI SDK's app is \`DefaultChatTransport\` and
+while it downloads (served as \`application/wasm\`). chatstream/ai-sdk's app is the AI SDK backend mode,
+\`new AiSdkChat(…).sendMessage({ text: "hi" })\`, the first text read from its messages. The AI SDK's app is \`DefaultChatTransport\` and
 \`readUIMessageStream\` (what \`useChat\` runs). Everything gzip-served from 127.0.0.1; the simulated
 server sends its headers at once and the answer after the time to first token (TTFT). Cold: a fresh
 browser context. Warm: the page loaded once before in the same context (files cacheable for an
@@ -247,7 +261,7 @@ if (process.argv.includes("--section")) {
     console.log("loading smoke: every app loaded and showed its first text");
   } else {
     // The rows bench-js/report.js reads as well: network, app, medianMs and gzipBytes (the app's entry).
-    const gzipBytes = { chatstream: weight.entries.chatstream, "chatstream/streaming": weight.entries["chatstream/streaming"], "AI SDK": weight.useChat };
+    const gzipBytes = { ...weight.entries, "AI SDK": weight.useChat };
     const withBytes = rows.map((r) => ({ ...r, gzipBytes: gzipBytes[r.app] }));
     writeFileSync(join(out, "loading.json"), JSON.stringify(withBytes, null, 2));
     writeFileSync(join(out, "loading-weight.json"), JSON.stringify(weight, null, 2));

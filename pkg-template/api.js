@@ -1,12 +1,10 @@
 // The package's API over one build of the WebAssembly module (the full one, or the streaming-only
 // one of `chatstream/streaming`): loading it, and the exports that check it is loaded first.
 // ChatSession and streamEvents load it themselves, while their first response is on its way.
+import { makeLoader } from "./init.js";
 import { streamEventsAfterLoad } from "./loading.js";
 import { makeChatSession } from "./session.js";
 import { makeStreamEvents } from "./stream-events.js";
-
-// wasm-bindgen takes `{ module_or_path }` / `{ module }` and warns on anything else; both forms are fine here.
-const isOptions = (input) => Object.getPrototypeOf(input) === Object.prototype;
 
 /**
  * Whether a buffer was transferred away: its views then read as empty, like an empty view, but the
@@ -25,7 +23,7 @@ function isDetached(buffer) {
 /** `AiSdkChat` in the entries whose module has no AI SDK backend mode (the one-dialect ones): says where it is. */
 class NoAiSdkChat {
   constructor() {
-    throw new TypeError('This entry of chatstream has no AI SDK backend mode: import from "chatstream" or "chatstream/streaming"');
+    throw new TypeError('This entry of chatstream has no AI SDK backend mode: import from "chatstream/ai-sdk", "chatstream" or "chatstream/streaming"');
   }
 }
 
@@ -34,35 +32,12 @@ class NoAiSdkChat {
  * `makeAiSdkChat` (ai-sdk-chat.js) from the entries whose module has the AI SDK backend mode.
  */
 export function makeApi(wasm, { makeAiSdkChat } = {}) {
-  let ready = false;
-  let loading = null;
+  const { init, initSync, isReady } = makeLoader(wasm);
   // Before the module is loaded, the generated bindings fail deep inside ("reading
   // 'chatstream_new'"); every export checks first, so the error says what to do instead.
   const loaded = () => {
-    if (!ready) throw new Error("chatstream: call `await init()` first (the WebAssembly module is not loaded yet)");
+    if (!isReady()) throw new Error("chatstream: call `await init()` first (the WebAssembly module is not loaded yet)");
   };
-
-  /** Loads the module. Idempotent: concurrent calls share one load; after a failed load the next call tries again. */
-  function init(input) {
-    if (ready) return Promise.resolve();
-    loading ??= wasm.default(input === undefined || isOptions(input) ? input : { module_or_path: input }).then(
-      () => {
-        ready = true;
-      },
-      (error) => {
-        loading = null;
-        throw error;
-      },
-    );
-    return loading;
-  }
-
-  /** Loads the module from bytes or a compiled module, synchronously. */
-  function initSync(input) {
-    if (ready) return;
-    wasm.initSync(isOptions(input) ? input : { module: input });
-    ready = true;
-  }
 
   // The hand-over of `ChatStream`'s events, read from the module's memory (src/wasm/mod.rs,
   // `HandOver::into_memory`): fetched on the first stream's first call.
@@ -153,7 +128,7 @@ export function makeApi(wasm, { makeAiSdkChat } = {}) {
     loaded();
     return call(...args);
   };
-  const module = { isReady: () => ready, load: init };
+  const module = { isReady, load: init };
   const AiSdkChat = makeAiSdkChat && wasm.AiSdkChat ? makeAiSdkChat(wasm, module) : NoAiSdkChat;
   const streamEvents = makeStreamEvents({ ...wasm, ChatStream });
   const streamEventsWhenLoaded = streamEventsAfterLoad(init, streamEvents);
@@ -161,12 +136,11 @@ export function makeApi(wasm, { makeAiSdkChat } = {}) {
   return {
     init,
     initSync,
-    /** Whether the module is loaded (always, in Node). */
-    isReady: () => ready,
+    isReady,
     ChatStream,
     ChatSession: makeChatSession(wasm, { ...module, AiSdkChat }),
     AiSdkChat,
-    streamEvents: (input, options) => (ready ? streamEvents : streamEventsWhenLoaded)(input, options),
+    streamEvents: (input, options) => (isReady() ? streamEvents : streamEventsWhenLoaded)(input, options),
     resolveToolMarkers: guarded(wasm.resolveToolMarkers),
     parseLlmResponse: guarded(wasm.parseLlmResponse),
   };

@@ -82,13 +82,8 @@ impl ErrorCode {
     /// assert_eq!(ErrorCode::message_from_body(502, "<html>Bad gateway</html>"), "HTTP 502");
     /// ```
     pub fn message_from_body(status: u16, body: &str) -> String {
-        if let Ok(value) = serde_json::from_str::<serde_json::Value>(body) {
-            let found = [&value["error"]["message"], &value["error"], &value["message"], &value["detail"]]
-                .into_iter()
-                .find_map(|v| v.as_str().map(str::to_owned));
-            if let Some(message) = found {
-                return message;
-            }
+        if let Some(message) = body_message(body) {
+            return message;
         }
         let text: String = body.trim().chars().take(300).collect();
         if text.is_empty() || text.starts_with('<') {
@@ -110,6 +105,27 @@ impl ErrorCode {
             ErrorCode::Conflict => "Nothing to cancel",
         }
     }
+}
+
+/// The message a JSON error body gives: the first string of `error.message`, `error`, `message`,
+/// `detail`.
+///
+/// Read with the AI SDK backend mode's JSON reader where the crate has it: the module of the
+/// package's AI SDK entry has no other use for serde_json, whose `Value` reader would be 17 KB
+/// (raw) of it (twiggy).
+#[cfg(feature = "ai-sdk")]
+fn body_message(body: &str) -> Option<String> {
+    crate::ai_sdk::error_body_message(body)
+}
+
+/// As above, with serde_json, which every module without the AI SDK backend mode reads with anyway.
+#[cfg(not(feature = "ai-sdk"))]
+fn body_message(body: &str) -> Option<String> {
+    let value = serde_json::from_str::<serde_json::Value>(body).ok()?;
+    let found = [&value["error"]["message"], &value["error"], &value["message"], &value["detail"]]
+        .into_iter()
+        .find_map(|v| v.as_str().map(str::to_owned));
+    found
 }
 
 /// The error for a response whose status is not 2xx: the contract's code, and the body's own

@@ -7,7 +7,7 @@
 use super::chunks::{ChunkError, MessageWriter};
 use super::json_reader::json_value;
 use super::message::{is_tool_part, write_all, UiMessage};
-use super::object::{into_string, Field, Object};
+use super::object::{into_string, quoted, Field, Object};
 use crate::error::ErrorCode;
 use crate::framing::{Decoded, SseDecoder};
 use crate::state::ChatError;
@@ -173,7 +173,7 @@ impl AiSdkChat {
         };
         let Some(at) = at else {
             return Err(validation(match message_id {
-                Some(id) => format!("regenerate: no message with id {id:?}"),
+                Some(id) => format!("regenerate: no message with id {}", quoted(id)),
                 None => "regenerate: there is no message to regenerate".into(),
             }));
         };
@@ -409,7 +409,7 @@ impl AiSdkChat {
             }
         };
         self.change_parts(matches, change)
-            .ok_or_else(|| validation(format!("addToolOutput: no tool call with toolCallId {tool_call_id:?}")))
+            .ok_or_else(|| validation(format!("addToolOutput: no tool call with toolCallId {}", quoted(tool_call_id))))
     }
 
     /// Answers the approval request `approval_id`.
@@ -433,7 +433,10 @@ impl AiSdkChat {
             part.set("approval", Field::object(&approval));
         };
         self.change_parts(matches, change).ok_or_else(|| {
-            validation(format!("addToolApprovalResponse: no approval request with id {approval_id:?} awaits an answer"))
+            validation(format!(
+                "addToolApprovalResponse: no approval request with id {} awaits an answer",
+                quoted(approval_id)
+            ))
         })
     }
 

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use super::message::{is_tool_part, UiMessage};
-use super::object::{Field, Object};
+use super::object::{quoted, Field, Object};
 use super::partial_json::partial_json;
 
 mod places;
@@ -141,7 +141,8 @@ impl MessageWriter {
                 let found = if end { active.remove(&id) } else { active.get(&id).copied() };
                 let Some(part) = found.and_then(|at| self.message.parts.get_mut(at)) else {
                     return Err(ChunkError(format!(
-                        "{kind} for a {what} part that is not open (id {id:?}): a \"{what}-start\" must come first"
+                        "{kind} for a {what} part that is not open (id {}): a \"{what}-start\" must come first",
+                        quoted(&id)
                     )));
                 };
                 if let Some(delta) = chunk.str("delta").filter(|_| !end) {
@@ -219,7 +220,7 @@ impl MessageWriter {
                 let id = text("toolCallId");
                 let Some(call) = self.partial_tool_calls.get_mut(&id) else {
                     return Err(ChunkError(format!(
-                        "tool-input-delta for a tool call that did not start (toolCallId {id:?}): a \"tool-input-start\" must come first"
+                        "tool-input-delta for a tool call that did not start (toolCallId {}): a \"tool-input-start\" must come first", quoted(&id)
                     )));
                 };
                 call.text.push_str(chunk.str("inputTextDelta").unwrap_or_default());
@@ -314,7 +315,10 @@ impl MessageWriter {
                     |p: &Object| p.get("approval").as_object().is_some_and(|a| a.str("id") == Some(&approval_id));
                 let found = self.places.approvals.get(&approval_id).and_then(|&at| self.message.parts.get_mut(at));
                 let Some(part) = found.filter(|p| holds(p)) else {
-                    return Err(ChunkError(format!("No tool invocation found for approval ID {approval_id:?}.")));
+                    return Err(ChunkError(format!(
+                        "No tool invocation found for approval ID {}.",
+                        quoted(&approval_id)
+                    )));
                 };
                 let mut approval = part.get("approval").as_object().unwrap_or_default();
                 part.set("state", "approval-responded");

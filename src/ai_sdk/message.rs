@@ -8,7 +8,7 @@
 //! a message silently emptied would be context lost.
 
 use super::json_reader::array_items;
-use super::object::{into_string, Field, Object};
+use super::object::{into_string, quoted, Field, Object};
 
 /// One UI message.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,7 +58,7 @@ impl UiMessage {
         match head.get("role") {
             Field::Text(role) if ["system", "user", "assistant"].contains(&role.as_str()) => {}
             Field::Text(role) => {
-                return Err(format!("role {role:?} is not one of \"system\", \"user\", \"assistant\""))
+                return Err(format!("role {} is not one of \"system\", \"user\", \"assistant\"", quoted(role)))
             }
             _ => return Err("its role is missing or not a string".into()),
         }
@@ -134,7 +134,7 @@ pub(crate) fn write_all<'a>(messages: impl Iterator<Item = &'a UiMessage>, out: 
 fn name_of(index: usize, json: &str) -> String {
     let id = Object::parse(json).ok().and_then(|m| m.str("id").map(str::to_owned));
     match id {
-        Some(id) => format!("messages[{index}] (id {id:?})"),
+        Some(id) => format!("messages[{index}] (id {})", quoted(&id)),
         None => format!("messages[{index}]"),
     }
 }
@@ -158,15 +158,15 @@ fn check_part(part: &Object) -> Result<(), String> {
         "dynamic-tool" => &["toolName", "toolCallId", "state"],
         _ if kind.starts_with("tool-") => &["toolCallId", "state"],
         _ if kind.starts_with("data-") => &[],
-        _ => return Err(format!("unknown part type {kind:?}")),
+        _ => return Err(format!("unknown part type {}", quoted(kind))),
     };
     if let Some(missing) = strings.iter().find(|key| part.str(key).is_none()) {
-        return Err(format!("a {kind:?} part needs `{missing}` as a string"));
+        return Err(format!("a {} part needs `{missing}` as a string", quoted(kind)));
     }
     if is_tool_part(part) {
         let state = part.str("state").unwrap_or_default();
         if !TOOL_STATES.contains(&state) {
-            return Err(format!("tool state {state:?} is not one of the AI SDK's"));
+            return Err(format!("tool state {} is not one of the AI SDK's", quoted(state)));
         }
         if state == "output-error" && part.str("errorText").is_none() {
             return Err("an output-error tool part needs `errorText` as a string".into());
@@ -174,7 +174,7 @@ fn check_part(part: &Object) -> Result<(), String> {
         if state.starts_with("approval-")
             && part.get("approval").as_object().and_then(|a| a.str("id").map(drop)).is_none()
         {
-            return Err(format!("a tool part in state {state:?} needs `approval` with an `id`"));
+            return Err(format!("a tool part in state {} needs `approval` with an `id`", quoted(state)));
         }
     }
     Ok(())

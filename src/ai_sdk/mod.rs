@@ -27,3 +27,14 @@ mod object;
 mod partial_json;
 
 pub use chat::{AiSdkChat, Finish, Update};
+
+/// The message a JSON error body gives (`crate::error`'s, read here without serde_json): the
+/// first string of `error.message`, `error`, `message`, `detail`, in a body that is an object.
+pub(crate) fn error_body_message(body: &str) -> Option<String> {
+    let value = object::Object::parse(body).ok()?;
+    let error = value.get("error");
+    let nested = error.as_object();
+    let found = nested.as_ref().and_then(|e| e.str("message"));
+    let found = found.or(error.as_str()).or(value.str("message")).or(value.str("detail"));
+    found.map(str::to_owned)
+}

@@ -227,6 +227,15 @@ pub(crate) fn write_str(out: &mut Vec<u8>, text: &str) {
     let _ = serde_json::to_writer(&mut *out, text);
 }
 
+/// A string quoted for an error message, as JSON writes it: `"a \"b\""`. Not Rust's `{:?}`, whose
+/// escaping (with the Unicode tables it reads) is about 3 KB of the AI SDK entry's module (twiggy),
+/// for messages that read the same.
+pub(crate) fn quoted(text: &str) -> String {
+    let mut out = Vec::new();
+    write_str(&mut out, text);
+    into_string(out)
+}
+
 /// The text written (valid UTF-8: strings and JSON text only go in).
 pub(crate) fn into_string(out: Vec<u8>) -> String {
     String::from_utf8(out).unwrap_or_default()

@@ -9,13 +9,20 @@
 //! aside as strings of their own, each once however many values hold it. A crossing costs more
 //! than building a small object, so a push costs one crossing, not one per event, field or string.
 
+// A module without the event pipeline's bindings (the `events` feature; the AI SDK entry's)
+// leaves the hand-over below unused: it is not linked in.
+#![cfg_attr(not(feature = "events"), allow(dead_code, unused_imports))]
+
 #[cfg(feature = "ai-sdk")]
 pub mod ai_sdk;
 mod args;
 pub mod errors;
 mod partial_input;
+#[cfg(feature = "events")]
 pub mod resolve;
+#[cfg(feature = "events")]
 pub mod session;
+#[cfg(feature = "events")]
 pub mod stream;
 
 use std::cell::{Cell, RefCell};
@@ -264,6 +271,7 @@ impl<'a> HandOver<'a> {
 /// What the package's JS needs to build a hand-over that [`HandOver::into_memory`] left in the
 /// module's memory: `[handOver, the partial_input parser, the module's memory, the address of
 /// the record]`. Called once per module.
+#[cfg(feature = "events")]
 #[wasm_bindgen(js_name = __handOverParts)]
 pub fn hand_over_parts() -> js_sys::Array {
     let record = RECORD.with(|record| record.as_ptr() as u32);

@@ -371,7 +371,7 @@ test("options: an unknown backend and useChat options this mode has no use for a
   assert.throws(() => new ChatSession({ backend: "ai-sdk", endpoint: "/x" }), /"endpoint" is not an option of the AI SDK backend mode/);
   assert.throws(() => new ChatSession({ backend: "ai-sdk", onFinish: 1 }), /onFinish must be a function/);
   // A one-dialect entry's module has no such mode: it says where it is.
-  const elsewhere = /no AI SDK backend mode: import from "chatstream" or "chatstream\/streaming"/;
+  const elsewhere = /no AI SDK backend mode: import from "chatstream\/ai-sdk", "chatstream" or "chatstream\/streaming"/;
   assert.throws(() => new agentEntry.ChatSession({ backend: "ai-sdk", api }), elsewhere);
   assert.throws(() => new agentEntry.AiSdkChat({ api }), elsewhere);
 });

@@ -3,7 +3,7 @@
 //! finish reasons. A chunk that fails them is a [`ChunkError`].
 
 use super::ChunkError;
-use crate::ai_sdk::object::Object;
+use crate::ai_sdk::object::{quoted, Object};
 
 /// The keys of each chunk type the AI SDK's schema requires as strings.
 fn required_strings(kind: &str) -> Option<&'static [&'static str]> {
@@ -41,18 +41,18 @@ const FINISH_REASONS: [&str; 7] = ["stop", "length", "content-filter", "tool-cal
 pub(super) fn check(chunk: &Object) -> Result<&str, ChunkError> {
     let Some(kind) = chunk.str("type") else { return Err(ChunkError("a chunk without a string \"type\"".into())) };
     let Some(required) = required_strings(kind) else {
-        return Err(ChunkError(format!("unknown chunk type {kind:?}")));
+        return Err(ChunkError(format!("unknown chunk type {}", quoted(kind))));
     };
     if let Some(missing) = required.iter().find(|key| chunk.str(key).is_none()) {
-        return Err(ChunkError(format!("a {kind:?} chunk needs `{missing}` as a string")));
+        return Err(ChunkError(format!("a {} chunk needs `{missing}` as a string", quoted(kind))));
     }
     if let Some(key) = BOOLEANS.iter().find(|key| chunk.has(key) && chunk.get(key).as_bool().is_none()) {
-        return Err(ChunkError(format!("a {kind:?} chunk's `{key}` must be a boolean")));
+        return Err(ChunkError(format!("a {} chunk's `{key}` must be a boolean", quoted(kind))));
     }
     if let Some(key) =
         STRINGS.iter().find(|key| !kind.starts_with("data-") && chunk.has(key) && chunk.str(key).is_none())
     {
-        return Err(ChunkError(format!("a {kind:?} chunk's `{key}` must be a string")));
+        return Err(ChunkError(format!("a {} chunk's `{key}` must be a string", quoted(kind))));
     }
     if kind == "tool-approval-response" && chunk.get("approved").as_bool().is_none() {
         return Err(ChunkError("a \"tool-approval-response\" chunk needs `approved` as a boolean".into()));

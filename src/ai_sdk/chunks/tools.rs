@@ -2,7 +2,7 @@
 //! AI SDK's `updateToolPart` / `updateDynamicToolPart` over the message being written.
 
 use super::{ChunkError, MessageWriter};
-use crate::ai_sdk::object::{Field, Object};
+use crate::ai_sdk::object::{quoted, Field, Object};
 
 /// A tool call whose input is still streaming.
 #[derive(Debug, Clone)]
@@ -42,7 +42,7 @@ impl MessageWriter {
         self.in_step(tool_call_id)
             .next()
             .or_else(last)
-            .ok_or_else(|| ChunkError(format!("No tool invocation found for tool call ID {tool_call_id:?}.")))
+            .ok_or_else(|| ChunkError(format!("No tool invocation found for tool call ID {}.", quoted(tool_call_id))))
     }
 
     /// The AI SDK's `updateToolPart` / `updateDynamicToolPart`: the part `at` (or the current
