@@ -82,15 +82,7 @@ impl ErrorCode {
     /// assert_eq!(ErrorCode::message_from_body(502, "<html>Bad gateway</html>"), "HTTP 502");
     /// ```
     pub fn message_from_body(status: u16, body: &str) -> String {
-        if let Some(message) = body_message(body) {
-            return message;
-        }
-        let text: String = body.trim().chars().take(300).collect();
-        if text.is_empty() || text.starts_with('<') {
-            format!("HTTP {status}")
-        } else {
-            text
-        }
+        json_message(body).unwrap_or_else(|| text_message(status, body))
     }
 
     /// The contract's fixed user-facing message for this code, where it has one.
@@ -107,27 +99,6 @@ impl ErrorCode {
     }
 }
 
-/// The message a JSON error body gives: the first string of `error.message`, `error`, `message`,
-/// `detail`.
-///
-/// Read with the AI SDK backend mode's JSON reader where the crate has it: the module of the
-/// package's AI SDK entry has no other use for serde_json, whose `Value` reader would be 17 KB
-/// (raw) of it (twiggy).
-#[cfg(feature = "ai-sdk")]
-fn body_message(body: &str) -> Option<String> {
-    crate::ai_sdk::error_body_message(body)
-}
-
-/// As above, with serde_json, which every module without the AI SDK backend mode reads with anyway.
-#[cfg(not(feature = "ai-sdk"))]
-fn body_message(body: &str) -> Option<String> {
-    let value = serde_json::from_str::<serde_json::Value>(body).ok()?;
-    let found = [&value["error"]["message"], &value["error"], &value["message"], &value["detail"]]
-        .into_iter()
-        .find_map(|v| v.as_str().map(str::to_owned));
-    found
-}
-
 /// The error for a response whose status is not 2xx: the contract's code, and the body's own
 /// message where the contract has no fixed one ("Invalid API key", "Rate limited, try again").
 ///
@@ -137,11 +108,39 @@ fn body_message(body: &str) -> Option<String> {
 /// assert_eq!(http_error(401, "wrong key sk-123"), (ErrorCode::Unauthorized, "Invalid API key".into()));
 /// ```
 pub fn http_error(status: u16, body: &str) -> (ErrorCode, String) {
+    http_error_read(status, body, json_message)
+}
+
+/// [`http_error`], with `read` finding the message of a JSON body in place of [`json_message`].
+/// The module of the package's AI SDK entry passes the AI SDK backend mode's own JSON reader:
+/// serde_json's `Value` reader would be 17 KB (raw) of a module that has no other use for it.
+pub fn http_error_read(status: u16, body: &str, read: fn(&str) -> Option<String>) -> (ErrorCode, String) {
     let code = ErrorCode::from_http_status(status);
     if matches!(code, ErrorCode::Unauthorized | ErrorCode::RateLimited) {
         return (code, code.default_message().into());
     }
-    (code, ErrorCode::message_from_body(status, body))
+    (code, read(body).unwrap_or_else(|| text_message(status, body)))
+}
+
+/// The message a JSON error body gives: the first string of `error.message`, `error`, `message`,
+/// `detail`, in a body that is a JSON object.
+pub fn json_message(body: &str) -> Option<String> {
+    let value = serde_json::from_str::<serde_json::Value>(body).ok()?;
+    let found = [&value["error"]["message"], &value["error"], &value["message"], &value["detail"]]
+        .into_iter()
+        .find_map(|v| v.as_str().map(str::to_owned));
+    found
+}
+
+/// The message of an error body that gives none as JSON: the start of its text, or `HTTP <status>`
+/// (for an empty or HTML body).
+fn text_message(status: u16, body: &str) -> String {
+    let text: String = body.trim().chars().take(300).collect();
+    if text.is_empty() || text.starts_with('<') {
+        format!("HTTP {status}")
+    } else {
+        text
+    }
 }
 
 /// The message for a response silent for `ms` milliseconds.

@@ -28,13 +28,42 @@ mod partial_json;
 
 pub use chat::{AiSdkChat, Finish, Update};
 
-/// The message a JSON error body gives (`crate::error`'s, read here without serde_json): the
-/// first string of `error.message`, `error`, `message`, `detail`, in a body that is an object.
-pub(crate) fn error_body_message(body: &str) -> Option<String> {
+/// The message a JSON error body gives, as [`crate::error::json_message`] finds it, read with this
+/// mode's JSON reader instead of serde_json (for [`crate::error::http_error_read`]).
+pub fn error_body_message(body: &str) -> Option<String> {
     let value = object::Object::parse(body).ok()?;
     let error = value.get("error");
     let nested = error.as_object();
     let found = nested.as_ref().and_then(|e| e.str("message"));
     let found = found.or(error.as_str()).or(value.str("message")).or(value.str("detail"));
     found.map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::error::json_message;
+
+    /// Both readers find the same message in an error body, whatever its shape.
+    #[test]
+    fn an_error_body_gives_the_message_serde_json_finds() {
+        let bodies = [
+            r#"{"error":{"message":"Model not found","type":"invalid_request_error"}}"#,
+            r#"{"error":"quota exceeded"}"#,
+            r#" {"message":"Bad input"} "#,
+            r#"{"detail":"Conversation not found"}"#,
+            r#"{"error":{"message":7},"message":"the second"}"#,
+            r#"{"error":{"code":1},"detail":"the fourth"}"#,
+            r#"{"message":"first","message":"last"}"#,
+            r#"{"message":"caf\u00e9 \"quoted\""}"#,
+            r#"[{"message":"an array"}]"#,
+            r#"{"message":"unclosed"#,
+            r#"{"other":1}"#,
+            "plain words",
+            "",
+        ];
+        for body in bodies {
+            assert_eq!(super::error_body_message(body), json_message(body), "{body}");
+        }
+        assert_eq!(super::error_body_message(r#"{"message":"caf\u00e9"}"#).as_deref(), Some("café"));
+    }
 }

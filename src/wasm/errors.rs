@@ -9,6 +9,11 @@ use crate::error;
 /// `{ code, message }` for a response whose status is not 2xx, with its body's text.
 #[wasm_bindgen(js_name = httpError)]
 pub fn http_error(status: u16, body: &str) -> JsValue {
+    // A JSON body read with the AI SDK backend mode's reader where the module has it: the AI SDK
+    // entry's module then links no serde_json (error::http_error_read).
+    #[cfg(feature = "ai-sdk")]
+    let (code, message) = error::http_error_read(status, body, crate::ai_sdk::error_body_message);
+    #[cfg(not(feature = "ai-sdk"))]
     let (code, message) = error::http_error(status, body);
     let object = Object::new();
     let _ = Reflect::set(&object, &"code".into(), &code.as_str().into());
