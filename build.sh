@@ -84,8 +84,9 @@ ensure_redis() {
 # wasm-opt's flags. Not --all-features: the module then fails to load with current wasm-bindgen.
 # --converge repeats -Oz while it still shrinks the module; --low-memory-unused lets offsets fold
 # into loads, since nothing lives in the first 1 KB (Rust puts the stack first and it grows down
-# from its top).
-WASM_OPT_FLAGS=(-Oz --converge --low-memory-unused --enable-simd --enable-reference-types --enable-bulk-memory
+# from its top). The producers and target-features sections say which compiler made the module;
+# nothing reads them at run time.
+WASM_OPT_FLAGS=(-Oz --converge --low-memory-unused --strip-producers --strip-target-features --enable-simd --enable-reference-types --enable-bulk-memory
   --enable-nontrapping-float-to-int --enable-sign-ext --enable-multivalue)
 
 # One build of the module: $1 names it, $2 is cargo's feature flags, $3 the output folder.
