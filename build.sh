@@ -193,6 +193,8 @@ test_native() {
   cargo test -p chatstream --no-default-features --features dialects --lib --tests -- --skip every_fixture_under_every_split
   say "native tests of a one-dialect build (cargo test --no-default-features --features dialect-agent --lib)"
   cargo test -p chatstream --no-default-features --features dialect-agent --lib
+  say "native tests of the AI SDK entry's build (cargo test --no-default-features --features ai-sdk --lib)"
+  cargo test -p chatstream --no-default-features --features ai-sdk --lib
 }
 
 test_wasm() {
