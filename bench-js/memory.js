@@ -55,6 +55,14 @@ function* toolCallFrames(bytes) {
   yield frame("message_stop", {});
 }
 
+/** The length of the strings in a value: whether the value arrived whole, measured without a
+ * copy of it (a JSON.stringify of it would be one more 20 MB string at the peak). */
+function stringLength(value) {
+  if (typeof value === "string") return value.length;
+  if (value === null || typeof value !== "object") return 0;
+  return Object.values(value).reduce((sum, item) => sum + stringLength(item), 0);
+}
+
 /** Runs one case in this process and prints its numbers as JSON. */
 async function runCase(which) {
   const glue = await import(join(root, "pkg/chatstream.js"));
@@ -81,7 +89,7 @@ async function runCase(which) {
     }
     keep(stream.finish());
     sample();
-    held = JSON.stringify(call?.input ?? null).length;
+    held = stringLength(call?.input);
     stream.free();
   } else {
     const frames = which === "text" ? textFrames(TEXT_BYTES) : toolCallFrames(ARGUMENT_BYTES);
@@ -103,7 +111,7 @@ async function runCase(which) {
       sample();
       held = Math.min(last.content.length, JSON.parse(saved).at(-1).content.length);
     } else {
-      held = JSON.stringify(last.parts.find((p) => p.type === "tool")?.input ?? null).length;
+      held = stringLength(last.parts.find((p) => p.type === "tool")?.input);
     }
     chat.dispose();
   }
