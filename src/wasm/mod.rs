@@ -217,6 +217,10 @@ impl<'a> HandOver<'a> {
             recycle(self.texts, self.layout);
             return 0;
         }
+        // The last hand-over was read when its call returned: let it go before this one is
+        // made, so that a long value's text is not in memory twice.
+        let (old_text, old_layout) = KEPT.take();
+        recycle(old_text, old_layout);
         let (text, layout) = self.compose();
         RECORD.with(|record| {
             record[0].set(text.as_ptr() as u32);
@@ -224,8 +228,7 @@ impl<'a> HandOver<'a> {
             record[2].set(layout.as_ptr() as u32);
         });
         let words = layout.len() as u32;
-        let (old_text, old_layout) = KEPT.replace((text, layout));
-        recycle(old_text, old_layout);
+        KEPT.set((text, layout));
         words
     }
 
