@@ -159,7 +159,8 @@ events dropped as an app that renders them would, the \`tool_call\` kept) and by
 (bytes → events → state, the answer kept in its snapshot); and a 2 MB answer of plain text in 1 KB
 deltas read by a session whose saved state (\`saveMessages()\`) is kept as well. Peak RSS growth
 (sampled every 256 frames, and the process's maximum RSS) ÷ the value's length, against the most
-the case may hold; wasm memory growth beside it (a wasm module's memory never shrinks).
+the case may hold; wasm memory growth beside it (a wasm module's memory never shrinks). The value
+kept is checked whole by the length of its strings, without a copy of it.
 
 | case | value | peak RSS growth | ÷ value | at most | wasm memory growth | verdict |
 |---|---:|---:|---:|---:|---:|---|
