@@ -1,8 +1,9 @@
 //! Stage 2: frames → [`ProviderEvent`]s, one decoder per wire dialect.
 //!
 //! A decoder reads one frame ([`FrameRef`]) at a time and appends what it means, in provider-neutral
-//! terms, to an output vector. It does no cleaning (markers, thinking tags, control characters
-//! are the next stage's work) and never sees bytes. Auto-detection lives in [`detect`].
+//! terms, to its output ([`ProviderEvents`], which merges runs of text as they are written). It
+//! does no cleaning (markers, thinking tags, control characters are the next stage's work) and
+//! never sees bytes. Auto-detection lives in [`detect`].
 
 // Helpers shared by some dialects only: a build without all of them leaves some unused (the
 // full build still checks for dead code).
@@ -57,8 +58,8 @@ use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
 use crate::framing::{FrameRef, Framing};
 
-/// [`ProviderEvent::push_text`] or [`ProviderEvent::push_thinking`]: what a decoder's fast path read.
-type TextEvent = fn(&mut Vec<ProviderEvent>, &str);
+/// [`ProviderEvents::text`] or [`ProviderEvents::thinking`]: what a decoder's fast path read.
+type TextEvent = fn(&mut ProviderEvents, &str);
 
 /// What a provider said, in provider-neutral terms. Text is raw: the cleaning stage strips it.
 #[derive(Debug, Clone, PartialEq)]
@@ -170,53 +171,86 @@ pub enum ProviderEvent {
     Cancelled,
 }
 
-/// Appends `event` to `run` when it continues it (more text, more thinking, more arguments of
-/// the same tool call); otherwise hands it back.
-pub(crate) fn extend_run(run: &mut Option<ProviderEvent>, event: ProviderEvent) -> Option<ProviderEvent> {
-    match (run, event) {
-        (Some(ProviderEvent::Text(text)), ProviderEvent::Text(more))
-        | (Some(ProviderEvent::Thinking(text)), ProviderEvent::Thinking(more)) => text.push_str(&more),
-        (Some(ProviderEvent::ToolCallDelta { id, delta }), ProviderEvent::ToolCallDelta { id: next, delta: more })
-            if *id == next =>
-        {
-            delta.push_str(&more)
+/// The events a decoder writes, runs merged as they are written: text after text, thinking after
+/// thinking and more arguments of the same tool call are appended to the event before them, and
+/// an empty piece adds nothing. Every decoder writes only through this, so the next stage takes
+/// a run as one piece however the provider cut it (per piece it would cost allocations, marker
+/// checks and, for arguments, a `partial_input` as large as the arguments so far), and a run of
+/// text deltas costs one allocation, not one per delta.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProviderEvents {
+    events: Vec<ProviderEvent>,
+}
+
+impl ProviderEvents {
+    /// Appends `event`, onto the last event when it continues its run.
+    pub fn push(&mut self, event: ProviderEvent) {
+        match event {
+            ProviderEvent::Text(text) => self.text(&text),
+            ProviderEvent::Thinking(text) => self.thinking(&text),
+            ProviderEvent::ToolCallDelta { id, delta } => self.tool_call_delta(&id, &delta),
+            event => self.events.push(event),
         }
-        (_, event) => return Some(event),
     }
-    None
+
+    /// Appends response text (what a fast path read, borrowed from the frame).
+    pub fn text(&mut self, text: &str) {
+        match self.events.last_mut() {
+            _ if text.is_empty() => {}
+            Some(ProviderEvent::Text(last)) => last.push_str(text),
+            _ => self.events.push(ProviderEvent::Text(text.to_owned())),
+        }
+    }
+
+    /// Appends thinking text.
+    pub fn thinking(&mut self, text: &str) {
+        match self.events.last_mut() {
+            _ if text.is_empty() => {}
+            Some(ProviderEvent::Thinking(last)) => last.push_str(text),
+            _ => self.events.push(ProviderEvent::Thinking(text.to_owned())),
+        }
+    }
+
+    /// Appends arguments of the tool call `id`.
+    pub fn tool_call_delta(&mut self, id: &str, delta: &str) {
+        match self.events.last_mut() {
+            _ if delta.is_empty() => {}
+            Some(ProviderEvent::ToolCallDelta { id: last_id, delta: last }) if last_id == id => last.push_str(delta),
+            _ => self.events.push(ProviderEvent::ToolCallDelta { id: id.to_owned(), delta: delta.to_owned() }),
+        }
+    }
+
+    /// The events so far.
+    pub fn as_slice(&self) -> &[ProviderEvent] {
+        &self.events
+    }
+
+    /// Takes the events out, in order, leaving the buffer empty (and its memory kept for reuse).
+    pub fn drain(&mut self) -> std::vec::Drain<'_, ProviderEvent> {
+        self.events.drain(..)
+    }
+
+    /// The events.
+    pub fn into_vec(self) -> Vec<ProviderEvent> {
+        self.events
+    }
+}
+
+impl Extend<ProviderEvent> for ProviderEvents {
+    fn extend<I: IntoIterator<Item = ProviderEvent>>(&mut self, events: I) {
+        events.into_iter().for_each(|event| self.push(event));
+    }
+}
+
+impl std::ops::Deref for ProviderEvents {
+    type Target = [ProviderEvent];
+
+    fn deref(&self) -> &[ProviderEvent] {
+        &self.events
+    }
 }
 
 impl ProviderEvent {
-    /// Appends text to `out`, onto its last event when that is text too: a run of text deltas
-    /// costs one allocation, not one per delta (the next stage takes a run as one piece anyway).
-    /// Empty text adds nothing.
-    pub fn push_text(out: &mut Vec<ProviderEvent>, text: &str) {
-        match out.last_mut() {
-            _ if text.is_empty() => {}
-            Some(ProviderEvent::Text(last)) => last.push_str(text),
-            _ => out.push(ProviderEvent::Text(text.to_owned())),
-        }
-    }
-
-    /// [`ProviderEvent::push_text`] for thinking.
-    pub fn push_thinking(out: &mut Vec<ProviderEvent>, text: &str) {
-        match out.last_mut() {
-            _ if text.is_empty() => {}
-            Some(ProviderEvent::Thinking(last)) => last.push_str(text),
-            _ => out.push(ProviderEvent::Thinking(text.to_owned())),
-        }
-    }
-
-    /// Appends arguments of tool call `id` to `out`, onto its last event when that is more of
-    /// the same call's. Empty arguments add nothing.
-    pub fn push_tool_call_delta(out: &mut Vec<ProviderEvent>, id: &str, delta: &str) {
-        match out.last_mut() {
-            _ if delta.is_empty() => {}
-            Some(ProviderEvent::ToolCallDelta { id: last_id, delta: last }) if last_id == id => last.push_str(delta),
-            _ => out.push(ProviderEvent::ToolCallDelta { id: id.to_owned(), delta: delta.to_owned() }),
-        }
-    }
-
     /// The error for a frame that is not what its dialect allows.
     pub fn unreadable(detail: impl std::fmt::Display) -> ProviderEvent {
         ProviderEvent::Error {
@@ -259,6 +293,13 @@ impl ProviderEvent {
     }
 }
 
+/// A frame's data, trimmed, unless it carries nothing: blank, or a `[DONE]` of the kind servers
+/// and proxies in OpenAI's style add to dialects that end with an event of their own.
+pub(crate) fn data_to_read(frame: FrameRef<'_>) -> Option<&str> {
+    let data = frame.data.trim();
+    (!data.is_empty() && data != "[DONE]").then_some(data)
+}
+
 /// `value[key]` when it is a string.
 pub(crate) fn text(value: &Value, key: &str) -> Option<String> {
     value.get(key).and_then(Value::as_str).map(str::to_owned)
@@ -268,10 +309,10 @@ pub(crate) fn text(value: &Value, key: &str) -> Option<String> {
 /// dialects share, that nothing is read after the message is over.
 pub trait DialectDecoder {
     /// Decodes one frame, appending its events to `out`.
-    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>);
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents);
     /// The input ended. Dialects whose end of body is their terminal event (Gemini) emit
     /// `End` here when the stream finished properly; the others add nothing.
-    fn finish(&mut self, _out: &mut Vec<ProviderEvent>) {}
+    fn finish(&mut self, _out: &mut ProviderEvents) {}
 }
 
 /// The wire dialects chatstream reads.
@@ -399,7 +440,7 @@ impl Decoder {
     }
 
     /// Decodes one frame, unless the message is over.
-    pub fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
+    pub fn decode(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
         if self.ended {
             return;
         }
@@ -414,7 +455,7 @@ impl Decoder {
     }
 
     /// The input ended.
-    pub fn finish(&mut self, out: &mut Vec<ProviderEvent>) {
+    pub fn finish(&mut self, out: &mut ProviderEvents) {
         if !self.ended {
             self.dialect.finish(out);
             self.ended = true;
