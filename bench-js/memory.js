@@ -55,6 +55,14 @@ function* toolCallFrames(bytes) {
   yield frame("message_stop", {});
 }
 
+/** The length of the strings in a value: whether the value arrived whole, measured without a
+ * copy of it (a JSON.stringify of it would be one more 20 MB string at the peak). */
+function stringLength(value) {
+  if (typeof value === "string") return value.length;
+  if (value === null || typeof value !== "object") return 0;
+  return Object.values(value).reduce((sum, item) => sum + stringLength(item), 0);
+}
+
 /** Runs one case in this process and prints its numbers as JSON. */
 async function runCase(which) {
   const glue = await import(join(root, "pkg/chatstream.js"));
@@ -81,7 +89,7 @@ async function runCase(which) {
     }
     keep(stream.finish());
     sample();
-    held = JSON.stringify(call?.input ?? null).length;
+    held = stringLength(call?.input);
     stream.free();
   } else {
     const frames = which === "text" ? textFrames(TEXT_BYTES) : toolCallFrames(ARGUMENT_BYTES);
@@ -103,7 +111,7 @@ async function runCase(which) {
       sample();
       held = Math.min(last.content.length, JSON.parse(saved).at(-1).content.length);
     } else {
-      held = JSON.stringify(last.parts.find((p) => p.type === "tool")?.input ?? null).length;
+      held = stringLength(last.parts.find((p) => p.type === "tool")?.input);
     }
     chat.dispose();
   }
@@ -151,7 +159,8 @@ events dropped as an app that renders them would, the \`tool_call\` kept) and by
 (bytes → events → state, the answer kept in its snapshot); and a 2 MB answer of plain text in 1 KB
 deltas read by a session whose saved state (\`saveMessages()\`) is kept as well. Peak RSS growth
 (sampled every 256 frames, and the process's maximum RSS) ÷ the value's length, against the most
-the case may hold; wasm memory growth beside it (a wasm module's memory never shrinks).
+the case may hold; wasm memory growth beside it (a wasm module's memory never shrinks). The value
+kept is checked whole by the length of its strings, without a copy of it.
 
 | case | value | peak RSS growth | ÷ value | at most | wasm memory growth | verdict |
 |---|---:|---:|---:|---:|---:|---|

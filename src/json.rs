@@ -21,8 +21,9 @@ use serde_json::{Map, Value};
 
 /// A value that writes itself as JSON text.
 pub trait ToJson {
-    /// Appends the value's JSON text to `out`.
-    fn write_json(&self, out: &mut JsonOut);
+    /// Appends the value's JSON text to `out` (which may keep its long strings, by reference,
+    /// to hand over on their own).
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>);
 }
 
 /// The JSON text of `value`.
@@ -48,27 +49,28 @@ pub fn to_value<T: ToJson + ?Sized>(value: &T) -> Value {
 /// JS bindings hand such strings to JS as strings of their own, so that a long answer or tool
 /// input is neither escaped into the text nor parsed back out of it, and its copies (a
 /// message's `content`, its text part, the `complete` payload's `text`) become one JS string.
+/// The strings set aside are the values' own, borrowed: a long one is not copied to be set aside.
 #[derive(Debug, Default)]
-pub struct JsonOut {
+pub struct JsonOut<'v> {
     text: Vec<u8>,
-    aside: Option<Aside>,
+    aside: Option<Aside<'v>>,
 }
 
 #[derive(Debug)]
-struct Aside {
+struct Aside<'v> {
     /// Printable ASCII that needs no escaping.
     mark: String,
-    strings: Vec<String>,
+    strings: Vec<&'v str>,
     /// How many strings the text written so far set aside.
     written: usize,
 }
 
-impl JsonOut {
+impl<'v> JsonOut<'v> {
     /// Strings from this length on are set aside.
     pub const ASIDE_FROM: usize = 1024;
 
     /// A writer that sets long strings aside, written as `"<mark><n>"`.
-    pub fn setting_aside(mark: String) -> JsonOut {
+    pub fn setting_aside(mark: String) -> JsonOut<'v> {
         JsonOut { text: Vec::new(), aside: Some(Aside { mark, strings: Vec::new(), written: 0 }) }
     }
 
@@ -85,7 +87,7 @@ impl JsonOut {
     }
 
     /// The strings set aside so far, by place.
-    pub fn aside(&self) -> &[String] {
+    pub fn aside(&self) -> &[&'v str] {
         self.aside.as_ref().map_or(&[], |aside| &aside.strings)
     }
 
@@ -97,13 +99,13 @@ impl JsonOut {
         self.text.extend_from_slice(bytes);
     }
 
-    fn string(&mut self, text: &str) {
+    fn string(&mut self, text: &'v str) {
         match self.aside.as_mut() {
             Some(aside) if text.len() >= Self::ASIDE_FROM => {
-                let at = match aside.strings.iter().position(|s| s == text) {
+                let at = match aside.strings.iter().position(|s| *s == text) {
                     Some(at) => at,
                     None => {
-                        aside.strings.push(text.to_owned());
+                        aside.strings.push(text);
                         aside.strings.len() - 1
                     }
                 };
@@ -124,37 +126,42 @@ fn leaf<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
 }
 
 /// Writes `{"key":value,…}`: `Object::new(out).field("key", &value).end()`.
-pub(crate) struct Object<'a> {
-    out: &'a mut JsonOut,
+pub(crate) struct Object<'o, 'v> {
+    out: &'o mut JsonOut<'v>,
     first: bool,
 }
 
-impl<'a> Object<'a> {
-    pub(crate) fn new(out: &'a mut JsonOut) -> Object<'a> {
+impl<'o, 'v> Object<'o, 'v> {
+    pub(crate) fn new(out: &'o mut JsonOut<'v>) -> Object<'o, 'v> {
         out.push(b'{');
         Object { out, first: true }
     }
 
     /// An object whose first field, `tag`, names its kind (`#[serde(tag = "type")]`).
-    pub(crate) fn tagged(out: &'a mut JsonOut, tag: &str, kind: &str) -> Object<'a> {
+    pub(crate) fn tagged(out: &'o mut JsonOut<'v>, tag: &str, kind: &str) -> Object<'o, 'v> {
         let mut object = Object::new(out);
-        object.field(tag, &kind);
+        object.key(tag);
+        leaf(&mut object.out.text, kind);
         object
     }
 
-    pub(crate) fn field(&mut self, key: &str, value: &dyn ToJson) -> &mut Self {
+    fn key(&mut self, key: &str) {
         if !self.first {
             self.out.push(b',');
         }
         self.first = false;
         leaf(&mut self.out.text, key);
         self.out.push(b':');
+    }
+
+    pub(crate) fn field(&mut self, key: &str, value: &'v dyn ToJson) -> &mut Self {
+        self.key(key);
         value.write_json(self.out);
         self
     }
 
     /// The field when `keep` (`#[serde(skip_serializing_if = …)]`).
-    pub(crate) fn field_if(&mut self, keep: bool, key: &str, value: &dyn ToJson) -> &mut Self {
+    pub(crate) fn field_if(&mut self, keep: bool, key: &str, value: &'v dyn ToJson) -> &mut Self {
         if keep {
             self.field(key, value);
         }
@@ -162,7 +169,7 @@ impl<'a> Object<'a> {
     }
 
     /// Every entry of `map` as a field of this object (`#[serde(flatten)]`).
-    pub(crate) fn flatten(&mut self, map: &Map<String, Value>) -> &mut Self {
+    pub(crate) fn flatten(&mut self, map: &'v Map<String, Value>) -> &mut Self {
         for (key, value) in map {
             self.field(key, value);
         }
@@ -175,43 +182,43 @@ impl<'a> Object<'a> {
 }
 
 impl ToJson for str {
-    fn write_json(&self, out: &mut JsonOut) {
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
         out.string(self);
     }
 }
 
 impl ToJson for String {
-    fn write_json(&self, out: &mut JsonOut) {
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
         out.string(self);
     }
 }
 
 impl ToJson for bool {
-    fn write_json(&self, out: &mut JsonOut) {
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
         out.extend(if *self { b"true" } else { b"false" });
     }
 }
 
 impl ToJson for u32 {
-    fn write_json(&self, out: &mut JsonOut) {
-        u64::from(*self).write_json(out);
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
+        leaf(&mut out.text, &u64::from(*self));
     }
 }
 
 impl ToJson for u64 {
-    fn write_json(&self, out: &mut JsonOut) {
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
         leaf(&mut out.text, self);
     }
 }
 
 impl ToJson for usize {
-    fn write_json(&self, out: &mut JsonOut) {
-        (*self as u64).write_json(out);
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
+        leaf(&mut out.text, &(*self as u64));
     }
 }
 
 impl ToJson for f64 {
-    fn write_json(&self, out: &mut JsonOut) {
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
         leaf(&mut out.text, self);
     }
 }
@@ -219,7 +226,7 @@ impl ToJson for f64 {
 /// Walked here, not written by serde_json whole, so that the long strings inside (a tool's
 /// input, its output) can be set aside too.
 impl ToJson for Value {
-    fn write_json(&self, out: &mut JsonOut) {
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
         match self {
             Value::String(text) => out.string(text),
             Value::Array(items) => items.write_json(out),
@@ -234,7 +241,7 @@ impl ToJson for Value {
 }
 
 impl<T: ToJson> ToJson for Option<T> {
-    fn write_json(&self, out: &mut JsonOut) {
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
         match self {
             Some(value) => value.write_json(out),
             None => out.extend(b"null"),
@@ -243,7 +250,7 @@ impl<T: ToJson> ToJson for Option<T> {
 }
 
 impl<T: ToJson> ToJson for [T] {
-    fn write_json(&self, out: &mut JsonOut) {
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
         out.push(b'[');
         for (i, item) in self.iter().enumerate() {
             if i > 0 {
@@ -256,13 +263,13 @@ impl<T: ToJson> ToJson for [T] {
 }
 
 impl<T: ToJson> ToJson for Vec<T> {
-    fn write_json(&self, out: &mut JsonOut) {
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
         self.as_slice().write_json(out);
     }
 }
 
 impl<T: ToJson + ?Sized> ToJson for &T {
-    fn write_json(&self, out: &mut JsonOut) {
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
         (**self).write_json(out);
     }
 }

@@ -76,7 +76,7 @@ macro_rules! wire {
         }
 
         impl $crate::json::ToJson for $name {
-            fn write_json(&self, out: &mut $crate::json::JsonOut) {
+            fn write_json<'v>(&'v self, out: &mut $crate::json::JsonOut<'v>) {
                 $crate::json::ToJson::write_json(self.as_str(), out);
             }
         }
@@ -100,7 +100,7 @@ macro_rules! wire {
         $( $(#[doc = $doc:literal])* $fvis:vis $field:ident : $ty:ty $(as $key:literal)? $(=> $mode:ident)? ),* $(,)?
     }) => {
         impl $crate::json::ToJson for $name {
-            fn write_json(&self, out: &mut $crate::json::JsonOut) {
+            fn write_json<'v>(&'v self, out: &mut $crate::json::JsonOut<'v>) {
                 let mut object = $crate::wire::object(out);
                 $( $crate::wire::wire!(@write object, $crate::wire::wire!(@key $field $($key)?), &self.$field $(, $mode)?); )*
                 object.end();
@@ -166,7 +166,7 @@ macro_rules! wire {
         ),* $(,)?
     }) => {
         impl $crate::json::ToJson for $name {
-            fn write_json(&self, out: &mut $crate::json::JsonOut) {
+            fn write_json<'v>(&'v self, out: &mut $crate::json::JsonOut<'v>) {
                 match self {
                     $( $name::$variant { $($($field,)*)? } => {
                         let mut object = $crate::wire::tagged(out, $tag, $kind);
@@ -271,13 +271,13 @@ pub(crate) use wire;
 /// Every writer's object begins here: one copy of the opening in the module, not one per type
 /// (the module is a download).
 #[inline(never)]
-pub(crate) fn object(out: &mut JsonOut) -> Object<'_> {
+pub(crate) fn object<'o, 'v>(out: &'o mut JsonOut<'v>) -> Object<'o, 'v> {
     Object::new(out)
 }
 
 /// [`object`] of a tagged kind.
 #[inline(never)]
-pub(crate) fn tagged<'a>(out: &'a mut JsonOut, tag: &str, kind: &str) -> Object<'a> {
+pub(crate) fn tagged<'o, 'v>(out: &'o mut JsonOut<'v>, tag: &str, kind: &str) -> Object<'o, 'v> {
     Object::tagged(out, tag, kind)
 }
 

@@ -114,6 +114,13 @@ impl StateMachine {
             StreamEvent::Complete { payload } => {
                 // A turn that produced nothing (failed or stopped before any output) adds no
                 // empty bubble: the user's message stays last, ready to retry.
+                // The streaming state is cleared below (`end_turn`): its tool inputs go first, so
+                // that a long input is not held by it while the message's copies are made.
+                for segment in &mut self.state.streaming_segments {
+                    if let Segment::Tool { input, .. } = segment {
+                        *input = Value::Null;
+                    }
+                }
                 let parts = self.final_parts(payload);
                 let message = ChatMessage::assistant((self.ids)(), payload, parts);
                 if !message.is_empty() {
@@ -249,7 +256,7 @@ impl StateMachine {
     /// The answer's parts as they streamed, with each tool's final input and output from the
     /// payload's `tool_history`. A backend that sent its own `message` decides the text: then
     /// the parts are its thinking, its segments and the data that streamed.
-    pub(super) fn final_parts(&self, payload: &CompletePayload) -> Vec<MessagePart> {
+    pub(super) fn final_parts(&mut self, payload: &CompletePayload) -> Vec<MessagePart> {
         let texts = || {
             self.state.streaming_parts.iter().filter_map(|p| {
                 if let MessagePart::Text { text } = p {
@@ -275,6 +282,14 @@ impl StateMachine {
             );
             parts.extend(self.state.streaming_parts.iter().filter(|p| matches!(p, MessagePart::Data { .. })).cloned());
             return parts;
+        }
+        // A tool part's input as it streamed is let go before its record's is copied in.
+        for part in &mut self.state.streaming_parts {
+            if let MessagePart::Tool { index, input, .. } = part {
+                if payload.tool_history.get(*index as usize).is_some() {
+                    *input = Value::Null;
+                }
+            }
         }
         let mut parts = self.state.streaming_parts.clone();
         for part in &mut parts {

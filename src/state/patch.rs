@@ -114,7 +114,7 @@ impl From<Value> for PatchValue {
 
 /// As serde's `untagged` writes it: the value alone.
 impl ToJson for PatchValue {
-    fn write_json(&self, out: &mut JsonOut) {
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
         match self {
             PatchValue::Message(message) => message.write_json(out),
             PatchValue::Messages(messages) => messages.write_json(out),

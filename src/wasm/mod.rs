@@ -224,6 +224,10 @@ impl<'a> HandOver<'a> {
             recycle(self.texts, self.layout);
             return 0;
         }
+        // The last hand-over was read when its call returned: let it go before this one is
+        // made, so that a long value's text is not in memory twice.
+        let (old_text, old_layout) = KEPT.take();
+        recycle(old_text, old_layout);
         let (text, layout) = self.compose();
         RECORD.with(|record| {
             record[0].set(text.as_ptr() as u32);
@@ -231,8 +235,7 @@ impl<'a> HandOver<'a> {
             record[2].set(layout.as_ptr() as u32);
         });
         let words = layout.len() as u32;
-        let (old_text, old_layout) = KEPT.replace((text, layout));
-        recycle(old_text, old_layout);
+        KEPT.set((text, layout));
         words
     }
 
@@ -261,6 +264,10 @@ impl<'a> HandOver<'a> {
         let mark = if aside.is_empty() { "" } else { mark.as_str() };
         self.layout[..HEAD].copy_from_slice(&[utf16_len(&text), utf16_len(mark), aside.len() as u32]);
         self.layout.extend(aside.iter().map(|s| utf16_len(s)));
+        // Grown once, to its length: pushing a 20 MB string set aside onto the JSON text would
+        // double its capacity, and a wasm module's memory never shrinks back.
+        let len = text.len() + mark.len() + aside.iter().map(|s| s.len()).sum::<usize>() + self.texts.len();
+        text.reserve_exact(len - text.len());
         text.push_str(mark);
         aside.iter().for_each(|s| text.push_str(s));
         text.push_str(&self.texts);
@@ -279,8 +286,9 @@ pub fn hand_over_parts() -> js_sys::Array {
     js_sys::Array::of4(&hand_over, &parse, &wasm_bindgen::memory(), &record.into())
 }
 
-/// The JSON text of `values` as one array (empty for none), and the strings set aside from it.
-fn values_json(values: &[&dyn ToJson], mark: &str) -> (String, Vec<String>) {
+/// The JSON text of `values` as one array (empty for none), and the strings set aside from it
+/// (the values' own).
+fn values_json<'v>(values: &'v [&dyn ToJson], mark: &str) -> (String, Vec<&'v str>) {
     if values.is_empty() {
         return (String::new(), Vec::new());
     }
@@ -363,7 +371,11 @@ export function handOver(text, layout, many, inputs, parse) {
       if (n !== SAME_TEXT) last = cut(n);
       list.push(op === 2 ? { op: "appendText", text: last } : { type: op === 0 ? "text_delta" : "thinking_delta", text: last });
     } else if (op === 3) {
-      list.push(values[v++]);
+      const value = values[v++];
+      // The call's arguments are complete: no more deltas for it, and its arguments so far
+      // (as long as its input) are let go, but by the events that read them.
+      if (inputs && value?.type === "tool_call") inputs.delete(value.tool_use_id);
+      list.push(value);
     } else if (op === 4) {
       const n = layout[i++];
       if (n !== SAME_TEXT) id = cut(n);
