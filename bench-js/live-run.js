@@ -7,11 +7,12 @@
 //   node --expose-gc bench-js/live-run.js --smoke   tiny inputs, one round: checks every contender reads the same text
 //   node --expose-gc bench-js/live-run.js --only deepseek   the recordings whose name holds the text; prints, keeps nothing
 //   node --expose-gc bench-js/live-run.js --env chromium    (or node) one environment only; prints, keeps nothing
+//   CHATSTREAM_PKG=/path/to/pkg node --expose-gc bench-js/live-run.js --env chromium   another build of the package
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { out, root, withBenchPage } from "./browser.js";
+import { out, pkg, root, withBenchPage } from "./browser.js";
 import { AGAINST, frames, pushCosts, runLive, tile } from "./live.js";
 import { profileLivePush } from "./profile.js";
 import { openaiStream, tokens } from "./streams.js";
@@ -44,8 +45,8 @@ export function recordings() {
 const COSTS = "openai/openai-text.sse";
 
 async function inNode(recs) {
-  const lib = await import(join(root, "pkg/index.js"));
-  lib.initSync({ module: readFileSync(join(root, "pkg/chatstream_bg.wasm")) });
+  const lib = await import(join(pkg, "index.js"));
+  lib.initSync({ module: readFileSync(join(pkg, "chatstream_bg.wasm")) });
   const rows = await runLive(lib, recs, { ...options, log: (row) => console.log(JSON.stringify(row)) });
   const costs = recordings().find((r) => r.name === COSTS);
   const list = tile(frames(costs.text, costs.format), costs.dialect, options.target);
@@ -167,6 +168,14 @@ function why({ push: p, rows }, profiles) {
         `which the baseline's few lines do not pay.`,
     );
   }
+  const live = rows.filter((r) => r.mode === "live" && !r.recording.startsWith("synthetic"));
+  const times = (a, b) => geomean(live.map((r) => r.us[a] / r.us[b])).toFixed(2);
+  parts.push(
+    `The session costs ${times("session", "streamEvents")}× what \`streamEvents\` costs an event on the same live reads (geometric mean over the recordings), ` +
+      `and \`streamEvents\` ${times("streamEvents", "push")}× what \`push\` costs: on each read the session also applies the step's patches to a new frozen ` +
+      `snapshot and tells its subscribers, and \`streamEvents\` hands each event out through its async queue (a promise an event), ` +
+      `while their baseline reads the same ReadableStream and keeps three strings.`,
+  );
   for (const profile of profiles) {
     parts.push(
       `In the profile of ${profile.recording}, crossing between JS and the module and building the event objects take ` +
