@@ -24,7 +24,7 @@ fn main() {
     use std::time::Instant;
 
     use chatstream::dialect::fuzzing::{set_shape_mode, take_paths, ShapeMode};
-    use chatstream::dialect::{Decoder, Dialect};
+    use chatstream::dialect::{Decoder, Dialect, ProviderEvents};
     use chatstream::framing::{Frame, FrameDecoder, DEFAULT_MAX_FRAME_BYTES};
 
     /// Decodes `frames` in `mode` until about 20 ms have passed; nanoseconds per frame.
@@ -33,7 +33,7 @@ fn main() {
         let (start, mut passes) = (Instant::now(), 0u32);
         while passes == 0 || start.elapsed().as_millis() < 20 {
             let mut decoder = Decoder::new(dialect);
-            let mut events = Vec::new();
+            let mut events = ProviderEvents::default();
             for frame in frames {
                 decoder.decode(frame.as_ref(), &mut events);
             }
@@ -66,7 +66,7 @@ fn main() {
             set_shape_mode(ShapeMode::Warm);
             take_paths();
             let mut counted = Decoder::new(dialect);
-            let mut events = Vec::new();
+            let mut events = ProviderEvents::default();
             frames.iter().for_each(|frame| counted.decode(frame.as_ref(), &mut events));
             let [replayed, scanned] = take_paths();
             let ns = |mode| {

@@ -9,7 +9,8 @@ use std::hint::black_box;
 use std::path::Path;
 
 use chatstream::clean::{CleanOptions, Cleaner};
-use chatstream::dialect::{Decoder, Dialect, ProviderEvent};
+use chatstream::dialect::{Decoder, Dialect, ProviderEvent, ProviderEvents};
+use chatstream::event::StreamEvents;
 use chatstream::framing::{Frame, FrameDecoder, DEFAULT_MAX_FRAME_BYTES};
 use chatstream::stream::{ChatStream, StreamOptions};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -45,7 +46,7 @@ fn dialects(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(bytes as u64));
         group.bench_function(dialect.name(), |b| {
             b.iter(|| {
-                let mut events = Vec::new();
+                let mut events = ProviderEvents::default();
                 for stream in &frames {
                     let mut decoder = Decoder::new(dialect);
                     for frame in stream {
@@ -78,10 +79,10 @@ fn cleaning(c: &mut Criterion) {
             let mut cleaner = Cleaner::new(CleanOptions::default());
             let mut out = Vec::new();
             for piece in &pieces {
-                cleaner.push(ProviderEvent::Text(piece.clone()), &mut out);
+                cleaner.push(ProviderEvent::Text(piece.clone()), &mut StreamEvents::new(&mut out));
             }
-            cleaner.push(ProviderEvent::End, &mut out);
-            cleaner.finish(&mut out);
+            cleaner.push(ProviderEvent::End, &mut StreamEvents::new(&mut out));
+            cleaner.finish(&mut StreamEvents::new(&mut out));
             black_box(out.len())
         })
     });

@@ -144,11 +144,59 @@ impl StreamEvent {
     }
 }
 
-/// Merges runs of deltas in `events[from..]`: adjacent text deltas, adjacent thinking deltas,
-/// and adjacent argument deltas of one tool call (the merged one keeps the later
-/// `partial_input`). A push returns one event per run however its bytes were cut, and two
-/// event lists are compared this way whatever the chunking was: the cleaner's output does not
-/// depend on how its input is cut, only on where deltas begin and end.
+/// The clean events one call writes, runs merged as they are written: text after text, thinking
+/// after thinking and more arguments of the same tool call (the merged one keeps the later
+/// `partial_input`) are appended to the event before them, so a push returns one event per run
+/// however its bytes were cut. Only events this call wrote are merged into: those already in
+/// the list are the caller's, who may have read them.
+///
+/// ```
+/// use chatstream::event::{StreamEvent, StreamEvents};
+/// let text = |t: &str| StreamEvent::TextDelta { text: t.into() };
+/// let mut events = vec![text("a")];
+/// let mut out = StreamEvents::new(&mut events);
+/// out.push(text("b"));
+/// out.push(text("c"));
+/// out.push(StreamEvent::Cancelled);
+/// assert_eq!(events, [text("a"), text("bc"), StreamEvent::Cancelled]);
+/// ```
+#[derive(Debug)]
+pub struct StreamEvents<'a> {
+    events: &'a mut Vec<StreamEvent>,
+    /// Where this call's events begin.
+    first: usize,
+}
+
+impl<'a> StreamEvents<'a> {
+    /// Writes after what `events` holds.
+    pub fn new(events: &'a mut Vec<StreamEvent>) -> StreamEvents<'a> {
+        let first = events.len();
+        StreamEvents { events, first }
+    }
+
+    /// Appends `event`, onto the last event this call wrote when it continues its run.
+    pub fn push(&mut self, event: StreamEvent) {
+        match (self.events[self.first..].last_mut(), event) {
+            (Some(StreamEvent::TextDelta { text }), StreamEvent::TextDelta { text: more })
+            | (Some(StreamEvent::ThinkingDelta { text }), StreamEvent::ThinkingDelta { text: more }) => {
+                text.push_str(&more)
+            }
+            (
+                Some(StreamEvent::ToolInputDelta { tool_use_id: id, delta, partial_input }),
+                StreamEvent::ToolInputDelta { tool_use_id: next, delta: more, partial_input: later },
+            ) if *id == next => {
+                delta.push_str(&more);
+                *partial_input = later;
+            }
+            (_, event) => self.events.push(event),
+        }
+    }
+}
+
+/// `events[from..]` with their runs merged as [`StreamEvents`] merges them: two event lists are
+/// compared this way whatever the chunking was (the cleaner's output does not depend on how its
+/// input is cut, only on where deltas begin and end), and a push's events are left as they are
+/// by it (the output contract, which the tests check).
 ///
 /// ```
 /// use chatstream::event::{merge_adjacent_deltas, StreamEvent};
@@ -158,37 +206,9 @@ impl StreamEvent {
 /// assert_eq!(events, [text("ab"), StreamEvent::Cancelled, text("c")]);
 /// ```
 pub fn merge_adjacent_deltas(events: &mut Vec<StreamEvent>, from: usize) {
-    if events.len() < from + 2 {
-        return;
-    }
-    let mut write = from;
-    for read in from..events.len() {
-        if write > from {
-            let (head, tail) = events.split_at_mut(read);
-            let merged = match (&mut head[write - 1], &mut tail[0]) {
-                (StreamEvent::TextDelta { text: a }, StreamEvent::TextDelta { text: b })
-                | (StreamEvent::ThinkingDelta { text: a }, StreamEvent::ThinkingDelta { text: b }) => {
-                    a.push_str(b);
-                    true
-                }
-                (
-                    StreamEvent::ToolInputDelta { tool_use_id: id, delta: a, partial_input: partial },
-                    StreamEvent::ToolInputDelta { tool_use_id: next, delta: b, partial_input: later },
-                ) if id == next => {
-                    a.push_str(b);
-                    *partial = std::mem::take(later);
-                    true
-                }
-                _ => false,
-            };
-            if merged {
-                continue;
-            }
-        }
-        events.swap(write, read);
-        write += 1;
-    }
-    events.truncate(write);
+    let written = events.split_off(from);
+    let mut merged = StreamEvents::new(events);
+    written.into_iter().for_each(|event| merged.push(event));
 }
 
 wire! {

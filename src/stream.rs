@@ -17,9 +17,9 @@
 //! ```
 
 use crate::clean::{CleanOptions, Cleaner};
-use crate::dialect::{detect, extend_run, Decoder, Dialect, ProviderEvent};
+use crate::dialect::{detect, Decoder, Dialect, ProviderEvent, ProviderEvents};
 use crate::error::ErrorCode;
-use crate::event::{merge_adjacent_deltas, StreamEvent};
+use crate::event::{StreamEvent, StreamEvents};
 use crate::framing::{Decoded, Frame, FrameDecoder, FrameRef, Framing, FramingError, DEFAULT_MAX_FRAME_BYTES};
 
 /// How many frames auto-detection looks at before it gives up on a stream it cannot recognise.
@@ -66,7 +66,7 @@ pub struct ChatStream {
     saw_input: bool,
     ended: bool,
     /// The provider events of one push, reused between pushes so the hot path does not allocate per call.
-    provider_buf: Vec<ProviderEvent>,
+    provider_buf: ProviderEvents,
 }
 
 impl std::fmt::Debug for ChatStream {
@@ -90,7 +90,7 @@ impl ChatStream {
             cleaner: Cleaner::new(options.clean),
             saw_input: false,
             ended: false,
-            provider_buf: Vec::new(),
+            provider_buf: ProviderEvents::default(),
         }
     }
 
@@ -128,7 +128,7 @@ impl ChatStream {
             return;
         }
         self.saw_input = true;
-        let first = out.len();
+        let out = &mut StreamEvents::new(out);
         if self.frames.is_some() {
             self.decode_chunk(chunk, out);
         } else {
@@ -142,7 +142,6 @@ impl ChatStream {
                 self.prefix.truncate(keep);
             }
         }
-        merge_adjacent_deltas(out, first);
     }
 
     /// The body ended: resolves what is held and emits `complete` (and an error if the stream
@@ -151,7 +150,7 @@ impl ChatStream {
         if self.ended {
             return;
         }
-        let first = out.len();
+        let out = &mut StreamEvents::new(out);
         if self.frames.is_none() && !self.prefix.is_empty() {
             self.start_framing(Framing::Sse, out);
         }
@@ -183,16 +182,13 @@ impl ChatStream {
         self.provider_buf = events;
         self.cleaner.finish(out);
         self.ended = true;
-        merge_adjacent_deltas(out, first);
     }
 
     /// Stops reading: `complete` with the partial content, then `cancelled`
     /// (or an `error` CONFLICT when the stream had already completed).
     pub fn cancel(&mut self, out: &mut Vec<StreamEvent>) {
-        let first = out.len();
-        self.cleaner.cancel(out);
+        self.cleaner.cancel(&mut StreamEvents::new(out));
         self.ended = true;
-        merge_adjacent_deltas(out, first);
     }
 
     /// The transport failed mid-stream (connection lost, timed out): `complete` with the partial
@@ -201,14 +197,13 @@ impl ChatStream {
         if self.ended {
             return;
         }
-        let first = out.len();
+        let out = &mut StreamEvents::new(out);
         self.cleaner.push(ProviderEvent::Error { code, message: message.into(), fatal: true }, out);
         self.cleaner.finish(out);
         self.ended = true;
-        merge_adjacent_deltas(out, first);
     }
 
-    fn start_framing(&mut self, framing: Framing, out: &mut Vec<StreamEvent>) {
+    fn start_framing(&mut self, framing: Framing, out: &mut StreamEvents<'_>) {
         self.frames = Some(FrameDecoder::new(framing, self.max_frame_bytes));
         let prefix = std::mem::take(&mut self.prefix);
         self.decode_chunk(&prefix, out);
@@ -216,7 +211,7 @@ impl ChatStream {
 
     /// Frames, decodes and cleans one chunk. Frames are decoded as the framing completes them,
     /// borrowed from its buffers; their events are cleaned at the end of the chunk.
-    fn decode_chunk(&mut self, chunk: &[u8], out: &mut Vec<StreamEvent>) {
+    fn decode_chunk(&mut self, chunk: &[u8], out: &mut StreamEvents<'_>) {
         let Some(mut frames) = self.frames.take() else { return };
         let mut events = std::mem::take(&mut self.provider_buf);
         let limit = self.max_frame_bytes;
@@ -236,34 +231,17 @@ impl ChatStream {
         self.provider_buf = events;
     }
 
-    fn decode_frame(&mut self, frame: FrameRef<'_>, events: &mut Vec<ProviderEvent>, out: &mut Vec<StreamEvent>) {
+    fn decode_frame(&mut self, frame: FrameRef<'_>, events: &mut ProviderEvents, out: &mut StreamEvents<'_>) {
         match self.decoder.as_mut() {
             Some(decoder) => decoder.decode(frame, events),
             None => self.detect_dialect(frame, events, out),
         }
     }
 
-    /// Hands `events` to the cleaner. Pieces that arrive in a row (text, thinking, or the
-    /// arguments of one tool call) go as one: the cleaner's output does not depend on how its
-    /// input is cut (the fuzz targets check), and per piece it costs allocations, marker
-    /// checks and, for arguments, a `partial_input` as large as the arguments so far.
-    fn clean(&mut self, events: &mut Vec<ProviderEvent>, out: &mut Vec<StreamEvent>) {
-        let mut run: Option<ProviderEvent> = None;
-        for event in events.drain(..) {
-            if let Some(event) = extend_run(&mut run, event) {
-                if let Some(done) = run.take() {
-                    self.cleaner.push(done, out);
-                }
-                match event {
-                    ProviderEvent::Text(_) | ProviderEvent::Thinking(_) | ProviderEvent::ToolCallDelta { .. } => {
-                        run = Some(event)
-                    }
-                    other => self.cleaner.push(other, out),
-                }
-            }
-        }
-        if let Some(done) = run {
-            self.cleaner.push(done, out);
+    /// Hands `events` to the cleaner (their runs merged already as the decoder wrote them).
+    fn clean(&mut self, events: &mut ProviderEvents, out: &mut StreamEvents<'_>) {
+        for event in events.drain() {
+            self.cleaner.push(event, out);
         }
     }
 
@@ -283,7 +261,7 @@ impl ChatStream {
     /// Holds frames until one shows the dialect, then decodes them all in order. Only the first
     /// frames count, however many one push brought: the outcome must not depend on how the body
     /// was chunked.
-    fn detect_dialect(&mut self, frame: FrameRef<'_>, events: &mut Vec<ProviderEvent>, out: &mut Vec<StreamEvent>) {
+    fn detect_dialect(&mut self, frame: FrameRef<'_>, events: &mut ProviderEvents, out: &mut StreamEvents<'_>) {
         if self.ended {
             return;
         }

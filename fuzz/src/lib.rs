@@ -6,6 +6,7 @@
 
 use chatstream::clean::{CleanOptions, Cleaner};
 use chatstream::dialect::{Dialect, ProviderEvent};
+use chatstream::event::StreamEvents;
 use chatstream::framing::{FrameDecoder, Framing};
 use chatstream::stream::StreamOptions;
 
@@ -68,10 +69,10 @@ pub fn cleaner_invariance(data: &[u8]) {
         let mut cleaner = Cleaner::new(CleanOptions::default());
         let mut out = Vec::new();
         for part in parts {
-            cleaner.push(ProviderEvent::Text(part.to_owned()), &mut out);
+            cleaner.push(ProviderEvent::Text(part.to_owned()), &mut StreamEvents::new(&mut out));
         }
-        cleaner.push(ProviderEvent::End, &mut out);
-        cleaner.finish(&mut out);
+        cleaner.push(ProviderEvent::End, &mut StreamEvents::new(&mut out));
+        cleaner.finish(&mut StreamEvents::new(&mut out));
         canonical(&out)
     };
     assert_eq!(run(vec![&text]), run(cut(&*text, text.len(), &bounds)), "cut at {bounds:?}");
@@ -80,13 +81,13 @@ pub fn cleaner_invariance(data: &[u8]) {
 /// The shape target: the input is two frames, split at the first 0x00 byte (the second is the
 /// first when there is none).
 pub fn shapes(data: &[u8]) {
-    use chatstream::dialect::fuzzing::WITH_SHAPES;
+    use chatstream::dialect::fuzzing::with_shapes;
     let (learned, other) = match data.iter().position(|&b| b == 0) {
         Some(at) => (&data[..at], &data[at + 1..]),
         None => (data, data),
     };
     let (Ok(learned), Ok(other)) = (std::str::from_utf8(learned), std::str::from_utf8(other)) else { return };
-    two_frames(&WITH_SHAPES, learned, other);
+    two_frames(&with_shapes(), learned, other);
 }
 
 /// The shape_holes target: see fuzz_targets/shape_holes.rs.

@@ -7,14 +7,14 @@
 //! ```
 //! use chatstream::clean::{CleanOptions, Cleaner};
 //! use chatstream::dialect::ProviderEvent;
-//! use chatstream::event::StreamEvent;
+//! use chatstream::event::{StreamEvent, StreamEvents};
 //!
 //! let mut cleaner = Cleaner::new(CleanOptions::default());
 //! let mut events = Vec::new();
 //! // A marker split across two deltas never shows, not even its first bracket.
-//! cleaner.push(ProviderEvent::Text("Searching [[to".into()), &mut events);
-//! cleaner.push(ProviderEvent::Text("ol:0]] done.".into()), &mut events);
-//! cleaner.push(ProviderEvent::End, &mut events);
+//! cleaner.push(ProviderEvent::Text("Searching [[to".into()), &mut StreamEvents::new(&mut events));
+//! cleaner.push(ProviderEvent::Text("ol:0]] done.".into()), &mut StreamEvents::new(&mut events));
+//! cleaner.push(ProviderEvent::End, &mut StreamEvents::new(&mut events));
 //! assert_eq!(events[0], StreamEvent::TextDelta { text: "Searching".into() });
 //! assert_eq!(events[1], StreamEvent::TextDelta { text: "  done.".into() });
 //! let StreamEvent::Complete { payload } = &events[2] else { panic!() };
@@ -57,7 +57,7 @@ use serde_json::{json, Value};
 
 use crate::dialect::ProviderEvent;
 use crate::error::ErrorCode;
-use crate::event::{CompletePayload, FinishReason, StreamEvent, Usage};
+use crate::event::{CompletePayload, FinishReason, StreamEvent, StreamEvents, Usage};
 use backend::{merge_usage, BackendFields};
 use markers::{strip_unwanted_chars, MarkerStripper, Token};
 use payload::PayloadKind;
@@ -157,8 +157,8 @@ impl Cleaner {
         self.invalid_utf8 = count as u64;
     }
 
-    /// Cleans one provider event, appending the clean events it releases to `out`.
-    pub fn push(&mut self, event: ProviderEvent, out: &mut Vec<StreamEvent>) {
+    /// Cleans one provider event, writing the clean events it releases to `out`.
+    pub fn push(&mut self, event: ProviderEvent, out: &mut StreamEvents<'_>) {
         if self.complete {
             return;
         }
@@ -243,7 +243,7 @@ impl Cleaner {
     }
     /// The input ended. Without a terminal event first, this emits `complete` with what arrived
     /// and then an `error` (NETWORK_ERROR, "stream ended before completion").
-    pub fn finish(&mut self, out: &mut Vec<StreamEvent>) {
+    pub fn finish(&mut self, out: &mut StreamEvents<'_>) {
         if !self.complete {
             self.complete(out);
             out.push(StreamEvent::error(ErrorCode::NetworkError, "stream ended before completion"));
@@ -252,7 +252,7 @@ impl Cleaner {
 
     /// The reader cancelled: `complete` with the partial content, then `cancelled`; after a
     /// `complete`, an `error` CONFLICT and nothing else.
-    pub fn cancel(&mut self, out: &mut Vec<StreamEvent>) {
+    pub fn cancel(&mut self, out: &mut StreamEvents<'_>) {
         if self.complete {
             out.push(StreamEvent::error(ErrorCode::Conflict, "Nothing to cancel: the stream already completed"));
         } else {
@@ -266,7 +266,7 @@ impl Cleaner {
         self.complete
     }
 
-    fn take_tokens(&mut self, out: &mut Vec<StreamEvent>) {
+    fn take_tokens(&mut self, out: &mut StreamEvents<'_>) {
         let mut tokens = std::mem::take(&mut self.tokens);
         for token in tokens.drain(..) {
             match token {
@@ -289,7 +289,7 @@ impl Cleaner {
         self.tokens = tokens;
     }
 
-    fn push_thinking(&mut self, text: &str, source: ThinkingSource, out: &mut Vec<StreamEvent>) {
+    fn push_thinking(&mut self, text: &str, source: ThinkingSource, out: &mut StreamEvents<'_>) {
         // Thinking from two sources is two passages, not one run-on word.
         if self.thinking_source.replace(source).is_some_and(|before| before != source) {
             self.thinking.paragraph_break();
@@ -300,7 +300,7 @@ impl Cleaner {
     }
 
     /// The tool with this id, started (with an empty input) if it is new.
-    fn find_or_start(&mut self, id: String, name: String, out: &mut Vec<StreamEvent>) -> usize {
+    fn find_or_start(&mut self, id: String, name: String, out: &mut StreamEvents<'_>) -> usize {
         match self.tools.find(&id) {
             Some(at) => at,
             None => self.start_tool(id, name, None, out),
@@ -309,7 +309,7 @@ impl Cleaner {
 
     /// A new tool: the next index, a place in the message, and `tool_start`. `ran` is the input
     /// of a tool the backend ran; `None` for a call the model asks for (its arguments stream).
-    fn start_tool(&mut self, id: String, name: String, ran: Option<Value>, out: &mut Vec<StreamEvent>) -> usize {
+    fn start_tool(&mut self, id: String, name: String, ran: Option<Value>, out: &mut StreamEvents<'_>) -> usize {
         let at = self.tools.start(id, name, ran, out);
         self.parts.push(Part::Started(at as u32));
         at
@@ -324,7 +324,7 @@ impl Cleaner {
     }
 
     /// Resolves what is held and emits the one `complete`.
-    fn complete(&mut self, out: &mut Vec<StreamEvent>) {
+    fn complete(&mut self, out: &mut StreamEvents<'_>) {
         let cut_by_length = self.payload.finish_reason == Some(FinishReason::Length);
         self.tools.settle(cut_by_length, out);
         self.stripper.finish(&mut self.tokens);

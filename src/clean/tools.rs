@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::partial_json::PartialJson;
 use crate::error::ErrorCode;
-use crate::event::{StreamEvent, ToolRecord};
+use crate::event::{StreamEvent, StreamEvents, ToolRecord};
 
 /// Besides the list, indexes that let each event find its tool at once: a stream may make tens
 /// of thousands of calls, and a search of the list per event would cost their square.
@@ -52,7 +52,7 @@ impl Tools {
 
     /// A new tool at the next index: `tool_start`. `ran`: the input of a tool the backend ran, or
     /// `None` for a call the model asks for.
-    pub(crate) fn start(&mut self, id: String, name: String, ran: Option<Value>, out: &mut Vec<StreamEvent>) -> usize {
+    pub(crate) fn start(&mut self, id: String, name: String, ran: Option<Value>, out: &mut StreamEvents<'_>) -> usize {
         let requested = ran.is_none();
         let input = ran.unwrap_or_else(|| json!({}));
         let index = self.list.len() as u32;
@@ -97,7 +97,7 @@ impl Tools {
     }
 
     /// More argument text: `tool_input_delta`, with the best JSON so far when `partial_input`.
-    pub(crate) fn delta(&mut self, at: usize, delta: &str, partial_input: bool, out: &mut Vec<StreamEvent>) {
+    pub(crate) fn delta(&mut self, at: usize, delta: &str, partial_input: bool, out: &mut StreamEvents<'_>) {
         let tool = &mut self.list[at];
         if tool.called {
             return;
@@ -114,7 +114,7 @@ impl Tools {
 
     /// The arguments are complete: `tool_call` with the given input or the parsed arguments.
     /// Arguments that are not JSON are held until [`Tools::settle`].
-    pub(crate) fn call(&mut self, at: usize, input: Option<Value>, out: &mut Vec<StreamEvent>) {
+    pub(crate) fn call(&mut self, at: usize, input: Option<Value>, out: &mut StreamEvents<'_>) {
         let tool = &mut self.list[at];
         if tool.called || tool.held {
             return;
@@ -140,7 +140,7 @@ impl Tools {
 
     /// The stream finished properly: arguments still open are complete (or, `cut_by_length`,
     /// were cut short).
-    pub(crate) fn call_open(&mut self, cut_by_length: bool, out: &mut Vec<StreamEvent>) {
+    pub(crate) fn call_open(&mut self, cut_by_length: bool, out: &mut StreamEvents<'_>) {
         for at in 0..self.list.len() {
             if self.list[at].requested && !self.list[at].called {
                 self.call(at, None, out);
@@ -153,7 +153,7 @@ impl Tools {
     /// JSON are decided. Cut by the token limit, they are an incomplete call (the best value
     /// they allow, and their raw text) and no error: the model ran out of room, the stream is
     /// fine. Otherwise they are broken: an error, and the call with the raw text as its input.
-    pub(crate) fn settle(&mut self, cut_by_length: bool, out: &mut Vec<StreamEvent>) {
+    pub(crate) fn settle(&mut self, cut_by_length: bool, out: &mut StreamEvents<'_>) {
         for at in 0..self.list.len() {
             let tool = &mut self.list[at];
             if !std::mem::take(&mut tool.held) {
@@ -178,7 +178,7 @@ impl Tools {
     }
 
     /// `tool_call`; `incomplete_arguments` for a call cut by the token limit.
-    fn emit_call(&mut self, at: usize, input: Value, incomplete_arguments: Option<String>, out: &mut Vec<StreamEvent>) {
+    fn emit_call(&mut self, at: usize, input: Value, incomplete_arguments: Option<String>, out: &mut StreamEvents<'_>) {
         let tool = &mut self.list[at];
         tool.called = true;
         tool.input = input;
@@ -209,7 +209,7 @@ impl Tools {
     }
 
     /// A tool finished: `tool_complete`.
-    pub(crate) fn complete(&mut self, at: usize, output: Value, is_error: bool, out: &mut Vec<StreamEvent>) {
+    pub(crate) fn complete(&mut self, at: usize, output: Value, is_error: bool, out: &mut StreamEvents<'_>) {
         let tool = &mut self.list[at];
         tool.output = Some(output.clone());
         tool.is_error = is_error;

@@ -18,13 +18,13 @@
 //! block that follows becomes [`ProviderEvent::ToolResult`].
 //!
 //! ```
-//! use chatstream::dialect::{AnthropicDecoder, DialectDecoder, ProviderEvent};
+//! use chatstream::dialect::{AnthropicDecoder, DialectDecoder, ProviderEvent, ProviderEvents};
 //! use chatstream::framing::FrameRef;
 //! let mut decoder = AnthropicDecoder::default();
-//! let mut out = Vec::new();
+//! let mut out = ProviderEvents::default();
 //! let delta = r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#;
 //! decoder.decode(FrameRef::data(delta), &mut out);
-//! assert_eq!(out, [ProviderEvent::Text("Hi".into())]);
+//! assert_eq!(out.as_slice(), [ProviderEvent::Text("Hi".into())]);
 //! ```
 
 use std::collections::HashMap;
@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use super::scan::{Reader, Seen, Shape, Taken};
-use super::{text, DialectDecoder, ProviderEvent};
+use super::{text, DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
@@ -76,7 +76,7 @@ enum Block {
 }
 
 impl DialectDecoder for AnthropicDecoder {
-    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
         if let Some(((index, kind), mut texts)) = self.text_deltas.read(frame.data, text_delta) {
             let slot = TEXT_KINDS.iter().position(|k| *k == kind).unwrap_or_default();
             let text = texts[slot].take().unwrap_or_default();
@@ -88,7 +88,7 @@ impl DialectDecoder for AnthropicDecoder {
 
 impl AnthropicDecoder {
     /// Any frame, read as a `Value` (the general path).
-    fn decode_value(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
+    pub(super) fn decode_value(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
         let value: Value = match serde_json::from_str(frame.data) {
             Ok(value) => value,
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
@@ -110,7 +110,7 @@ impl AnthropicDecoder {
 
     /// A repeated `message_start` for the same message is a harmless resend; a different message
     /// while one is open would mix two answers into one, so the stream is refused there.
-    fn message_start(&mut self, message: &Value, out: &mut Vec<ProviderEvent>) {
+    fn message_start(&mut self, message: &Value, out: &mut ProviderEvents) {
         let id = message.get("id").and_then(Value::as_str).unwrap_or("").to_owned();
         match &self.open_message {
             Some(open) if *open == id => return,
@@ -133,7 +133,7 @@ impl AnthropicDecoder {
         }
     }
 
-    fn block_start(&mut self, index: Option<u64>, block: &Value, out: &mut Vec<ProviderEvent>) {
+    fn block_start(&mut self, index: Option<u64>, block: &Value, out: &mut ProviderEvents) {
         let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
         let text = |key: &str| text(block, key).unwrap_or_default();
         let state = match kind {
@@ -185,7 +185,7 @@ impl AnthropicDecoder {
         }
     }
 
-    fn block_delta(&mut self, index: Option<u64>, delta: &Value, out: &mut Vec<ProviderEvent>) {
+    fn block_delta(&mut self, index: Option<u64>, delta: &Value, out: &mut ProviderEvents) {
         let kind = delta.get("type").and_then(Value::as_str).unwrap_or("");
         if kind == "citations_delta" {
             return out.push(ProviderEvent::attach("citations", delta["citation"].clone()));
@@ -196,16 +196,16 @@ impl AnthropicDecoder {
 
     /// A delta that carries text: `text_delta`, `thinking_delta`, `signature_delta` or
     /// `input_json_delta`.
-    fn block_text(&mut self, index: Option<u64>, kind: &str, text: &str, out: &mut Vec<ProviderEvent>) {
+    fn block_text(&mut self, index: Option<u64>, kind: &str, text: &str, out: &mut ProviderEvents) {
         let block = index.and_then(|i| self.blocks.get_mut(&i));
         match kind {
             // Text never needs its block's state, so text for a block that did not start is kept.
-            "text_delta" => ProviderEvent::push_text(out, text),
+            "text_delta" => out.text(text),
             "thinking_delta" => {
                 if let Some(Block::Thinking { thinking, .. }) = block {
                     thinking.push_str(text);
                 }
-                ProviderEvent::push_thinking(out, text);
+                out.thinking(text);
             }
             "signature_delta" => {
                 if let Some(Block::Thinking { signature, .. }) = block {
@@ -216,7 +216,7 @@ impl AnthropicDecoder {
                 Some(Block::ToolUse { id, streamed, .. }) => {
                     if !text.is_empty() {
                         *streamed = true;
-                        ProviderEvent::push_tool_call_delta(out, id, text);
+                        out.tool_call_delta(id, text);
                     }
                 }
                 Some(Block::ServerTool { json, .. }) => json.push_str(text),
@@ -229,7 +229,7 @@ impl AnthropicDecoder {
         }
     }
 
-    fn block_stop(&mut self, index: Option<u64>, out: &mut Vec<ProviderEvent>) {
+    fn block_stop(&mut self, index: Option<u64>, out: &mut ProviderEvents) {
         let Some(block) = index.and_then(|i| self.blocks.remove(&i)) else { return };
         match block {
             Block::Thinking { thinking, signature } => {
@@ -258,7 +258,7 @@ impl AnthropicDecoder {
         }
     }
 
-    fn message_delta(&mut self, value: &Value, out: &mut Vec<ProviderEvent>) {
+    fn message_delta(&mut self, value: &Value, out: &mut ProviderEvents) {
         let delta = &value["delta"];
         if let Some(reason) = delta.get("stop_reason").and_then(Value::as_str) {
             out.push(ProviderEvent::Finish { reason: finish_reason(reason) });

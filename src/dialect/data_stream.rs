@@ -23,19 +23,19 @@
 //! Codes this decoder does not know (v3's `1`, `4`–`7`) are skipped.
 //!
 //! ```
-//! use chatstream::dialect::{DataStreamDecoder, DialectDecoder, ProviderEvent};
+//! use chatstream::dialect::{DataStreamDecoder, DialectDecoder, ProviderEvent, ProviderEvents};
 //! use chatstream::framing::FrameRef;
 //! let mut decoder = DataStreamDecoder::default();
-//! let mut out = Vec::new();
+//! let mut out = ProviderEvents::default();
 //! decoder.decode(FrameRef::data(r#"0:"Hello""#), &mut out);
-//! assert_eq!(out, [ProviderEvent::Text("Hello".into())]);
+//! assert_eq!(out.as_slice(), [ProviderEvent::Text("Hello".into())]);
 //! ```
 
 use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use super::{text, DialectDecoder, ProviderEvent};
+use super::{text, DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
 
@@ -49,7 +49,7 @@ pub struct DataStreamDecoder {
 }
 
 impl DialectDecoder for DataStreamDecoder {
-    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
         let line = frame.data.trim();
         if line.is_empty() {
             return;

@@ -57,21 +57,8 @@ pub fn framing_from_prefix(bytes: &[u8]) -> Option<Framing> {
 /// The dialect one frame shows, or `None` when it could belong to several (`[DONE]`, a frame
 /// that is not JSON). Event names decide first; then the JSON's shape.
 pub fn from_frame(frame: FrameRef<'_>) -> Option<Dialect> {
-    if let Some(event) = frame.event {
-        if event.starts_with("response.") {
-            return Some(Dialect::OpenAiResponses);
-        }
-        if matches!(
-            event,
-            "message_start"
-                | "content_block_start"
-                | "content_block_delta"
-                | "content_block_stop"
-                | "message_delta"
-                | "message_stop"
-        ) {
-            return Some(Dialect::Anthropic);
-        }
+    if let Some(dialect) = frame.event.and_then(from_event_name) {
+        return Some(dialect);
     }
     let data = frame.data.trim_start();
     if let [c, b':', ..] = data.as_bytes() {
@@ -83,20 +70,28 @@ pub fn from_frame(frame: FrameRef<'_>) -> Option<Dialect> {
     from_json(&value)
 }
 
+/// The dialect an event's name is unique to (as the SSE `event` field, or as the JSON's `type`).
+fn from_event_name(name: &str) -> Option<Dialect> {
+    match name {
+        _ if name.starts_with("response.") => Some(Dialect::OpenAiResponses),
+        "message_start"
+        | "content_block_start"
+        | "content_block_delta"
+        | "content_block_stop"
+        | "message_delta"
+        | "message_stop" => Some(Dialect::Anthropic),
+        _ => None,
+    }
+}
+
 fn from_json(value: &Value) -> Option<Dialect> {
     let obj = value.as_object()?;
     if let Some(kind) = obj.get("type").and_then(Value::as_str) {
-        if kind.starts_with("response.") {
-            return Some(Dialect::OpenAiResponses);
+        if let Some(dialect) = from_event_name(kind) {
+            return Some(dialect);
         }
         match kind {
-            "message_start"
-            | "content_block_start"
-            | "content_block_delta"
-            | "content_block_stop"
-            | "message_delta"
-            | "message_stop"
-            | "ping" => return Some(Dialect::Anthropic),
+            "ping" => return Some(Dialect::Anthropic),
             "status" | "text_delta" | "tool_start" | "tool_progress" | "tool_complete" | "complete" | "cancelled" => {
                 return Some(Dialect::Agent)
             }

@@ -4,53 +4,237 @@
 //! fuzz crate sees only the public API.
 
 use super::scan::checks::shape_agrees;
+#[cfg(test)]
+use super::scan::checks::shapes_agree as replays_agree;
 pub use super::scan::checks::{set_shape_mode, take_paths, ShapeMode};
-use super::{Decoder, Dialect, ProviderEvent};
+#[cfg(test)]
+use super::test_support::same_as_general;
+use super::{agent, anthropic, ollama, openai, openai_responses, ui_message_stream};
+#[cfg(test)]
+use super::{
+    gemini, AgentDecoder, AnthropicDecoder, DialectDecoder, GeminiDecoder, OllamaDecoder, OpenAiDecoder,
+    OpenAiResponsesDecoder, UiMessageStreamDecoder,
+};
+use super::{Decoder, Dialect, ProviderEvents};
 use crate::framing::FrameRef;
 
-/// For each decoder's fast path: a shape learned from `learned` replays `other` as the fast
-/// path itself reads `other`, or declines it. Panics where they disagree; returns how many
+/// A decoder's fast path: the frames it reads go around the decoder's general path, which must
+/// read them the same.
+struct FastPath {
+    /// The dialect whose decoder has it.
+    dialect: Dialect,
+    /// [`shape_agrees`] with the fast path's scanner; `None` where the fast path learns no shape.
+    shape_agrees: Option<fn(&str, &str) -> bool>,
+    /// Whether the fast path reads a frame's data; where it does, asserts that the decoder given
+    /// it ends with the events and the state its general path gives.
+    #[cfg(test)]
+    general_agrees: fn(&str) -> bool,
+    /// `scan::checks::shapes_agree` with the fast path's scanner, where it learns shapes.
+    #[cfg(test)]
+    replays_agree: Option<fn(&[&str]) -> usize>,
+    /// Frames it reads, whose one-byte edits are held to the general path too.
+    #[cfg(test)]
+    edited: &'static [&'static str],
+    /// At least how many frames of the dialect's fixtures and recordings it reads.
+    #[cfg(test)]
+    recorded: usize,
+}
+
+/// Every decoder's fast path.
+const FAST_PATHS: [FastPath; 7] = [
+    FastPath {
+        dialect: Dialect::OpenAi,
+        shape_agrees: Some(|learned, other| shape_agrees(learned, other, openai::plain::plain)),
+        #[cfg(test)]
+        general_agrees: |data| {
+            same_as_general(data, data.trim(), openai::plain::plain, OpenAiDecoder::default, |d, out| {
+                d.decode_chunk(data.trim(), out)
+            })
+        },
+        #[cfg(test)]
+        replays_agree: Some(|frames| replays_agree(frames, openai::plain::plain)),
+        #[cfg(test)]
+        edited: &[
+            r#"{"id":"c","object":"chat.completion.chunk","created":17,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"a\"b\u00e9"},"logprobs":{"content":[1.5,-2,true,false,null,{}]},"finish_reason":null}],"usage":null}"#,
+            r#" { "choices" : [ { "delta" : { "content" : "x y" } , "index" : 0 } ] , "error" : null } "#,
+            r#"{"choices":[{"index":0,"delta":{"content":null,"reasoning_content":"a\u00e9","reasoning":"b"},"finish_reason":null}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"reasoning_content":"","reasoning":"b","content":"c","refusal":null}}]}"#,
+        ],
+        #[cfg(test)]
+        recorded: 50,
+    },
+    FastPath {
+        dialect: Dialect::Anthropic,
+        shape_agrees: Some(|learned, other| shape_agrees(learned, other, anthropic::text_delta)),
+        #[cfg(test)]
+        general_agrees: |data| {
+            // A text block (0), a thinking block (1) and a tool call (2) open.
+            let open = || {
+                after::<AnthropicDecoder>(&[
+                    r#"{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":10,"output_tokens":1}}}"#,
+                    r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+                    r#"{"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":""}}"#,
+                    r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}"#,
+                ])
+            };
+            same_as_general(data, data, anthropic::text_delta, open, |d, out| d.decode_value(FrameRef::data(data), out))
+        },
+        #[cfg(test)]
+        replays_agree: Some(|frames| replays_agree(frames, anthropic::text_delta)),
+        #[cfg(test)]
+        edited: &[
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\"b\u00e9"}}"#,
+            r#" {"index": 1, "delta": {"thinking": "hm", "type": "thinking_delta", "extra": [1.5, {"x": null}]}, "type": "content_block_delta"} "#,
+            r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"q\": 1"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"signature_delta","signature":"c2ln"}}"#,
+        ],
+        #[cfg(test)]
+        recorded: 50,
+    },
+    FastPath {
+        dialect: Dialect::Agent,
+        shape_agrees: Some(|learned, other| shape_agrees(learned, other, agent::text_delta)),
+        #[cfg(test)]
+        general_agrees: |data| {
+            same_as_general(data, data.trim(), agent::text_delta, AgentDecoder::default, |d, out| {
+                d.decode_value(data.trim(), out)
+            })
+        },
+        #[cfg(test)]
+        replays_agree: Some(|frames| replays_agree(frames, agent::text_delta)),
+        #[cfg(test)]
+        edited: &[
+            r#"{"type":"text_delta","text":"a\"b\u00e9 [[tool:0]]"}"#,
+            r#" { "text" : "hm" , "extra" : [1.5, {"x": null}, true], "type" : "thinking_delta" } "#,
+        ],
+        #[cfg(test)]
+        recorded: 10,
+    },
+    FastPath {
+        dialect: Dialect::Ollama,
+        shape_agrees: Some(|learned, other| shape_agrees(learned, other, ollama::text_line)),
+        #[cfg(test)]
+        general_agrees: |data| {
+            same_as_general(data, data, ollama::text_line, OllamaDecoder::default, |d, out| d.decode_value(data, out))
+        },
+        #[cfg(test)]
+        replays_agree: Some(|frames| replays_agree(frames, ollama::text_line)),
+        #[cfg(test)]
+        edited: &[
+            r#"{"model":"gemma3:4b","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"a\"b\u00e9"},"done":false}"#,
+            r#" { "message" : { "thinking" : "hm" , "content" : "" } , "error" : null, "x": [1.5, {}] } "#,
+        ],
+        #[cfg(test)]
+        recorded: 5,
+    },
+    FastPath {
+        dialect: Dialect::OpenAiResponses,
+        shape_agrees: Some(|learned, other| shape_agrees(learned, other, openai_responses::text_delta)),
+        #[cfg(test)]
+        general_agrees: |data| {
+            same_as_general(
+                data,
+                data.trim(),
+                openai_responses::text_delta,
+                OpenAiResponsesDecoder::default,
+                |d, out| d.decode_value(FrameRef::data(data), data.trim(), out),
+            )
+        },
+        #[cfg(test)]
+        replays_agree: Some(|frames| replays_agree(frames, openai_responses::text_delta)),
+        #[cfg(test)]
+        edited: &[
+            r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"a\"b\u00e9","sequence_number":7,"logprobs":[]}"#,
+            r#" { "delta" : "hm" , "type" : "response.reasoning_summary_text.delta", "summary_index": 0 } "#,
+        ],
+        #[cfg(test)]
+        recorded: 5,
+    },
+    FastPath {
+        dialect: Dialect::UiMessageStream,
+        shape_agrees: Some(|learned, other| shape_agrees(learned, other, ui_message_stream::text_delta)),
+        #[cfg(test)]
+        general_agrees: |data| {
+            // The text part `t` and the reasoning part `r` open.
+            let open = || {
+                after::<UiMessageStreamDecoder>(&[
+                    r#"{"type":"text-start","id":"t"}"#,
+                    r#"{"type":"reasoning-start","id":"r"}"#,
+                ])
+            };
+            same_as_general(data, data.trim(), ui_message_stream::text_delta, open, |d, out| {
+                d.decode_value(data.trim(), out)
+            })
+        },
+        #[cfg(test)]
+        replays_agree: Some(|frames| replays_agree(frames, ui_message_stream::text_delta)),
+        #[cfg(test)]
+        edited: &[
+            r#"{"type":"text-delta","id":"t","delta":"a\"b\u00e9"}"#,
+            r#" { "delta" : "hm" , "providerMetadata" : {"x": [1.5, null, true]}, "id" : "r", "type" : "reasoning-delta" } "#,
+            r#"{"type":"text-delta","id":"new","delta":"x"}"#,
+        ],
+        #[cfg(test)]
+        recorded: 5,
+    },
+    FastPath {
+        dialect: Dialect::Gemini,
+        shape_agrees: None,
+        #[cfg(test)]
+        general_agrees: |data| {
+            same_as_general(data, data, gemini::plain::plain, GeminiDecoder::default, |d, out| {
+                d.decode_value(data, out)
+            })
+        },
+        #[cfg(test)]
+        replays_agree: None,
+        #[cfg(test)]
+        edited: &[
+            r#"{"candidates":[{"content":{"parts":[{"text":"a\"b\u00e9 ü"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":5,"totalTokenCount":19,"promptTokensDetails":[{"modality":"TEXT","tokenCount":9}],"thoughtsTokenCount":5},"modelVersion":"gemini-3-pro-preview","responseId":"bH6L"}"#,
+            r#" { "candidates" : [ { "content" : { "role" : "model" , "parts" : [ { "thought" : true , "text" : "x y" } ] } } ] } "#,
+            r#"{"candidates":[{"content":{"parts":[{"text":""}]},"safetyRatings":[{"probability":"NEGLIGIBLE"}]}],"usageMetadata":{"toolUsePromptTokenCount":2,"cachedContentTokenCount":1,"promptTokenCount":3}}"#,
+        ],
+        #[cfg(test)]
+        recorded: 10,
+    },
+];
+
+/// For each fast path that learns shapes: a shape learned from `learned` replays `other` as the
+/// fast path itself reads `other`, or declines it. Panics where they disagree; returns how many
 /// fast paths replayed `other`.
 pub fn shapes_agree(learned: &str, other: &str) -> usize {
-    [
-        shape_agrees(learned, other, super::openai::plain::plain),
-        shape_agrees(learned, other, super::anthropic::text_delta),
-        shape_agrees(learned, other, super::agent::text_delta),
-        shape_agrees(learned, other, super::ollama::text_line),
-        shape_agrees(learned, other, super::openai_responses::text_delta),
-        shape_agrees(learned, other, super::ui_message_stream::text_delta),
-    ]
-    .into_iter()
-    .filter(|replayed| *replayed)
-    .count()
+    FAST_PATHS.iter().filter_map(|path| path.shape_agrees).filter(|agrees| agrees(learned, other)).count()
 }
 
 /// The dialects whose decoders learn shapes.
-pub const WITH_SHAPES: [Dialect; 6] = [
-    Dialect::OpenAi,
-    Dialect::Anthropic,
-    Dialect::Agent,
-    Dialect::Ollama,
-    Dialect::OpenAiResponses,
-    Dialect::UiMessageStream,
-];
+pub fn with_shapes() -> Vec<Dialect> {
+    FAST_PATHS.iter().filter(|path| path.shape_agrees.is_some()).map(|path| path.dialect).collect()
+}
+
+/// A decoder of type `D` after `frames`: the state a fast path's frame comes in.
+#[cfg(test)]
+fn after<D: DialectDecoder + Default>(frames: &[&str]) -> D {
+    let mut decoder = D::default();
+    for frame in frames {
+        decoder.decode(FrameRef::data(frame), &mut ProviderEvents::default());
+    }
+    decoder
+}
 
 /// `frames` through one decoder of `dialect` as a stream does (shapes as built), then again
 /// with every frame scanned afresh ([`ShapeMode::Cold`]) and again with no fast path at all
-/// ([`ShapeMode::Off`]): the same events each time, runs of text, thinking and one call's
-/// arguments merged (a fast path appends text to the text before it, the general path adds an
-/// event). Panics where they differ.
+/// ([`ShapeMode::Off`]): the same events each time. Panics where they differ.
 pub fn modes_agree(dialect: Dialect, frames: &[FrameRef<'_>]) {
     let run = |mode: ShapeMode| {
         let before = set_shape_mode(mode);
         let mut decoder = Decoder::new(dialect);
-        let mut out = Vec::new();
+        let mut out = ProviderEvents::default();
         for frame in frames {
             decoder.decode(*frame, &mut out);
         }
         decoder.finish(&mut out);
         set_shape_mode(before);
-        merged(out)
+        out
     };
     let warm = run(ShapeMode::Warm);
     assert_eq!(warm, run(ShapeMode::Cold), "{dialect}: warm and cold shapes differ on {frames:?}");
@@ -82,23 +266,10 @@ pub fn fill(template: &str, a: &str, b: &str) -> String {
     template.replace("{a}", a).replace("{b}", b)
 }
 
-fn merged(events: Vec<ProviderEvent>) -> Vec<ProviderEvent> {
-    let mut out = Vec::with_capacity(events.len());
-    let mut run = None;
-    for event in events {
-        if let Some(event) = super::extend_run(&mut run, event) {
-            out.extend(run.replace(event));
-        }
-    }
-    out.extend(run);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::scan::checks::shapes_agree as replays_agree;
-    use crate::dialect::test_support::{distinct, recorded_frames};
+    use crate::dialect::test_support::{distinct, edits_read, recorded_frames};
     use crate::framing::{Frame, FrameDecoder};
 
     /// Every fixture stream (ours and the recorded ones) of a dialect with shapes: the same
@@ -107,7 +278,7 @@ mod tests {
     fn fixture_streams_read_alike_warm_cold_and_without_fast_paths() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
         let mut streams = 0;
-        for dialect in WITH_SHAPES {
+        for dialect in with_shapes() {
             for dir in [root.join(dialect.name()), root.join("recorded").join(dialect.name())] {
                 for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
                     let Ok(bytes) = std::fs::read(entry.path()) else { continue };
@@ -138,27 +309,36 @@ mod tests {
         lines
     }
 
+    /// Every fast path on its dialect's frames and on every one-byte edit of the frames its row
+    /// names: where it reads one, its decoder ends with the events and the state the general
+    /// path gives. It must read its row's frames, and enough of the others to show the check
+    /// had work to do.
+    #[test]
+    fn every_fast_path_reads_frames_as_its_general_path_does() {
+        for path in &FAST_PATHS {
+            let frames = frames_of(path.dialect);
+            let read = frames.iter().filter(|frame| (path.general_agrees)(frame)).count();
+            assert!(read >= path.recorded, "{}: the fast path read {read} of {} frames", path.dialect, frames.len());
+            let read = edits_read(path.edited, path.general_agrees);
+            assert!(read > 100, "{}: the fast path read only {read} edits", path.dialect);
+        }
+    }
+
     /// Every fast path that learns shapes, on its dialect's frames: learned from each frame, the
     /// shape reads every frame and every one-byte edit of the learned one as the fast path does,
     /// or leaves it to the fast path; and it reads enough of them to show the check had work.
     #[test]
     fn every_learned_shape_reads_frames_as_its_fast_path_does() {
-        let fast_paths: [(Dialect, fn(&[&str]) -> usize); 6] = [
-            (Dialect::OpenAi, |frames| replays_agree(frames, super::super::openai::plain::plain)),
-            (Dialect::Anthropic, |frames| replays_agree(frames, super::super::anthropic::text_delta)),
-            (Dialect::Agent, |frames| replays_agree(frames, super::super::agent::text_delta)),
-            (Dialect::Ollama, |frames| replays_agree(frames, super::super::ollama::text_line)),
-            (Dialect::OpenAiResponses, |frames| replays_agree(frames, super::super::openai_responses::text_delta)),
-            (Dialect::UiMessageStream, |frames| replays_agree(frames, super::super::ui_message_stream::text_delta)),
-        ];
-        assert_eq!(fast_paths.map(|(dialect, _)| dialect), WITH_SHAPES);
+        let replayed = FAST_PATHS.iter().filter(|path| path.replays_agree.is_some()).map(|path| path.dialect);
+        assert_eq!(replayed.collect::<Vec<_>>(), with_shapes());
         // Each on a thread of its own: every frame's edits make it long.
         std::thread::scope(|threads| {
-            for (dialect, agree) in fast_paths {
+            for path in &FAST_PATHS {
+                let Some(agree) = path.replays_agree else { continue };
                 threads.spawn(move || {
-                    let frames = frames_of(dialect);
+                    let frames = frames_of(path.dialect);
                     let read = agree(&distinct(&frames));
-                    assert!(read > 100, "{dialect}: the shape read only {read} frames");
+                    assert!(read > 100, "{}: the shape read only {read} frames", path.dialect);
                 });
             }
         });

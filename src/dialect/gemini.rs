@@ -20,14 +20,14 @@
 //! was a function call.
 //!
 //! ```
-//! use chatstream::dialect::{DialectDecoder, GeminiDecoder, ProviderEvent};
+//! use chatstream::dialect::{DialectDecoder, GeminiDecoder, ProviderEvent, ProviderEvents};
 //! use chatstream::framing::FrameRef;
 //! let mut decoder = GeminiDecoder::default();
-//! let mut out = Vec::new();
+//! let mut out = ProviderEvents::default();
 //! let chunk = r#"{"candidates":[{"content":{"parts":[{"text":"Hi"}]},"finishReason":"STOP"}]}"#;
 //! decoder.decode(FrameRef::data(chunk), &mut out);
 //! decoder.finish(&mut out);
-//! assert_eq!(out, [
+//! assert_eq!(out.as_slice(), [
 //!     ProviderEvent::Text("Hi".into()),
 //!     ProviderEvent::Finish { reason: "stop".into() },
 //!     ProviderEvent::End,
@@ -37,12 +37,12 @@
 use serde_json::{json, Map, Number, Value};
 
 use super::scan::scan;
-use super::{DialectDecoder, ProviderEvent};
+use super::{DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
 
-mod plain;
+pub(super) mod plain;
 
 /// Reads Gemini's `streamGenerateContent` stream.
 #[derive(Debug, Default)]
@@ -68,7 +68,7 @@ struct StreamingCall {
 }
 
 impl DialectDecoder for GeminiDecoder {
-    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
         if let Some((plain, [text, id])) = scan(frame.data, plain::plain) {
             // As the general path reads it: the id, the part's text, the usage.
             if self.response_id.is_none() {
@@ -85,7 +85,7 @@ impl DialectDecoder for GeminiDecoder {
         self.decode_value(frame.data, out);
     }
 
-    fn finish(&mut self, out: &mut Vec<ProviderEvent>) {
+    fn finish(&mut self, out: &mut ProviderEvents) {
         // Without a finishReason the body was cut short: nothing is added, and the cleaner reports
         // a stream that ended before completion.
         if self.finished {
@@ -96,7 +96,7 @@ impl DialectDecoder for GeminiDecoder {
 
 impl GeminiDecoder {
     /// Any response, read as a `Value` (the general path).
-    fn decode_value(&mut self, data: &str, out: &mut Vec<ProviderEvent>) {
+    pub(super) fn decode_value(&mut self, data: &str, out: &mut ProviderEvents) {
         match serde_json::from_str::<Value>(data) {
             // The non-SSE form of the endpoint sends an array of responses; read one the same way.
             Ok(Value::Array(responses)) => responses.iter().for_each(|r| self.response(r, out)),
@@ -105,7 +105,7 @@ impl GeminiDecoder {
         }
     }
 
-    fn response(&mut self, response: &Value, out: &mut Vec<ProviderEvent>) {
+    fn response(&mut self, response: &Value, out: &mut ProviderEvents) {
         if let Some(error) = response.get("error").filter(|e| e.is_object()) {
             return out.push(error_event(error));
         }
@@ -139,7 +139,7 @@ impl GeminiDecoder {
         }
     }
 
-    fn part(&mut self, part: &Value, out: &mut Vec<ProviderEvent>) {
+    fn part(&mut self, part: &Value, out: &mut ProviderEvents) {
         let mut call_id = None;
         if let Some(text) = part.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()) {
             let thought = part.get("thought").and_then(Value::as_bool) == Some(true);
@@ -157,7 +157,7 @@ impl GeminiDecoder {
     }
 
     /// One `functionCall` part; returns the id of the call it started or completed.
-    fn function_call(&mut self, call: &Value, out: &mut Vec<ProviderEvent>) -> Option<String> {
+    fn function_call(&mut self, call: &Value, out: &mut ProviderEvents) -> Option<String> {
         let will_continue = call.get("willContinue").and_then(Value::as_bool) == Some(true);
         let name = call.get("name").and_then(Value::as_str);
         let mut call_state = match (name, self.streaming.take()) {
@@ -203,7 +203,7 @@ impl GeminiDecoder {
         }
     }
 
-    fn close_streaming_call(&mut self, out: &mut Vec<ProviderEvent>) {
+    fn close_streaming_call(&mut self, out: &mut ProviderEvents) {
         if let Some(open) = self.streaming.take() {
             open.end(out);
         }
@@ -230,7 +230,7 @@ impl GeminiDecoder {
 }
 
 impl StreamingCall {
-    fn end(self, out: &mut Vec<ProviderEvent>) {
+    fn end(self, out: &mut ProviderEvents) {
         out.push(ProviderEvent::ToolCallEnd { id: self.id, name: Some(self.name), input: Some(self.args) });
     }
 

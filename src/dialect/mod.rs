@@ -1,8 +1,9 @@
 //! Stage 2: frames → [`ProviderEvent`]s, one decoder per wire dialect.
 //!
 //! A decoder reads one frame ([`FrameRef`]) at a time and appends what it means, in provider-neutral
-//! terms, to an output vector. It does no cleaning (markers, thinking tags, control characters
-//! are the next stage's work) and never sees bytes. Auto-detection lives in [`detect`].
+//! terms, to its output ([`ProviderEvents`], which merges runs of text as they are written). It
+//! does no cleaning (markers, thinking tags, control characters are the next stage's work) and
+//! never sees bytes. Auto-detection lives in [`detect`].
 
 // Helpers shared by some dialects only: a build without all of them leaves some unused (the
 // full build still checks for dead code).
@@ -14,6 +15,7 @@ pub mod detect;
 #[doc(hidden)]
 pub mod fuzzing;
 mod not_built_in;
+mod provider_event;
 mod scan;
 #[cfg(test)]
 mod test_support;
@@ -51,212 +53,20 @@ mod ui_message_stream;
 #[cfg(feature = "dialect-ui-message-stream")]
 pub use ui_message_stream::UiMessageStreamDecoder;
 
-use serde_json::{Map, Value};
+pub use provider_event::{ProviderEvent, ProviderEvents};
 
-use crate::error::ErrorCode;
-use crate::event::{FinishReason, Usage};
+use serde_json::Value;
+
 use crate::framing::{FrameRef, Framing};
 
-/// [`ProviderEvent::push_text`] or [`ProviderEvent::push_thinking`]: what a decoder's fast path read.
-type TextEvent = fn(&mut Vec<ProviderEvent>, &str);
+/// [`ProviderEvents::text`] or [`ProviderEvents::thinking`]: what a decoder's fast path read.
+type TextEvent = fn(&mut ProviderEvents, &str);
 
-/// What a provider said, in provider-neutral terms. Text is raw: the cleaning stage strips it.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ProviderEvent {
-    /// A status line from a backend ("Thinking…").
-    Status(String),
-    /// Response text, as the provider sent it.
-    Text(String),
-    /// Provider-native thinking / reasoning text (summaries included).
-    Thinking(String),
-    /// The model starts asking for a tool call; its arguments may stream in `ToolCallDelta`s.
-    ToolCallStart {
-        /// The call's id.
-        id: String,
-        /// The tool's name.
-        name: String,
-    },
-    /// More argument text (a JSON fragment) for the call `id`.
-    ToolCallDelta {
-        /// The call's id.
-        id: String,
-        /// The new argument text.
-        delta: String,
-    },
-    /// The call's arguments are complete. `input` is set when the provider sent the parsed value
-    /// (Gemini, Ollama, AI SDK `tool-input-available`); otherwise the cleaner parses the deltas.
-    /// A `ToolCallEnd` with no `ToolCallStart` before it stands for both.
-    ToolCallEnd {
-        /// The call's id.
-        id: String,
-        /// The tool's name, when this event carries it.
-        name: Option<String>,
-        /// The parsed input, when the provider sent it whole.
-        input: Option<Value>,
-    },
-    /// A backend started running a tool itself (agent `tool_start`). `id` may be absent.
-    ToolRun {
-        /// The call's id, when the backend gave one.
-        id: Option<String>,
-        /// The tool's name.
-        name: String,
-        /// Its input.
-        input: Value,
-    },
-    /// Progress of a running tool.
-    ToolProgress {
-        /// The call's id, when the backend gave one.
-        id: Option<String>,
-        /// The tool's name.
-        name: String,
-        /// A stage name.
-        stage: Option<String>,
-        /// What to show.
-        message: Option<String>,
-        /// From 0 to 1.
-        progress: Option<f64>,
-        /// Anything else the tool reported.
-        data: Value,
-    },
-    /// A tool finished: matched by `id`, else by `index`, else to the oldest unfinished tool.
-    ToolResult {
-        /// The call's id, when the result names it.
-        id: Option<String>,
-        /// The tool's name, when the result names it.
-        name: Option<String>,
-        /// The N of `[[tool:N]]`, when the result names it.
-        index: Option<u32>,
-        /// What the tool gave.
-        output: Value,
-        /// The output is an error.
-        is_error: bool,
-    },
-    /// Token counts; later reports replace earlier ones field by field within one stream.
-    Usage(Usage),
-    /// Why generation stopped.
-    Finish {
-        /// The reason, in the contract's words.
-        reason: FinishReason,
-    },
-    /// Fields the backend sent for `complete.payload` (agent `complete`, message metadata,
-    /// `conversation_id`, `suggested_values`, `tool_history`, …). Merged key by key.
-    Payload(Map<String, Value>),
-    /// Custom data for the app (AI SDK `data-*` parts): passed on as it comes, and collected in
-    /// `complete.payload.data`.
-    Data(Value),
-    /// A value to append to the array `complete.payload[key]` (`sources`, `files`, `data`,
-    /// `citations`, …).
-    Attach {
-        /// The payload field.
-        key: String,
-        /// The value to append.
-        value: Value,
-    },
-    /// An error. `fatal`: the provider ended the message (its error event, a refusal of the
-    /// whole request). Not fatal: one frame could not be read; the stream goes on.
-    Error {
-        /// What kind of error.
-        code: ErrorCode,
-        /// What to show.
-        message: String,
-        /// The message is over.
-        fatal: bool,
-    },
-    /// The dialect's terminal event arrived (`[DONE]`, `message_stop`, `response.completed`,
-    /// `done: true`, `finish`, …): the stream finished properly.
-    End,
-    /// The backend reports the request was cancelled.
-    Cancelled,
-}
-
-/// Appends `event` to `run` when it continues it (more text, more thinking, more arguments of
-/// the same tool call); otherwise hands it back.
-pub(crate) fn extend_run(run: &mut Option<ProviderEvent>, event: ProviderEvent) -> Option<ProviderEvent> {
-    match (run, event) {
-        (Some(ProviderEvent::Text(text)), ProviderEvent::Text(more))
-        | (Some(ProviderEvent::Thinking(text)), ProviderEvent::Thinking(more)) => text.push_str(&more),
-        (Some(ProviderEvent::ToolCallDelta { id, delta }), ProviderEvent::ToolCallDelta { id: next, delta: more })
-            if *id == next =>
-        {
-            delta.push_str(&more)
-        }
-        (_, event) => return Some(event),
-    }
-    None
-}
-
-impl ProviderEvent {
-    /// Appends text to `out`, onto its last event when that is text too: a run of text deltas
-    /// costs one allocation, not one per delta (the next stage takes a run as one piece anyway).
-    /// Empty text adds nothing.
-    pub fn push_text(out: &mut Vec<ProviderEvent>, text: &str) {
-        match out.last_mut() {
-            _ if text.is_empty() => {}
-            Some(ProviderEvent::Text(last)) => last.push_str(text),
-            _ => out.push(ProviderEvent::Text(text.to_owned())),
-        }
-    }
-
-    /// [`ProviderEvent::push_text`] for thinking.
-    pub fn push_thinking(out: &mut Vec<ProviderEvent>, text: &str) {
-        match out.last_mut() {
-            _ if text.is_empty() => {}
-            Some(ProviderEvent::Thinking(last)) => last.push_str(text),
-            _ => out.push(ProviderEvent::Thinking(text.to_owned())),
-        }
-    }
-
-    /// Appends arguments of tool call `id` to `out`, onto its last event when that is more of
-    /// the same call's. Empty arguments add nothing.
-    pub fn push_tool_call_delta(out: &mut Vec<ProviderEvent>, id: &str, delta: &str) {
-        match out.last_mut() {
-            _ if delta.is_empty() => {}
-            Some(ProviderEvent::ToolCallDelta { id: last_id, delta: last }) if last_id == id => last.push_str(delta),
-            _ => out.push(ProviderEvent::ToolCallDelta { id: id.to_owned(), delta: delta.to_owned() }),
-        }
-    }
-
-    /// The error for a frame that is not what its dialect allows.
-    pub fn unreadable(detail: impl std::fmt::Display) -> ProviderEvent {
-        ProviderEvent::Error {
-            code: ErrorCode::ServiceUnavailable,
-            message: format!("Failed to parse response: {detail}"),
-            fatal: false,
-        }
-    }
-
-    /// The provider's error event, which ends its message. Codes the contract gives a fixed
-    /// message ("Invalid API key", "Rate limited, try again") use it, as HTTP errors do;
-    /// otherwise the provider's own message is kept.
-    pub fn provider_error(code: ErrorCode, provider_message: Option<&str>) -> ProviderEvent {
-        let message = match (code, provider_message) {
-            (ErrorCode::Unauthorized | ErrorCode::RateLimited, _) | (_, None) => code.default_message(),
-            (_, Some(message)) => message,
-        };
-        ProviderEvent::Error { code, message: message.to_owned(), fatal: true }
-    }
-
-    /// The provider's error event when it names no kind: its message's words decide the code.
-    pub fn provider_error_from_message(message: &str) -> ProviderEvent {
-        ProviderEvent::provider_error(ErrorCode::from_message(message), Some(message))
-    }
-
-    /// One value to append to the array `complete.payload[key]`.
-    pub fn attach(key: &str, value: Value) -> ProviderEvent {
-        ProviderEvent::Attach { key: key.to_owned(), value }
-    }
-
-    /// One field for `complete.payload`.
-    pub fn payload(key: &str, value: Value) -> ProviderEvent {
-        ProviderEvent::Payload(Map::from_iter([(key.to_owned(), value)]))
-    }
-
-    /// Whether the message is over after this event: the dialect's terminal event, a fatal
-    /// error, a cancel.
-    pub fn ends_message(&self) -> bool {
-        matches!(self, ProviderEvent::End | ProviderEvent::Cancelled | ProviderEvent::Error { fatal: true, .. })
-    }
+/// A frame's data, trimmed, unless it carries nothing: blank, or a `[DONE]` of the kind servers
+/// and proxies in OpenAI's style add to dialects that end with an event of their own.
+pub(crate) fn data_to_read(frame: FrameRef<'_>) -> Option<&str> {
+    let data = frame.data.trim();
+    (!data.is_empty() && data != "[DONE]").then_some(data)
 }
 
 /// `value[key]` when it is a string.
@@ -268,10 +78,10 @@ pub(crate) fn text(value: &Value, key: &str) -> Option<String> {
 /// dialects share, that nothing is read after the message is over.
 pub trait DialectDecoder {
     /// Decodes one frame, appending its events to `out`.
-    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>);
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents);
     /// The input ended. Dialects whose end of body is their terminal event (Gemini) emit
     /// `End` here when the stream finished properly; the others add nothing.
-    fn finish(&mut self, _out: &mut Vec<ProviderEvent>) {}
+    fn finish(&mut self, _out: &mut ProviderEvents) {}
 }
 
 /// The wire dialects chatstream reads.
@@ -399,7 +209,7 @@ impl Decoder {
     }
 
     /// Decodes one frame, unless the message is over.
-    pub fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
+    pub fn decode(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
         if self.ended {
             return;
         }
@@ -414,7 +224,7 @@ impl Decoder {
     }
 
     /// The input ended.
-    pub fn finish(&mut self, out: &mut Vec<ProviderEvent>) {
+    pub fn finish(&mut self, out: &mut ProviderEvents) {
         if !self.ended {
             self.dialect.finish(out);
             self.ended = true;

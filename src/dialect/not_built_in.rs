@@ -2,14 +2,14 @@
 //! recognised, or named, but this build cannot read it. Its first frame ends the message with an
 //! error that names the dialect and the ones the build reads, rather than text read wrongly.
 
-use super::{Dialect, DialectDecoder, ProviderEvent};
+use super::{Dialect, DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::error::ErrorCode;
 use crate::framing::FrameRef;
 
 pub(super) struct NotBuiltIn(pub(super) Dialect);
 
 impl DialectDecoder for NotBuiltIn {
-    fn decode(&mut self, _frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
+    fn decode(&mut self, _frame: FrameRef<'_>, out: &mut ProviderEvents) {
         let built_in: Vec<&str> = Dialect::ALL.into_iter().filter(|d| d.is_built_in()).map(Dialect::name).collect();
         let message = format!(
             "Failed to parse response: a {} stream, and this build of chatstream reads only {}",
@@ -27,7 +27,7 @@ mod tests {
     #[test]
     fn the_first_frame_ends_the_message_with_an_error_naming_the_dialect() {
         let mut decoder = super::super::Decoder::of(Box::new(NotBuiltIn(Dialect::Gemini)));
-        let mut out = Vec::new();
+        let mut out = ProviderEvents::default();
         decoder.decode(FrameRef::data(r#"{"candidates":[]}"#), &mut out);
         decoder.decode(FrameRef::data(r#"{"candidates":[]}"#), &mut out);
         let [ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message, fatal: true }] = out.as_slice()

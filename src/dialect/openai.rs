@@ -21,13 +21,13 @@
 //! `{"object":"error","message","type","code"}`) ends the message.
 //!
 //! ```
-//! use chatstream::dialect::{DialectDecoder, OpenAiDecoder, ProviderEvent};
+//! use chatstream::dialect::{DialectDecoder, OpenAiDecoder, ProviderEvent, ProviderEvents};
 //! use chatstream::framing::FrameRef;
 //! let mut decoder = OpenAiDecoder::default();
-//! let mut out = Vec::new();
+//! let mut out = ProviderEvents::default();
 //! decoder.decode(FrameRef::data(r#"{"choices":[{"index":0,"delta":{"content":"Hi"}}]}"#), &mut out);
 //! decoder.decode(FrameRef::data("[DONE]"), &mut out);
-//! assert_eq!(out, [ProviderEvent::Text("Hi".into()), ProviderEvent::End]);
+//! assert_eq!(out.as_slice(), [ProviderEvent::Text("Hi".into()), ProviderEvent::End]);
 //! ```
 
 pub(super) mod plain;
@@ -37,13 +37,14 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::scan::Shape;
-use super::{DialectDecoder, ProviderEvent};
+use super::{DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
 
 /// Reads Chat Completions streams (OpenAI and compatible servers).
 #[derive(Debug, Default)]
+#[cfg_attr(test, derive(PartialEq))]
 pub struct OpenAiDecoder {
     /// Tool calls started so far, in the order they started.
     calls: Vec<ToolCall>,
@@ -62,13 +63,14 @@ pub struct OpenAiDecoder {
 }
 
 #[derive(Debug)]
+#[cfg_attr(test, derive(PartialEq))]
 struct ToolCall {
     id: String,
     open: bool,
 }
 
 impl DialectDecoder for OpenAiDecoder {
-    fn decode(&mut self, frame: FrameRef<'_>, out: &mut Vec<ProviderEvent>) {
+    fn decode(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
         let data = frame.data.trim();
         if data.is_empty() {
             return;
@@ -80,9 +82,9 @@ impl DialectDecoder for OpenAiDecoder {
         if let Some(((), [content, reasoning_content, reasoning])) = self.plain.read(data, plain::plain) {
             // As the general path reads it: the first reasoning field with text, then the text.
             if let Some(thinking) = [reasoning_content, reasoning].into_iter().flatten().find(|t| !t.is_empty()) {
-                ProviderEvent::push_thinking(out, &thinking);
+                out.thinking(&thinking);
             }
-            ProviderEvent::push_text(out, content.as_deref().unwrap_or_default());
+            out.text(content.as_deref().unwrap_or_default());
             return;
         }
         self.decode_chunk(data, out);
@@ -91,7 +93,7 @@ impl DialectDecoder for OpenAiDecoder {
 
 impl OpenAiDecoder {
     /// Any chunk, read as a `Value` (the general path).
-    fn decode_chunk(&mut self, data: &str, out: &mut Vec<ProviderEvent>) {
+    pub(super) fn decode_chunk(&mut self, data: &str, out: &mut ProviderEvents) {
         let chunk: Value = match serde_json::from_str(data) {
             Ok(chunk @ Value::Object(_)) => chunk,
             Ok(_) => return out.push(ProviderEvent::unreadable("expected a JSON object")),
@@ -114,11 +116,11 @@ impl OpenAiDecoder {
             self.choice(choice, out);
         }
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
-            out.push(ProviderEvent::Usage(read_usage(usage)));
+            out.push(ProviderEvent::Usage(read_usage(usage, ["prompt", "completion"])));
         }
     }
 
-    fn choice(&mut self, choice: &Value, out: &mut Vec<ProviderEvent>) {
+    fn choice(&mut self, choice: &Value, out: &mut ProviderEvents) {
         let delta = &choice["delta"];
         self.reasoning(delta, out);
         match &delta["content"] {
@@ -143,7 +145,7 @@ impl OpenAiDecoder {
         }
     }
 
-    fn reasoning(&self, delta: &Value, out: &mut Vec<ProviderEvent>) {
+    fn reasoning(&self, delta: &Value, out: &mut ProviderEvents) {
         let plain = ["reasoning_content", "reasoning"]
             .iter()
             .find_map(|key| delta.get(*key).and_then(Value::as_str).filter(|t| !t.is_empty()));
@@ -164,7 +166,7 @@ impl OpenAiDecoder {
     }
 
     /// `{"index", "id"?, "function": {"name"?, "arguments"?}}`.
-    fn tool_call(&mut self, call: &Value, out: &mut Vec<ProviderEvent>) {
+    fn tool_call(&mut self, call: &Value, out: &mut ProviderEvents) {
         let index = call.get("index").and_then(Value::as_u64);
         let id = call.get("id").and_then(Value::as_str).filter(|id| !id.is_empty());
         let function = &call["function"];
@@ -200,7 +202,7 @@ impl OpenAiDecoder {
         }
     }
 
-    fn close_calls(&mut self, out: &mut Vec<ProviderEvent>) {
+    fn close_calls(&mut self, out: &mut ProviderEvents) {
         for call in self.calls[self.closed_before..].iter_mut().filter(|c| c.open) {
             call.open = false;
             out.push(ProviderEvent::ToolCallEnd { id: call.id.clone(), name: None, input: None });
@@ -210,7 +212,7 @@ impl OpenAiDecoder {
 }
 
 /// One part of Mistral's content array.
-fn content_part(part: &Value, out: &mut Vec<ProviderEvent>) {
+fn content_part(part: &Value, out: &mut ProviderEvents) {
     let text_of =
         |value: &Value| value.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_owned);
     match part.get("type").and_then(Value::as_str) {
@@ -258,241 +260,18 @@ pub(super) fn error_event(error: &Value) -> ProviderEvent {
     ProviderEvent::provider_error(code, text("message"))
 }
 
-fn read_usage(usage: &Value) -> Usage {
+/// OpenAI's usage object, whose sides Chat Completions names `prompt` and `completion`, the
+/// Responses API `input` and `output`.
+pub(super) fn read_usage(usage: &Value, [input, output]: [&str; 2]) -> Usage {
     let count = |value: &Value, key: &str| value.get(key).and_then(Value::as_u64);
     Usage {
-        input_tokens: count(usage, "prompt_tokens"),
-        output_tokens: count(usage, "completion_tokens"),
-        reasoning_tokens: count(&usage["completion_tokens_details"], "reasoning_tokens"),
-        cached_input_tokens: count(&usage["prompt_tokens_details"], "cached_tokens"),
+        input_tokens: count(usage, &format!("{input}_tokens")),
+        output_tokens: count(usage, &format!("{output}_tokens")),
+        reasoning_tokens: count(&usage[format!("{output}_tokens_details")], "reasoning_tokens"),
+        cached_input_tokens: count(&usage[format!("{input}_tokens_details")], "cached_tokens"),
         total_tokens: count(usage, "total_tokens"),
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::dialect::test_support::{delta, end, finish, start, text, thinking};
-
-    fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
-        crate::dialect::test_support::decode::<OpenAiDecoder>(frames)
-    }
-
-    #[test]
-    fn content_finish_usage_done() {
-        let events = decode(&[
-            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"finish_reason":null}],"usage":null}"#,
-            r#"{"choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}],"usage":null}"#,
-            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}"#,
-            r#"{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7,"prompt_tokens_details":{"cached_tokens":1},"completion_tokens_details":{"reasoning_tokens":0}}}"#,
-            "[DONE]",
-            r#"{"choices":[{"index":0,"delta":{"content":"after the end"}}]}"#,
-        ]);
-        let usage = Usage {
-            input_tokens: Some(5),
-            output_tokens: Some(2),
-            reasoning_tokens: Some(0),
-            cached_input_tokens: Some(1),
-            total_tokens: Some(7),
-        };
-        assert_eq!(events, [text("Hello"), finish("stop"), ProviderEvent::Usage(usage), ProviderEvent::End]);
-    }
-
-    #[test]
-    fn usage_chunk_with_choices_null_or_absent() {
-        let usage = Usage { input_tokens: Some(3), output_tokens: Some(4), total_tokens: Some(7), ..Usage::default() };
-        for chunk in [
-            r#"{"choices":null,"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}"#,
-            r#"{"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}"#,
-        ] {
-            assert_eq!(decode(&[chunk]), [ProviderEvent::Usage(usage.clone())], "{chunk}");
-        }
-    }
-
-    #[test]
-    fn refusal_is_text_and_finishes_as_refusal() {
-        let events = decode(&[
-            r#"{"choices":[{"index":0,"delta":{"content":null,"refusal":"I can't help"}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{"refusal":" with that."}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
-            "[DONE]",
-        ]);
-        assert_eq!(events, [text("I can't help"), text(" with that."), finish("refusal"), ProviderEvent::End]);
-    }
-
-    #[test]
-    fn reasoning_fields() {
-        let events = decode(&[
-            r#"{"choices":[{"index":0,"delta":{"content":null,"reasoning_content":"deepseek"}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{"reasoning":"groq"}}]}"#,
-            // OpenRouter: the same text twice; read once.
-            r#"{"choices":[{"index":0,"delta":{"reasoning":"router","reasoning_details":[{"type":"reasoning.text","text":"router"}]}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.summary","summary":"sum"},{"type":"reasoning.encrypted","data":"xx"},{"type":"reasoning.text","text":"txt"}]}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{"content":"answer"}}]}"#,
-        ]);
-        assert_eq!(
-            events,
-            [
-                thinking("deepseek"),
-                thinking("groq"),
-                thinking("router"),
-                thinking("sum"),
-                thinking("txt"),
-                text("answer")
-            ]
-        );
-    }
-
-    #[test]
-    fn mistral_content_arrays() {
-        let events = decode(&[
-            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"Hmm"}]}]}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{"content":[{"type":"text","text":"4"},{"type":"image_url","image_url":"x"}]}}]}"#,
-        ]);
-        assert_eq!(events, [thinking("Hmm"), text("4")]);
-    }
-
-    #[test]
-    fn tool_calls_accumulate_by_index_starting_at_one() {
-        let events = decode(&[
-            r#"{"choices":[{"index":0,"delta":{"content":"Reading"}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"toolu_1","type":"function","function":{"name":"read_file","arguments":""}}]}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\"pa"}}]}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":2,"id":"toolu_2","function":{"name":"ls","arguments":"{}"}}]}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"th\":1}"}}]}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
-            "[DONE]",
-        ]);
-        assert_eq!(
-            events,
-            [
-                text("Reading"),
-                start("toolu_1", "read_file"),
-                delta("toolu_1", "{\"pa"),
-                start("toolu_2", "ls"),
-                delta("toolu_2", "{}"),
-                delta("toolu_1", "th\":1}"),
-                end("toolu_1"),
-                end("toolu_2"),
-                finish("tool_calls"),
-                ProviderEvent::End,
-            ]
-        );
-    }
-
-    #[test]
-    fn whole_call_with_finish_reason_on_the_same_chunk_and_repeated() {
-        let events = decode(&[
-            r#"{"choices":[{"index":0,"finish_reason":"tool_calls","delta":{"role":"assistant","tool_calls":[{"id":"call_a","index":0,"type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}}]}"#,
-            r#"{"choices":[{"index":0,"finish_reason":"tool_calls","delta":{"content":""}}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}"#,
-            "[DONE]",
-        ]);
-        let usage = Usage { input_tokens: Some(1), output_tokens: Some(2), total_tokens: Some(3), ..Usage::default() };
-        assert_eq!(
-            events,
-            [
-                start("call_a", "get_weather"),
-                delta("call_a", "{\"city\":\"Paris\"}"),
-                end("call_a"),
-                finish("tool_calls"),
-                ProviderEvent::Usage(usage),
-                ProviderEvent::End,
-            ]
-        );
-    }
-
-    #[test]
-    fn mistral_calls_without_index_and_open_calls_closed_at_done() {
-        let events = decode(&[
-            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"a","function":{"name":"one","arguments":"{}"}},{"id":"b","function":{"name":"two","arguments":"{\"x\":1}"}}]}}]}"#,
-            "[DONE]",
-        ]);
-        assert_eq!(
-            events,
-            [
-                start("a", "one"),
-                delta("a", "{}"),
-                start("b", "two"),
-                delta("b", "{\"x\":1}"),
-                end("a"),
-                end("b"),
-                ProviderEvent::End
-            ]
-        );
-    }
-
-    #[test]
-    fn a_call_without_id_is_numbered_by_its_index() {
-        let events =
-            decode(&[r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":3,"function":{"name":"f"}}]}}]}"#]);
-        assert_eq!(events, [start("call_3", "f")]);
-    }
-
-    #[test]
-    fn error_shapes() {
-        let cases = [
-            (
-                r#"{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}"#,
-                ErrorCode::RateLimited,
-                "Rate limited, try again",
-            ),
-            (
-                r#"{"error":{"message":"The server had an error","type":"server_error","code":null}}"#,
-                ErrorCode::ServiceUnavailable,
-                "The server had an error",
-            ),
-            (r#"{"error":{"code":502,"message":"Upstream failed"}}"#, ErrorCode::ServiceUnavailable, "Upstream failed"),
-            (
-                r#"{"object":"error","message":"max_tokens is too large","type":"BadRequestError","param":null,"code":400}"#,
-                ErrorCode::ValidationError,
-                "max_tokens is too large",
-            ),
-            (
-                r#"{"error":{"message":"Too long","type":"invalid_request_error","code":"context_length_exceeded"}}"#,
-                ErrorCode::ValidationError,
-                "Too long",
-            ),
-            (r#"{"error":"model overloaded"}"#, ErrorCode::ServiceUnavailable, "model overloaded"),
-            (
-                r#"{"error":{"message":"bad key","type":"invalid_request_error","code":"invalid_api_key"}}"#,
-                ErrorCode::Unauthorized,
-                "Invalid API key",
-            ),
-        ];
-        for (frame, code, message) in cases {
-            let events = decode(&[r#"{"choices":[{"index":0,"delta":{"content":"Hi"}}]}"#, frame, "[DONE]"]);
-            assert_eq!(
-                events,
-                [text("Hi"), ProviderEvent::Error { code, message: message.into(), fatal: true }],
-                "{frame}"
-            );
-        }
-    }
-
-    #[test]
-    fn unreadable_frame_is_reported_and_the_stream_goes_on() {
-        let events = decode(&["{not json", "[1,2]", r#"{"choices":[{"index":0,"delta":{"content":"ok"}}]}"#]);
-        for event in &events[..2] {
-            assert!(matches!(event, ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, fatal: false, .. }));
-        }
-        assert_eq!(events[2..], [text("ok")]);
-    }
-
-    #[test]
-    fn other_choices_and_unknown_fields_are_ignored() {
-        let events = decode(&[
-            r#"{"choices":[{"index":1,"delta":{"content":"second"}},{"index":0,"delta":{"content":"first","audio":{}}}],"x_groq":{}}"#,
-            r#"{"choices":[],"prompt_filter_results":[{"prompt_index":0}]}"#,
-            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"insufficient_system_resource"}]}"#,
-        ]);
-        assert_eq!(events, [text("first"), finish("other")]);
-    }
-
-    #[test]
-    fn truncated_stream_has_no_end() {
-        let events = decode(&[
-            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"{\"a"}}]}}]}"#,
-        ]);
-        assert_eq!(events, [start("c", "f"), delta("c", "{\"a")]);
-    }
-}
+mod tests;

@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use super::{Decoder, DialectDecoder, ProviderEvent};
+use super::scan::{Reader, Taken};
+use super::{Decoder, DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::event::FinishReason;
 use crate::framing::{Frame, FrameDecoder, FrameRef, Framing};
 
@@ -19,12 +20,14 @@ pub(crate) fn decode_frames<D: DialectDecoder + Default + 'static>(frames: &[Fra
     let mut decoder = Decoder::of(Box::<D>::default());
     let mut out = Vec::new();
     for frame in frames {
-        // Each frame's events apart: decoders merge text into a text event already in `out`.
-        let mut events = Vec::new();
+        // Each frame's events apart, so that a test sees what each frame gave.
+        let mut events = ProviderEvents::default();
         decoder.decode(frame.as_ref(), &mut events);
-        out.append(&mut events);
+        out.extend(events.into_vec());
     }
-    decoder.finish(&mut out);
+    let mut events = ProviderEvents::default();
+    decoder.finish(&mut events);
+    out.extend(events.into_vec());
     out
 }
 
@@ -68,20 +71,22 @@ pub(crate) fn one_byte_edits(frame: &str) -> impl Iterator<Item = String> + '_ {
     })
 }
 
-/// Whether a decoder's fast path reads `data` (`fast_reads`). When it does, asserts that a
-/// decoder made by `make` and given `data` (so taking the fast path) ends with the same events
-/// and the same state as another given it by `general`, the decoder's general path.
-pub(crate) fn same_as_general<D: DialectDecoder + PartialEq + std::fmt::Debug>(
-    fast_reads: bool,
-    make: impl Fn() -> D,
+/// Whether a decoder's fast path, `scan`, reads `scanned` (`data` as the decoder hands it to the
+/// fast path). Where it does, asserts that a decoder made by `make` and given `data` (so taking
+/// the fast path) ends with the same events and the same state as another given it by
+/// `general`, the decoder's general path.
+pub(crate) fn same_as_general<D: DialectDecoder + PartialEq + std::fmt::Debug, T, const N: usize>(
     data: &str,
-    general: impl FnOnce(&mut D, &mut Vec<ProviderEvent>),
+    scanned: &str,
+    scan: for<'a> fn(&mut Reader<'a>) -> Option<(T, Taken<'a, N>)>,
+    make: impl Fn() -> D,
+    general: impl FnOnce(&mut D, &mut ProviderEvents),
 ) -> bool {
-    if !fast_reads {
+    if super::scan::scan(scanned, scan).is_none() {
         return false;
     }
     let (mut fast, mut slow) = (make(), make());
-    let (mut fast_out, mut slow_out) = (Vec::new(), Vec::new());
+    let (mut fast_out, mut slow_out) = (ProviderEvents::default(), ProviderEvents::default());
     fast.decode(FrameRef::data(data), &mut fast_out);
     general(&mut slow, &mut slow_out);
     assert_eq!(fast_out, slow_out, "{data:?}");

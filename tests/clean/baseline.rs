@@ -3,7 +3,7 @@
 use chatstream::clean::{CleanOptions, Cleaner};
 use chatstream::dialect::ProviderEvent;
 use chatstream::error::ErrorCode;
-use chatstream::event::{Segment, StreamEvent, ToolRecord, Usage};
+use chatstream::event::{Segment, StreamEvent, StreamEvents, ToolRecord, Usage};
 use serde_json::{json, Map, Value};
 
 use crate::helpers::{clean, complete, errors, kinds, text, text_deltas, thinking_deltas};
@@ -387,8 +387,8 @@ fn a_stream_that_stops_without_its_end_completes_then_reports_a_network_error() 
 fn cancel_completes_with_the_partial_content_then_cancelled_and_only_once() {
     let mut cleaner = Cleaner::new(CleanOptions::default());
     let mut events = Vec::new();
-    cleaner.push(text("Partial [[to"), &mut events);
-    cleaner.cancel(&mut events);
+    cleaner.push(text("Partial [[to"), &mut StreamEvents::new(&mut events));
+    cleaner.cancel(&mut StreamEvents::new(&mut events));
     assert!(cleaner.is_complete());
     // The held tail was not a marker after all: it goes out, and is part of the text.
     assert_eq!(kinds(&events), ["text_delta", "text_delta", "complete", "cancelled"]);
@@ -396,9 +396,9 @@ fn cancel_completes_with_the_partial_content_then_cancelled_and_only_once() {
     assert_eq!(complete(&events).text, "Partial [[to");
 
     let mut more = Vec::new();
-    cleaner.cancel(&mut more);
-    cleaner.push(text("late"), &mut more);
-    cleaner.finish(&mut more);
+    cleaner.cancel(&mut StreamEvents::new(&mut more));
+    cleaner.push(text("late"), &mut StreamEvents::new(&mut more));
+    cleaner.finish(&mut StreamEvents::new(&mut more));
     assert_eq!(more.len(), 1);
     assert!(matches!(&more[0], StreamEvent::Error { code: ErrorCode::Conflict, .. }));
 }
@@ -407,10 +407,10 @@ fn cancel_completes_with_the_partial_content_then_cancelled_and_only_once() {
 fn cancel_after_a_normal_end_is_a_conflict_only() {
     let mut cleaner = Cleaner::new(CleanOptions::default());
     let mut events = Vec::new();
-    cleaner.push(text("Done"), &mut events);
-    cleaner.push(ProviderEvent::End, &mut events);
+    cleaner.push(text("Done"), &mut StreamEvents::new(&mut events));
+    cleaner.push(ProviderEvent::End, &mut StreamEvents::new(&mut events));
     let before = events.len();
-    cleaner.cancel(&mut events);
+    cleaner.cancel(&mut StreamEvents::new(&mut events));
     assert_eq!(kinds(&events[before..]), ["error"]);
     assert!(matches!(&events[before], StreamEvent::Error { code: ErrorCode::Conflict, .. }));
 }

@@ -2,7 +2,7 @@
 
 use chatstream::clean::{CleanOptions, Cleaner};
 use chatstream::dialect::ProviderEvent;
-use chatstream::event::{Segment, StreamEvent};
+use chatstream::event::{Segment, StreamEvent, StreamEvents};
 use serde_json::json;
 
 use crate::helpers::{clean, complete, errors, kinds, splits, text, text_deltas, thinking_deltas};
@@ -74,9 +74,9 @@ fn cancel_emits_complete_with_partial_content() {
         ProviderEvent::ToolCallDelta { id: "call_9".into(), delta: r#"{"term": "CRIS"#.into() },
         text(" SUGGESTED_VALUES: [\"a\""),
     ] {
-        cleaner.push(event, &mut events);
+        cleaner.push(event, &mut StreamEvents::new(&mut events));
     }
-    cleaner.cancel(&mut events);
+    cleaner.cancel(&mut StreamEvents::new(&mut events));
     assert_eq!(&kinds(&events)[events.len() - 2..], ["complete", "cancelled"]);
     let payload = complete(&events);
     assert_eq!(payload.thinking.as_deref(), Some("Considering."));

@@ -3,7 +3,7 @@
 use chatstream::clean::{CleanOptions, Cleaner};
 use chatstream::dialect::ProviderEvent;
 use chatstream::error::ErrorCode;
-use chatstream::event::{CompletePayload, StreamEvent};
+use chatstream::event::{CompletePayload, StreamEvent, StreamEvents};
 
 use crate::common;
 
@@ -15,9 +15,9 @@ pub fn clean_with(options: CleanOptions, events: impl IntoIterator<Item = Provid
     let mut cleaner = Cleaner::new(options);
     let mut out = Vec::new();
     for event in events {
-        cleaner.push(event, &mut out);
+        cleaner.push(event, &mut StreamEvents::new(&mut out));
     }
-    cleaner.finish(&mut out);
+    cleaner.finish(&mut StreamEvents::new(&mut out));
     out
 }
 

@@ -3,7 +3,7 @@
 use chatstream::clean::{parse_llm_response, resolve_tool_markers, CleanOptions, Cleaner};
 use chatstream::dialect::ProviderEvent;
 use chatstream::error::ErrorCode;
-use chatstream::event::{Segment, StreamEvent, ToolRecord};
+use chatstream::event::{Segment, StreamEvent, StreamEvents, ToolRecord};
 use serde_json::{json, Map, Value};
 
 use crate::common::{self, Rng};
@@ -110,10 +110,10 @@ fn a_payload_too_long_to_hold_is_released_before_the_end() {
     let mut cleaner = Cleaner::new(CleanOptions::default());
     let mut events = Vec::new();
     let mut raw = String::from("Values: SUGGESTED_VALUES: [");
-    cleaner.push(text(&raw), &mut events);
+    cleaner.push(text(&raw), &mut StreamEvents::new(&mut events));
     let mut released_at = None;
     for i in 0..150_000 {
-        cleaner.push(text("1,"), &mut events);
+        cleaner.push(text("1,"), &mut StreamEvents::new(&mut events));
         raw.push_str("1,");
         if released_at.is_none() && !errors(&events).is_empty() {
             released_at = Some(i);
@@ -123,7 +123,7 @@ fn a_payload_too_long_to_hold_is_released_before_the_end() {
     let released_at = released_at.expect("released before the end");
     assert!((130_000..135_000).contains(&released_at), "released after {released_at} pieces");
     assert_eq!(errors(&events)[0].2, Some("suggested_values"));
-    cleaner.push(ProviderEvent::End, &mut events);
+    cleaner.push(ProviderEvent::End, &mut StreamEvents::new(&mut events));
     assert_eq!(complete(&events).text, raw);
     assert_eq!(text_deltas(&events).concat(), raw);
 }
@@ -236,15 +236,15 @@ fn random_event_sequences_complete_exactly_once() {
                 12 => text("SUGGESTED_VALUES: [1"),
                 _ => ProviderEvent::Finish { reason: "stop".into() },
             };
-            cleaner.push(event, &mut events);
+            cleaner.push(event, &mut StreamEvents::new(&mut events));
         }
         let was_complete = cleaner.is_complete();
         let cancelled = rng.below(2) == 0;
         let before_end = events.len();
         if cancelled {
-            cleaner.cancel(&mut events);
+            cleaner.cancel(&mut StreamEvents::new(&mut events));
         } else {
-            cleaner.finish(&mut events);
+            cleaner.finish(&mut StreamEvents::new(&mut events));
         }
         if was_complete {
             // After `complete`, cancel is a CONFLICT and finish does nothing.

@@ -2,7 +2,7 @@
 
 use chatstream::clean::{CleanOptions, Cleaner};
 use chatstream::dialect::ProviderEvent;
-use chatstream::event::Usage;
+use chatstream::event::{StreamEvents, Usage};
 use serde_json::{json, Map, Value};
 
 use crate::common::{self, Rng};
@@ -191,7 +191,7 @@ fn only_a_possible_marker_is_held_back() {
         let mut events = Vec::new();
         let mut so_far = String::new();
         for piece in &pieces {
-            cleaner.push(text(piece), &mut events);
+            cleaner.push(text(piece), &mut StreamEvents::new(&mut events));
             so_far.push_str(piece);
             let emitted = text_deltas(&events).concat();
             // What the text so far means, were it to end here.
@@ -229,7 +229,7 @@ fn held_text_goes_out_in_the_push_that_decides_it() {
     let mut events = Vec::new();
     let mut push = |s: &str| {
         let before = events.len();
-        cleaner.push(text(s), &mut events);
+        cleaner.push(text(s), &mut StreamEvents::new(&mut events));
         text_deltas(&events[before..]).concat()
     };
     assert_eq!(push("Hello wor"), "Hello wor");

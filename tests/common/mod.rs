@@ -118,10 +118,21 @@ pub fn run(options: &StreamOptions, input: &[u8], cuts: &[usize]) -> (Vec<Stream
     let mut stream = ChatStream::new(options.clone());
     let mut events = Vec::new();
     for piece in cut(input, input.len(), cuts) {
+        let first = events.len();
         stream.push(piece, &mut events);
+        assert_runs_merged(&events[first..]);
     }
+    let first = events.len();
     stream.finish(&mut events);
+    assert_runs_merged(&events[first..]);
     (events, stream.dialect())
+}
+
+/// The output contract: the events of one push (or finish) have their runs merged already.
+pub fn assert_runs_merged(pushed: &[StreamEvent]) {
+    let mut merged = pushed.to_vec();
+    merge_adjacent_deltas(&mut merged, 0);
+    assert_eq!(merged, pushed, "a push returned a run of deltas in pieces");
 }
 
 /// The events as JSON with runs of text deltas, thinking deltas and tool-input deltas (for one

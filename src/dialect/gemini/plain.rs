@@ -26,7 +26,7 @@ pub(super) const COUNTS: [&str; 6] = [
 
 /// What a plain response says besides its strings.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
-pub(super) struct Plain {
+pub(in crate::dialect) struct Plain {
     /// The part is thinking.
     pub(super) thought: bool,
     /// By [`COUNTS`]; all `None` without `usageMetadata`.
@@ -41,7 +41,7 @@ impl Plain {
 }
 
 /// A plain response, its strings taken; `None` for any other.
-pub(super) fn plain<'a>(r: &mut Reader<'a>) -> Option<(Plain, Taken<'a, 2>)> {
+pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<(Plain, Taken<'a, 2>)> {
     let mut plain = Plain::default();
     let mut taken = [const { None }; 2];
     let mut seen = Seen::default();

@@ -269,35 +269,6 @@ fn an_unreadable_frame_is_not_fatal() {
     assert_eq!(events[1..], [finish_event("stop"), ProviderEvent::End]);
 }
 
-/// Wherever the fast path reads a response, the decoder ends with the events and the state the
-/// general path gives it; whether the fast path read it.
-fn fast_agrees(data: &str) -> bool {
-    let fast_reads = scan(data, plain::plain).is_some();
-    crate::dialect::test_support::same_as_general(fast_reads, GeminiDecoder::default, data, |d, out| {
-        d.decode_value(data, out)
-    })
-}
-
-#[test]
-fn the_fast_path_agrees_with_the_general_path_on_every_recorded_response() {
-    let frames = crate::dialect::test_support::recorded_frames("gemini");
-    let read = frames.iter().filter(|frame| fast_agrees(frame)).count();
-    // The recordings' text and thinking responses (the rest end, call tools or carry signatures).
-    assert!(read >= 10, "the fast path read {read} of {} responses", frames.len());
-}
-
-#[test]
-fn the_fast_path_agrees_with_the_general_path_on_every_one_byte_edit() {
-    let responses = [
-        r#"{"candidates":[{"content":{"parts":[{"text":"a\"b\u00e9 ü"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":5,"totalTokenCount":19,"promptTokensDetails":[{"modality":"TEXT","tokenCount":9}],"thoughtsTokenCount":5},"modelVersion":"gemini-3-pro-preview","responseId":"bH6L"}"#,
-        r#" { "candidates" : [ { "content" : { "role" : "model" , "parts" : [ { "thought" : true , "text" : "x y" } ] } } ] } "#,
-        r#"{"candidates":[{"content":{"parts":[{"text":""}]},"safetyRatings":[{"probability":"NEGLIGIBLE"}]}],"usageMetadata":{"toolUsePromptTokenCount":2,"cachedContentTokenCount":1,"promptTokenCount":3}}"#,
-    ];
-    let read = crate::dialect::test_support::edits_read(&responses, fast_agrees);
-    // Edits inside skipped values, text and counts keep a response plain: the check had work to do.
-    assert!(read > 100, "only {read} edits were read");
-}
-
 #[test]
 fn the_fast_path_leaves_every_other_response_to_the_general_path() {
     for other in [
@@ -315,6 +286,5 @@ fn the_fast_path_leaves_every_other_response_to_the_general_path() {
         r#"{"usageMetadata":{"promptTokenCount":1}}"#,
     ] {
         assert!(scan(other, plain::plain).is_none(), "{other}");
-        fast_agrees(other);
     }
 }

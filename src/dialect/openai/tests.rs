@@ -1,0 +1,218 @@
+//! The Chat Completions decoder's tests: every chunk, reasoning, tool-call and error shape.
+
+use super::*;
+use crate::dialect::test_support::{delta, end, finish, start, text, thinking};
+
+fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
+    crate::dialect::test_support::decode::<OpenAiDecoder>(frames)
+}
+
+#[test]
+fn content_finish_usage_done() {
+    let events = decode(&[
+        r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"finish_reason":null}],"usage":null}"#,
+        r#"{"choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}],"usage":null}"#,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}"#,
+        r#"{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7,"prompt_tokens_details":{"cached_tokens":1},"completion_tokens_details":{"reasoning_tokens":0}}}"#,
+        "[DONE]",
+        r#"{"choices":[{"index":0,"delta":{"content":"after the end"}}]}"#,
+    ]);
+    let usage = Usage {
+        input_tokens: Some(5),
+        output_tokens: Some(2),
+        reasoning_tokens: Some(0),
+        cached_input_tokens: Some(1),
+        total_tokens: Some(7),
+    };
+    assert_eq!(events, [text("Hello"), finish("stop"), ProviderEvent::Usage(usage), ProviderEvent::End]);
+}
+
+#[test]
+fn usage_chunk_with_choices_null_or_absent() {
+    let usage = Usage { input_tokens: Some(3), output_tokens: Some(4), total_tokens: Some(7), ..Usage::default() };
+    for chunk in [
+        r#"{"choices":null,"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}"#,
+        r#"{"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}"#,
+    ] {
+        assert_eq!(decode(&[chunk]), [ProviderEvent::Usage(usage.clone())], "{chunk}");
+    }
+}
+
+#[test]
+fn refusal_is_text_and_finishes_as_refusal() {
+    let events = decode(&[
+        r#"{"choices":[{"index":0,"delta":{"content":null,"refusal":"I can't help"}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"refusal":" with that."}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+        "[DONE]",
+    ]);
+    assert_eq!(events, [text("I can't help"), text(" with that."), finish("refusal"), ProviderEvent::End]);
+}
+
+#[test]
+fn reasoning_fields() {
+    let events = decode(&[
+        r#"{"choices":[{"index":0,"delta":{"content":null,"reasoning_content":"deepseek"}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"reasoning":"groq"}}]}"#,
+        // OpenRouter: the same text twice; read once.
+        r#"{"choices":[{"index":0,"delta":{"reasoning":"router","reasoning_details":[{"type":"reasoning.text","text":"router"}]}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.summary","summary":"sum"},{"type":"reasoning.encrypted","data":"xx"},{"type":"reasoning.text","text":"txt"}]}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"content":"answer"}}]}"#,
+    ]);
+    assert_eq!(
+        events,
+        [thinking("deepseek"), thinking("groq"), thinking("router"), thinking("sumtxt"), text("answer")]
+    );
+}
+
+#[test]
+fn mistral_content_arrays() {
+    let events = decode(&[
+        r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"Hmm"}]}]}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"content":[{"type":"text","text":"4"},{"type":"image_url","image_url":"x"}]}}]}"#,
+    ]);
+    assert_eq!(events, [thinking("Hmm"), text("4")]);
+}
+
+#[test]
+fn tool_calls_accumulate_by_index_starting_at_one() {
+    let events = decode(&[
+        r#"{"choices":[{"index":0,"delta":{"content":"Reading"}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"toolu_1","type":"function","function":{"name":"read_file","arguments":""}}]}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\"pa"}}]}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":2,"id":"toolu_2","function":{"name":"ls","arguments":"{}"}}]}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"th\":1}"}}]}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        "[DONE]",
+    ]);
+    assert_eq!(
+        events,
+        [
+            text("Reading"),
+            start("toolu_1", "read_file"),
+            delta("toolu_1", "{\"pa"),
+            start("toolu_2", "ls"),
+            delta("toolu_2", "{}"),
+            delta("toolu_1", "th\":1}"),
+            end("toolu_1"),
+            end("toolu_2"),
+            finish("tool_calls"),
+            ProviderEvent::End,
+        ]
+    );
+}
+
+#[test]
+fn whole_call_with_finish_reason_on_the_same_chunk_and_repeated() {
+    let events = decode(&[
+        r#"{"choices":[{"index":0,"finish_reason":"tool_calls","delta":{"role":"assistant","tool_calls":[{"id":"call_a","index":0,"type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}}]}"#,
+        r#"{"choices":[{"index":0,"finish_reason":"tool_calls","delta":{"content":""}}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}"#,
+        "[DONE]",
+    ]);
+    let usage = Usage { input_tokens: Some(1), output_tokens: Some(2), total_tokens: Some(3), ..Usage::default() };
+    assert_eq!(
+        events,
+        [
+            start("call_a", "get_weather"),
+            delta("call_a", "{\"city\":\"Paris\"}"),
+            end("call_a"),
+            finish("tool_calls"),
+            ProviderEvent::Usage(usage),
+            ProviderEvent::End,
+        ]
+    );
+}
+
+#[test]
+fn mistral_calls_without_index_and_open_calls_closed_at_done() {
+    let events = decode(&[
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"a","function":{"name":"one","arguments":"{}"}},{"id":"b","function":{"name":"two","arguments":"{\"x\":1}"}}]}}]}"#,
+        "[DONE]",
+    ]);
+    assert_eq!(
+        events,
+        [
+            start("a", "one"),
+            delta("a", "{}"),
+            start("b", "two"),
+            delta("b", "{\"x\":1}"),
+            end("a"),
+            end("b"),
+            ProviderEvent::End
+        ]
+    );
+}
+
+#[test]
+fn a_call_without_id_is_numbered_by_its_index() {
+    let events = decode(&[r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":3,"function":{"name":"f"}}]}}]}"#]);
+    assert_eq!(events, [start("call_3", "f")]);
+}
+
+#[test]
+fn error_shapes() {
+    let cases = [
+        (
+            r#"{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}"#,
+            ErrorCode::RateLimited,
+            "Rate limited, try again",
+        ),
+        (
+            r#"{"error":{"message":"The server had an error","type":"server_error","code":null}}"#,
+            ErrorCode::ServiceUnavailable,
+            "The server had an error",
+        ),
+        (r#"{"error":{"code":502,"message":"Upstream failed"}}"#, ErrorCode::ServiceUnavailable, "Upstream failed"),
+        (
+            r#"{"object":"error","message":"max_tokens is too large","type":"BadRequestError","param":null,"code":400}"#,
+            ErrorCode::ValidationError,
+            "max_tokens is too large",
+        ),
+        (
+            r#"{"error":{"message":"Too long","type":"invalid_request_error","code":"context_length_exceeded"}}"#,
+            ErrorCode::ValidationError,
+            "Too long",
+        ),
+        (r#"{"error":"model overloaded"}"#, ErrorCode::ServiceUnavailable, "model overloaded"),
+        (
+            r#"{"error":{"message":"bad key","type":"invalid_request_error","code":"invalid_api_key"}}"#,
+            ErrorCode::Unauthorized,
+            "Invalid API key",
+        ),
+    ];
+    for (frame, code, message) in cases {
+        let events = decode(&[r#"{"choices":[{"index":0,"delta":{"content":"Hi"}}]}"#, frame, "[DONE]"]);
+        assert_eq!(
+            events,
+            [text("Hi"), ProviderEvent::Error { code, message: message.into(), fatal: true }],
+            "{frame}"
+        );
+    }
+}
+
+#[test]
+fn unreadable_frame_is_reported_and_the_stream_goes_on() {
+    let events = decode(&["{not json", "[1,2]", r#"{"choices":[{"index":0,"delta":{"content":"ok"}}]}"#]);
+    for event in &events[..2] {
+        assert!(matches!(event, ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, fatal: false, .. }));
+    }
+    assert_eq!(events[2..], [text("ok")]);
+}
+
+#[test]
+fn other_choices_and_unknown_fields_are_ignored() {
+    let events = decode(&[
+        r#"{"choices":[{"index":1,"delta":{"content":"second"}},{"index":0,"delta":{"content":"first","audio":{}}}],"x_groq":{}}"#,
+        r#"{"choices":[],"prompt_filter_results":[{"prompt_index":0}]}"#,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"insufficient_system_resource"}]}"#,
+    ]);
+    assert_eq!(events, [text("first"), finish("other")]);
+}
+
+#[test]
+fn truncated_stream_has_no_end() {
+    let events = decode(&[
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"{\"a"}}]}}]}"#,
+    ]);
+    assert_eq!(events, [start("c", "f"), delta("c", "{\"a")]);
+}
