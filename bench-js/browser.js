@@ -11,6 +11,8 @@ import { chromium } from "playwright-core";
 
 export const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 export const out = join(root, "target/bench");
+/** The package the benchmarks load: pkg/, or another build of it to compare with (`CHATSTREAM_PKG=/path/to/pkg`). */
+export const pkg = resolve(process.env.CHATSTREAM_PKG ?? join(root, "pkg"));
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
 async function bundle() {
@@ -31,7 +33,7 @@ function serve() {
   const server = createServer((req, res) => {
     const path = req.url.split("?")[0];
     const file =
-      path === "/" ? null : path.startsWith("/pkg/") ? join(root, path) : path === "/page.bundle.js" ? join(out, "page.bundle.js") : undefined;
+      path === "/" ? null : path.startsWith("/pkg/") ? join(pkg, path.slice(5)) : path === "/page.bundle.js" ? join(out, "page.bundle.js") : undefined;
     if (file === null) {
       res.writeHead(200, { "content-type": "text/html" });
       return res.end('<!doctype html><script type="module" src="/page.bundle.js"></script>');

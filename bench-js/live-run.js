@@ -6,17 +6,21 @@
 //   node --expose-gc bench-js/live-run.js           the full run
 //   node --expose-gc bench-js/live-run.js --smoke   tiny inputs, one round: checks every contender reads the same text
 //   node --expose-gc bench-js/live-run.js --only deepseek   the recordings whose name holds the text; prints, keeps nothing
+//   node --expose-gc bench-js/live-run.js --env chromium    (or node) one environment only; prints, keeps nothing
+//   CHATSTREAM_PKG=/path/to/pkg node --expose-gc bench-js/live-run.js --env chromium   another build of the package
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { out, root, withBenchPage } from "./browser.js";
+import { out, pkg, root, withBenchPage } from "./browser.js";
 import { AGAINST, frames, pushCosts, runLive, tile } from "./live.js";
 import { profileLivePush } from "./profile.js";
 import { openaiStream, tokens } from "./streams.js";
 
 const smoke = process.argv.includes("--smoke");
 const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
+// `--env chromium` or `--env node`: one of the two (prints, keeps nothing).
+const env = process.argv.includes("--env") ? process.argv[process.argv.indexOf("--env") + 1] : null;
 export const MODES = ["live", "bursty", "buffered"];
 // The ReadableStream readers (streamEvents, the session and their baseline) on live reads only.
 const WHO = { live: ["bare", "push", "bareStream", "streamEvents", "session"], bursty: ["bare", "push"], buffered: ["bare", "push"] };
@@ -41,8 +45,8 @@ export function recordings() {
 const COSTS = "openai/openai-text.sse";
 
 async function inNode(recs) {
-  const lib = await import(join(root, "pkg/index.js"));
-  lib.initSync({ module: readFileSync(join(root, "pkg/chatstream_bg.wasm")) });
+  const lib = await import(join(pkg, "index.js"));
+  lib.initSync({ module: readFileSync(join(pkg, "chatstream_bg.wasm")) });
   const rows = await runLive(lib, recs, { ...options, log: (row) => console.log(JSON.stringify(row)) });
   const costs = recordings().find((r) => r.name === COSTS);
   const list = tile(frames(costs.text, costs.format), costs.dialect, options.target);
@@ -114,11 +118,10 @@ export function breakdown({ push: p }) {
   const stage = (cost, what) =>
     cost >= 0 ? `${us(cost)} (${pct(cost, p.onePerPush)}) ${what}` : `${what}: below this run's noise (the difference of the medians is ${us(cost)})`;
   return (
-    `a push of nothing costs ${(p.emptyPush * 1000).toFixed(0)} ns; on ${COSTS} one frame a push costs ${us(p.onePerPush)} a frame: ` +
-    `${stage(p.emptyPush, "the call and the empty hand-back")}, ` +
-    `${stage(p.commentPush - p.emptyPush, "copying the chunk in and framing it (an SSE comment as long as the frame)")}, ` +
+    `a push of nothing (an empty read, which returns at once) costs ${(p.emptyPush * 1000).toFixed(0)} ns; on ${COSTS} one frame a push costs ${us(p.onePerPush)} a frame: ` +
+    `${stage(p.commentPush, "the call into the module, copying the chunk in and framing it (an SSE comment as long as the frame)")}, ` +
     `${stage(p.onePerPush - p.commentPush, "decoding, cleaning and building the events")}; ` +
-    `sixteen frames a push cost ${us(p.sixteenPerPush)} a frame`
+    `sixteen frames a push cost ${us(p.sixteenPerPush)} a frame; a stream made, finished with nothing read and freed, ${us(p.createFinish)}`
   );
 }
 
@@ -150,18 +153,29 @@ function why({ push: p, rows }, profiles) {
   const share = (profile, pattern) => profile.stages.filter((s) => pattern.test(s.stage)).reduce((n, s) => n + s.share, 0);
   const short = rows.filter((r) => r.mode === "live" && r.events < 100);
   const parts = [
-    `Why: a push that carries nothing costs ${us(p.emptyPush)}, ${pct(p.emptyPush, p.onePerPush)} of a one-frame push of ${COSTS}, ` +
-      `paid once per read; one frame a read costs ${(p.onePerPush / p.sixteenPerPush).toFixed(2)}× what it costs at sixteen a read, ` +
-      `the rest of the difference being the work per frame that a larger read shares (one copy in, one hand-over, one merge of adjacent deltas).`,
+    `Why: a push of one frame of ${COSTS} costs ${us(p.onePerPush)}, of which ${us(p.commentPush)} ` +
+      `(${pct(p.commentPush, p.onePerPush)}) is the call, the copy in and the framing that a frame-long comment costs too; ` +
+      `one frame a read costs ${(p.onePerPush / p.sixteenPerPush).toFixed(2)}× what it costs at sixteen a read, ` +
+      `the rest of the difference being the work per push that a larger read shares (one call, one hand-over of the events, ` +
+      `one run of the cleaner over merged deltas) against the baseline's ${us(rows.find((r) => r.mode === "live" && r.recording === COSTS).us.bare)} a frame.`,
   ];
   if (short.length > 0) {
+    const made = (r) => pct(p.createFinish, r.us.push * r.events);
     parts.push(
-      `${short.map((r) => `${r.recording} (${r.events} events, ${ratio(r, "push").toFixed(2)}×)`).join(", ")} ` +
-        `${short.length === 1 ? "is" : "are"} read whole hundreds of times: each pass creates a \`ChatStream\` (its options read from JS) and ` +
-        `finishes it (the \`complete\` event with the whole message, crossing as JSON), which the baseline's few lines do not do; ` +
-        `per event that fixed cost is most of the time.`,
+      `${short.map((r) => `${r.recording} (${r.events} events, ${ratio(r, "push").toFixed(2)}×; a stream made and finished is ${made(r)} of its time)`).join(", ")} ` +
+        `${short.length === 1 ? "is" : "are"} read whole thousands of times: each pass makes a \`ChatStream\` and ` +
+        `finishes it (the \`complete\` event with the whole message, crossing as JSON), ${us(p.createFinish)} with nothing read, ` +
+        `which the baseline's few lines do not pay.`,
     );
   }
+  const live = rows.filter((r) => r.mode === "live" && !r.recording.startsWith("synthetic"));
+  const times = (a, b) => geomean(live.map((r) => r.us[a] / r.us[b])).toFixed(2);
+  parts.push(
+    `The session costs ${times("session", "streamEvents")}× what \`streamEvents\` costs an event on the same live reads (geometric mean over the recordings), ` +
+      `and \`streamEvents\` ${times("streamEvents", "push")}× what \`push\` costs: on each read the session also applies the step's patches to a new frozen ` +
+      `snapshot and tells its subscribers, and \`streamEvents\` hands each event out through its async queue (a promise an event), ` +
+      `while their baseline reads the same ReadableStream and keeps three strings.`,
+  );
   for (const profile of profiles) {
     parts.push(
       `In the profile of ${profile.recording}, crossing between JS and the module and building the event objects take ` +
@@ -268,13 +282,23 @@ async function main() {
   }
   console.log(`live benchmark: ${recs.length} streams × ${MODES.join(", ")}; ${options.rounds} rounds each (Chromium, then Node)`);
   const costs = recordings().find((r) => r.name === COSTS);
-  const chromium = await withBenchPage((page) => page.evaluate(([recs, options, costs]) => window.live(recs, options, costs), [recs, options, costs]));
-  console.log("\nChromium (ratio: the JS baseline's time ÷ chatstream's; above 1, chatstream is faster)\n");
-  console.log(table(chromium));
-  const node = inNodeProcess();
-  console.log("Node\n");
-  console.log(table(node));
-  for (const [env, r] of [["Chromium", chromium], ["Node", node]]) console.log(`${env}: ${breakdown(r)}`);
+  const results = [];
+  if (env !== "node") {
+    const chromium = await withBenchPage((page) => page.evaluate(([recs, options, costs]) => window.live(recs, options, costs), [recs, options, costs]));
+    console.log("\nChromium (ratio: the JS baseline's time ÷ chatstream's; above 1, chatstream is faster)\n");
+    console.log(table(chromium));
+    console.log(`Chromium: ${breakdown(chromium)}`);
+    results.push(chromium);
+  }
+  if (env !== "chromium") {
+    const node = inNodeProcess();
+    console.log("Node\n");
+    console.log(table(node));
+    console.log(`Node: ${breakdown(node)}`);
+    results.push(node);
+  }
+  if (env !== null) return;
+  const [chromium, node] = results;
   // Profiles: the recording the costs are measured on, Chromium's slowest live one, and the one
   // NDJSON recording (an Ollama answer, where the marker stripper shows).
   const profiles = [];

@@ -316,11 +316,12 @@ export async function runLive(lib, recordings, { rounds, target, modes, who, log
 }
 
 /**
- * Where a live `push` spends its time, on `list`'s frames (SSE), in µs: a push of nothing (the
- * call, the guard, the empty array handed back); a push of an SSE comment as long as each frame
+ * Where a live `push` spends its time, on `list`'s frames (SSE), in µs: a push of nothing (an
+ * empty chunk, which returns at once); a push of an SSE comment as long as each frame
  * (adds copying the chunk in and framing it: comments are framed and dropped); a push of each frame
  * (adds decoding, cleaning and building the events); and sixteen frames a push, per frame. The
  * four take turns in every round, so that a slow spell of a shared machine falls on all of them.
+ * Then `createFinish`: a stream made, finished and freed, in µs.
  */
 export function pushCosts(lib, list, dialect, { repeats }) {
   const perFrame = (chunks) => {
@@ -350,5 +351,19 @@ export function pushCosts(lib, list, dialect, { repeats }) {
   }
   const out = Object.fromEntries(Object.entries(times).map(([k, t]) => [k, median(t)]));
   out.sixteenPerPush = (out.sixteenPerPush * sixteen.length) / list.length;
+  // A stream made, finished with nothing read (its `complete` event) and freed: what a short
+  // answer read whole pays once.
+  const streams = 1000;
+  const made = [];
+  for (let r = 0; r < repeats + 1; r++) {
+    const start = performance.now();
+    for (let i = 0; i < streams; i++) {
+      const s = new lib.ChatStream({ dialect });
+      s.finish();
+      s.free();
+    }
+    if (r > 0) made.push(((performance.now() - start) * 1000) / streams);
+  }
+  out.createFinish = median(made);
   return out;
 }

@@ -5,7 +5,7 @@
 // file is written), twiggy-full.csv (`twiggy top` of the full module, names kept), native.txt and
 // native-heap.txt (criterion's output). The proxy's section comes from `./build.sh load` and is kept.
 // `node bench-js/report.js --live-only`: BENCHMARKS.md from live.json (and fast-paths.json) alone,
-// saying the rest was not run.
+// saying the rest was not run; `--live-section`: only the live section replaced (see below).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +26,20 @@ function proxySection() {
   } catch {
     return ""; // no BENCHMARKS.md yet
   }
+}
+
+// `node bench-js/report.js --live-section`: the live section alone written anew from live.json, in place,
+// the rest of BENCHMARKS.md kept as it is (for a run of bench-js/live-run.js without the rest).
+if (process.argv.includes("--live-section")) {
+  const current = readFileSync(join(root, "BENCHMARKS.md"), "utf8");
+  const start = current.indexOf("## Recorded streams, read as they arrive");
+  const end = current.indexOf("\n## ", start + 1);
+  if (start < 0 || end < 0) throw new Error("BENCHMARKS.md has no live section to replace");
+  const note = `*This section is from a run of \`node --expose-gc bench-js/live-run.js\` alone, later than the rest of this file.*\n\n`;
+  const section = liveMarkdown(JSON.parse(read("live.json"))).replace("\n\n", `\n\n${note}`);
+  writeFileSync(join(root, "BENCHMARKS.md"), current.slice(0, start) + section + current.slice(end + 1));
+  console.log("wrote BENCHMARKS.md's live section");
+  process.exit(0);
 }
 
 if (process.argv.includes("--live-only")) {

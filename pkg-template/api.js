@@ -11,6 +11,7 @@ import { makeStreamEvents } from "./stream-events.js";
  * module reports such a chunk as unreadable. `detached` where the engine has it (not Node 20).
  */
 function isDetached(buffer) {
+  if (buffer.byteLength > 0) return false; // a detached buffer reads as empty
   if (typeof buffer.detached === "boolean") return buffer.detached;
   try {
     new Uint8Array(buffer);
@@ -18,6 +19,31 @@ function isDetached(buffer) {
   } catch {
     return true;
   }
+}
+
+/**
+ * Text this short is decoded by `ascii` when it is ASCII, as a live push's text mostly is (a word or
+ * a few): TextDecoder's cost per call, a few hundred ns in Chromium, was more than such a push's
+ * decoding in the module.
+ */
+const SHORT = 64;
+
+/** `bytes[at..end]` as a string, eight at a time; "" when a byte is not ASCII (or there is none). */
+function ascii(bytes, at, end) {
+  let text = "";
+  let i = at;
+  let high = 0;
+  for (; i + 8 <= end; i += 8) {
+    const a = bytes[i], b = bytes[i + 1], c = bytes[i + 2], d = bytes[i + 3];
+    const e = bytes[i + 4], f = bytes[i + 5], g = bytes[i + 6], h = bytes[i + 7];
+    high |= a | b | c | d | e | f | g | h;
+    text += String.fromCharCode(a, b, c, d, e, f, g, h);
+  }
+  for (; i < end; i++) {
+    high |= bytes[i];
+    text += String.fromCharCode(bytes[i]);
+  }
+  return high < 0x80 ? text : "";
 }
 
 /** `AiSdkChat` in the entries whose module has no AI SDK backend mode (the one-dialect ones): says where it is. */
@@ -39,12 +65,12 @@ export function makeApi(wasm, { makeAiSdkChat } = {}) {
     if (!isReady()) throw new Error("chatstream: call `await init()` first (the WebAssembly module is not loaded yet)");
   };
 
-  // The hand-over of `ChatStream`'s events, read from the module's memory (src/wasm/mod.rs,
-  // `HandOver::into_memory`): fetched on the first stream's first call.
+  // The hand-over of `ChatStream`'s events and of a session's push, read from the module's memory
+  // (src/wasm/mod.rs, `HandOver::into_memory`): fetched on the first call that needs it.
   let parts = null;
   const handOverParts = () => {
-    const [handOver, parse, memory, record] = wasm.__handOverParts();
-    parts = { handOver, parse, memory, record: record / 4, bytes: new Uint8Array(0), words: new Uint32Array(0) };
+    const [handOver, parse, memory, record, appendText] = wasm.__handOverParts();
+    parts = { handOver, parse, memory, record: record / 4, appendText, bytes: new Uint8Array(0), words: new Uint32Array(0) };
     return parts;
   };
   // Views of the module's memory, made again after it grew (that detaches the old buffer).
@@ -59,41 +85,67 @@ export function makeApi(wasm, { makeAiSdkChat } = {}) {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
 
+  /**
+   * A push's chunk straight into the module's memory, for `owner`'s `__push` (a ChatStream's or a
+   * session's): what a body reader hands over, a string or a Uint8Array, is copied into the buffer
+   * `owner.__input` gave (`input`: its address and size) and pushed with one call. A push is made
+   * once per network read, and wasm-bindgen's glue (allocating a copy, a call from the module back
+   * into JS for the result) cost more than a small chunk's parsing. Returns the chunk's length in
+   * bytes there, or -1 for anything else (other views, buffers, detached ones, what is not bytes
+   * at all, an object already freed), which the module reads or refuses itself.
+   */
+  const copyIn = (owner, input, chunk) => {
+    // `__wbg_ptr` is 0 once the object is freed: no writing into memory it no longer owns.
+    if (owner.__wbg_ptr === 0) return -1;
+    if (typeof chunk === "string") {
+      if (chunk.length === 0) return 0;
+      const room = chunk.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 code unit
+      if (room > input.room) reserve(owner, input, room);
+      const { bytes } = memoryViews();
+      return encoder.encodeInto(chunk, bytes.subarray(input.at, input.at + room)).written;
+    }
+    // `isView`: a real typed array (not a proxy, nor an object that only inherits from one).
+    if (!(ArrayBuffer.isView(chunk) && chunk instanceof Uint8Array)) return -1;
+    if (chunk.byteLength === 0) return isDetached(chunk.buffer) ? -1 : 0;
+    if (chunk.length > input.room) reserve(owner, input, chunk.length);
+    memoryViews().bytes.set(chunk, input.at);
+    return chunk.length;
+  };
+  const reserve = (owner, input, size) => {
+    input.at = owner.__input(size);
+    input.room = size;
+  };
+
+  /**
+   * What a call left in the module's memory: `words` is its layout's length. Its items as one
+   * array, or with `many` as the arrays its lists make; `inputs` holds the tool arguments so far.
+   */
+  const fromMemory = (words, many, inputs) => {
+    const { bytes, words: memory, record, handOver, parse } = memoryViews();
+    const at = memory[record];
+    const end = at + memory[record + 1];
+    const text = (end - at <= SHORT && ascii(bytes, at, end)) || decoder.decode(bytes.subarray(at, end));
+    const layout = memory[record + 2] / 4;
+    return handOver(text, memory, layout, layout + words, many, inputs, parse);
+  };
+  const memory = { copyIn, fromMemory, appendTextKeys: () => (parts ?? handOverParts()).appendText };
+
   class ChatStream extends wasm.ChatStream {
     // Each stream's tool arguments so far, for `partial_input` (see `handOver`).
     #inputs = new Map();
     // The stream's input buffer in the module's memory (`__input`): its address and size.
-    #at = 0;
-    #room = 0;
+    #input = { at: 0, room: 0 };
 
     constructor(options) {
       loaded();
       super(options);
     }
 
-    // What a body reader hands over, a string or a Uint8Array, is copied straight into the
-    // stream's input buffer in the module's memory and pushed with one call: a push is made once
-    // per network read, and wasm-bindgen's glue (allocating a copy, a call from the module back
-    // into JS for the result) cost more than a small chunk's parsing. Everything else (other
-    // views, buffers, detached ones, what is not bytes at all) is read, or refused, in the module.
+    // An empty chunk (a read that brought nothing) returns at once: it completes no event.
     push(chunk) {
-      // `__wbg_ptr` is 0 once the stream is freed: no writing into memory it no longer owns.
-      if (this.__wbg_ptr !== 0) {
-        if (typeof chunk === "string") {
-          const room = chunk.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 code unit
-          if (room > this.#room) this.#reserve(room);
-          const { bytes } = memoryViews();
-          const { written } = encoder.encodeInto(chunk, bytes.subarray(this.#at, this.#at + room));
-          return this.#events(this.__push(written));
-        }
-        // `isView`: a real typed array (not a proxy, nor an object that only inherits from one).
-        if (ArrayBuffer.isView(chunk) && chunk instanceof Uint8Array && (chunk.byteLength > 0 || !isDetached(chunk.buffer))) {
-          if (chunk.length > this.#room) this.#reserve(chunk.length);
-          memoryViews().bytes.set(chunk, this.#at);
-          return this.#events(this.__push(chunk.length));
-        }
-      }
-      return this.#events(super.push(chunk));
+      const length = copyIn(this, this.#input, chunk);
+      if (length === 0) return [];
+      return this.#events(length > 0 ? this.__push(length) : super.push(chunk));
     }
 
     finish() {
@@ -108,19 +160,9 @@ export function makeApi(wasm, { makeAiSdkChat } = {}) {
       return this.#events(super.fail(code, message));
     }
 
-    #reserve(size) {
-      this.#at = this.__input(size);
-      this.#room = size;
-    }
-
     /** The events the module left in its memory: `words` is their layout's length (0 for none). */
     #events(words) {
-      if (words === 0) return [];
-      const { bytes, words: memory, record, handOver, parse } = memoryViews();
-      const at = memory[record];
-      const text = decoder.decode(bytes.subarray(at, at + memory[record + 1]));
-      const layout = memory.subarray(memory[record + 2] / 4, memory[record + 2] / 4 + words);
-      return handOver(text, layout, false, this.#inputs, parse);
+      return words === 0 ? [] : fromMemory(words, false, this.#inputs);
     }
   }
 
@@ -138,7 +180,7 @@ export function makeApi(wasm, { makeAiSdkChat } = {}) {
     initSync,
     isReady,
     ChatStream,
-    ChatSession: makeChatSession(wasm, { ...module, AiSdkChat }),
+    ChatSession: makeChatSession(wasm, { ...module, AiSdkChat, memory }),
     AiSdkChat,
     streamEvents: (input, options) => (isReady() ? streamEvents : streamEventsWhenLoaded)(input, options),
     resolveToolMarkers: guarded(wasm.resolveToolMarkers),

@@ -10,6 +10,8 @@ import { CALLBACKS, REQUEST_OPTIONS, functionOption, stringOption } from "./sess
 
 // A step that produces nothing for this long ends with NETWORK_ERROR; a slower tool is aborted.
 const STEP_TIMEOUT_MS = 60_000;
+// A step that changed nothing.
+const NO_STEP = Object.freeze({ events: Object.freeze([]), patches: Object.freeze([]) });
 const TOOL_TIMEOUT_MS = 30_000;
 
 /**
@@ -19,6 +21,8 @@ const TOOL_TIMEOUT_MS = 30_000;
 export function makeChatSession(wasm, module) {
   return class ChatSession {
     #wasmSession = null; // the module's ChatSession, which keeps the state: made once the module has loaded
+    #inputs = null; // its turn's tool arguments so far, for `partial_input` (a Map the module empties per turn)
+    #input = { at: 0, room: 0 }; // its input buffer in the module's memory (see `module.memory.copyIn`)
     #wasmOptions; // what it is made with
     #firstRequestHere; // a first message's request may be built before the module has loaded
     #disposed = false;
@@ -215,6 +219,7 @@ export function makeChatSession(wasm, module) {
     /** This session's ChatSession in the module, and the state of a new chat, shown; throws what the module refuses. */
     #makeWasmSession() {
       this.#wasmSession = new wasm.ChatSession(this.#wasmOptions);
+      this.#inputs = this.#wasmSession.__partialInputs();
       this.#snapshot = Object.freeze(this.#wasmSession.state());
     }
 
@@ -362,7 +367,7 @@ export function makeChatSession(wasm, module) {
         const end = await readResumable(response.body, {
           url: kept,
           options: this.#resume,
-          push: (chunk) => step(this.#wasmSession.push(chunk)),
+          push: (chunk) => step(this.#push(chunk)),
           get: (url, signal) => this.#getKept(url, signal),
           status,
           idleMs: this.#stepTimeoutMs,
@@ -442,6 +447,20 @@ export function makeChatSession(wasm, module) {
       const fetch = this.#request.fetch ?? globalThis.fetch;
       const headers = await evaluate(this.#request.headers);
       return fetch.call(globalThis, url, { method, headers: { ...headers }, signal, ...(credentials ? { credentials } : {}) });
+    }
+
+    /**
+     * A chunk of the response, through the module's memory as `ChatStream.push` hands it over
+     * (api.js): the step's events and patches. An empty chunk changes nothing and returns at once.
+     */
+    #push(chunk) {
+      const session = this.#wasmSession;
+      const length = module.memory.copyIn(session, this.#input, chunk);
+      if (length < 0) return session.push(chunk);
+      const words = length === 0 ? 0 : session.__push(length);
+      if (words === 0) return NO_STEP;
+      const [events, patches] = module.memory.fromMemory(words, true, this.#inputs);
+      return { events, patches };
     }
 
     /** Runs one tool call the model made (after the user's approval, when it needs one). */
@@ -552,11 +571,13 @@ export function makeChatSession(wasm, module) {
           case "appendToLast":
             appendToLast(p.key, p.text);
             break;
-          case "appendText":
-            next.streamingText += p.text;
-            appendToLast("streamingSegments", p.text);
-            appendToLast("streamingParts", p.text);
+          case "appendText": {
+            // Its keys are the chat state's declaration's, handed over by the module.
+            const [text, ...lists] = module.memory.appendTextKeys();
+            next[text] += p.text;
+            for (const key of lists) appendToLast(key, p.text);
             break;
+          }
           case "pushInto": {
             const object = next[p.key];
             next[p.key] = { ...object, [p.list]: [...object[p.list], p.value] };

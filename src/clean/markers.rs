@@ -44,12 +44,49 @@ pub(crate) enum Token {
 /// than `\n` and `\t`.
 pub(crate) fn strip_unwanted_chars(s: &str) -> std::borrow::Cow<'_, str> {
     let unwanted = |c: char| c == '\u{2404}' || c == '▌' || (c.is_control() && c != '\n' && c != '\t');
-    if s.contains(unwanted) {
-        s.chars().filter(|&c| !unwanted(c)).collect::<String>().into()
-    } else {
-        s.into()
+    if !has_unwanted(s.as_bytes()) {
+        return s.into();
     }
+    s.chars().filter(|&c| !unwanted(c)).collect::<String>().into()
 }
+
+/// Whether `strip_unwanted_chars` has anything to remove from these bytes.
+///
+/// Hand-written on purpose: every text delta passes here, and looking at each character
+/// (decoded, then `is_control`) was a tenth of a live push of a long non-ASCII delta. Each
+/// unwanted character's UTF-8 begins with a byte that `SUSPECT` marks: a C0 control or DEL,
+/// 0xC2 (the C1 controls are U+0080-U+009F: 0xC2 0x80-0x9F) or 0xE2 (U+2404 is 0xE2 0x90 0x84,
+/// U+258C 0xE2 0x96 0x8C; the rest of 0xE2's characters, such as ’ and —, are common text).
+fn has_unwanted(bytes: &[u8]) -> bool {
+    let mut from = 0;
+    while let Some(at) = bytes[from..].iter().position(|&b| SUSPECT[usize::from(b)]) {
+        let rest = &bytes[from + at..];
+        let found = match rest[0] {
+            0xC2 => matches!(rest.get(1), Some(0x80..=0x9F)),
+            0xE2 => matches!(rest.get(1..3), Some([0x90, 0x84] | [0x96, 0x8C])),
+            _ => true,
+        };
+        if found {
+            return true;
+        }
+        from += at + 1;
+    }
+    false
+}
+
+/// The bytes an unwanted character's UTF-8 may begin with (see [`strip_unwanted_chars`]).
+const SUSPECT: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = b != b'\n' as usize && b != b'\t' as usize;
+        b += 1;
+    }
+    table[0x7F] = true;
+    table[0xC2] = true;
+    table[0xE2] = true;
+    table
+};
 
 /// How often text has been read again: 0 for text read for the first time, one more than the
 /// text its payload's marker was found in for a failed payload's JSON.
@@ -138,6 +175,16 @@ impl MarkerStripper {
     /// Reads `text` (already free of unwanted characters), appending what it decides to `out`.
     pub(crate) fn push(&mut self, text: &str, out: &mut Vec<Token>) {
         if text.is_empty() {
+            return;
+        }
+        // Nearly every push: nothing held and no payload open. The text is scanned where it is,
+        // not copied into a buffer of its own first (that copy and the stack of `run` were
+        // allocations on every text delta).
+        if self.tail.is_empty() && self.payload.is_none() {
+            match self.scan_text(text, 0, out) {
+                Scan::HeldFrom(n) => self.tail = text[n..].to_owned(),
+                Scan::PayloadEndsAt(n) => self.run(text[n..].to_owned(), 0, out),
+            }
             return;
         }
         let mut buf = std::mem::take(&mut self.tail);
@@ -368,6 +415,18 @@ mod tests {
         ];
         for &(text, expected, n) in cases {
             assert_eq!(match_tool_marker(text), (expected, n), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn unwanted_chars_are_every_control_but_newline_and_tab_and_two_symbols() {
+        // Every character of the first three UTF-8 lengths and some of the fourth, each between
+        // two letters, against the definition read character by character.
+        let unwanted = |c: char| c == '\u{2404}' || c == '▌' || (c.is_control() && c != '\n' && c != '\t');
+        for c in (0..0x3_0000).filter_map(char::from_u32) {
+            let text = format!("a{c}b");
+            let expected: String = text.chars().filter(|&c| !unwanted(c)).collect();
+            assert_eq!(strip_unwanted_chars(&text), expected, "U+{:04X}", u32::from(c));
         }
     }
 

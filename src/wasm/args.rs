@@ -52,6 +52,10 @@ pub(crate) fn text(value: &JsValue, what: &str) -> Result<String, JsValue> {
 pub(crate) struct Options<'a> {
     object: &'a JsValue,
     what: &'a str,
+    /// A plain object's own keys, once [`Options::only`] has read them: an option not among them
+    /// is not looked up. Each look-up is a few calls into JS, and looking up every option of a
+    /// `ChatStream` was most of creating one (a short answer read whole pays it per answer).
+    own: Option<Vec<String>>,
 }
 
 impl<'a> Options<'a> {
@@ -68,23 +72,35 @@ impl<'a> Options<'a> {
         if !value.is_object() || js_sys::Array::is_array(value) || value.is_function() {
             return Err(type_error(&format!("{what} must be an object, got {}", kind(value))));
         }
-        Ok(Options { object: value, what })
+        Ok(Options { object: value, what, own: None })
     }
 
     /// Refuses a key that is not in `known` (a misspelt option must not pass silently).
-    pub(crate) fn only(self, known: &[&str]) -> Result<Options<'a>, JsValue> {
-        for key in js_sys::Object::keys(self.object.unchecked_ref::<js_sys::Object>()).iter() {
+    pub(crate) fn only(mut self, known: &[&str]) -> Result<Options<'a>, JsValue> {
+        let object = self.object.unchecked_ref::<js_sys::Object>();
+        let mut own = Vec::new();
+        for key in js_sys::Object::keys(object).iter() {
             let key = key.as_string().unwrap_or_default();
             if !known.contains(&key.as_str()) && self.get(&key).is_some() {
                 let (what, known) = (self.what, known.join("`, `"));
                 return Err(type_error(&format!("{what}: unknown field `{key}`, expected one of `{known}`")));
             }
+            own.push(key);
+        }
+        // Only a plain object (an object literal, or one without a prototype) has no options
+        // but its own: another may inherit some (a class's getters).
+        let proto = js_sys::Object::get_prototype_of(object);
+        if proto.is_null() || js_sys::Object::get_prototype_of(&proto).is_null() {
+            self.own = Some(own);
         }
         Ok(self)
     }
 
     /// The option's value; `None` when it is `null` or `undefined`.
     fn get(&self, key: &str) -> Option<JsValue> {
+        if self.own.as_ref().is_some_and(|own| !own.iter().any(|k| k == key)) {
+            return None;
+        }
         let value = js_sys::Reflect::get(self.object, &JsValue::from_str(key)).ok()?;
         (!value.is_null() && !value.is_undefined()).then_some(value)
     }

@@ -33,6 +33,8 @@ use wasm_bindgen::JsCast;
 
 use crate::event::StreamEvent;
 use crate::json::{to_json, JsonOut, ToJson};
+#[cfg(feature = "events")]
+use crate::state::ChatState;
 use partial_input::PartialInputs;
 
 thread_local! {
@@ -241,9 +243,12 @@ impl<'a> HandOver<'a> {
 
     fn build(self, many: bool, inputs: Option<&PartialInputs>) -> JsValue {
         let (text, layout) = self.compose();
+        let to = layout.len() as u32;
         let built = match inputs {
-            Some(inputs) => PARSE.with(|parse| hand_over(&text, &layout, many, Some(&inputs.arguments), Some(parse))),
-            None => hand_over(&text, &layout, many, None, None),
+            Some(inputs) => {
+                PARSE.with(|parse| hand_over(&text, &layout, 0, to, many, Some(&inputs.arguments), Some(parse)))
+            }
+            None => hand_over(&text, &layout, 0, to, many, None, None),
         };
         recycle(text, layout);
         built
@@ -277,13 +282,20 @@ impl<'a> HandOver<'a> {
 
 /// What the package's JS needs to build a hand-over that [`HandOver::into_memory`] left in the
 /// module's memory: `[handOver, the partial_input parser, the module's memory, the address of
-/// the record]`. Called once per module.
+/// the record, the keys of an appendText patch]`. Called once per module.
+///
+/// An `appendText` patch names no keys (it crosses as its text alone, once per push): what it
+/// changes is handed over here, from the chat state's declaration ([`ChatState::KEY`]): the
+/// string it is appended to, then the lists whose last item's text gets it.
 #[cfg(feature = "events")]
 #[wasm_bindgen(js_name = __handOverParts)]
 pub fn hand_over_parts() -> js_sys::Array {
     let record = RECORD.with(|record| record.as_ptr() as u32);
     let (hand_over, parse) = (HAND_OVER.with(JsValue::clone), PARSE.with(|parse| JsValue::from(parse)));
-    js_sys::Array::of4(&hand_over, &parse, &wasm_bindgen::memory(), &record.into())
+    let key = ChatState::KEY;
+    let append_text = [key.streaming_text, key.streaming_segments, key.streaming_parts];
+    let append_text: Array = append_text.iter().map(|k| JsValue::from_str(k)).collect();
+    js_sys::Array::of5(&hand_over, &parse, &wasm_bindgen::memory(), &record.into(), &append_text)
 }
 
 /// The JSON text of `values` as one array (empty for none), and the strings set aside from it
@@ -343,15 +355,16 @@ thread_local! {
 
 #[wasm_bindgen(inline_js = r#"
 const SAME_TEXT = 4294967295;
-export function handOver(text, layout, many, inputs, parse) {
+// `layout[from..to]` is the layout: the package's JS passes all of the module's memory, as words.
+export function handOver(text, layout, from, to, many, inputs, parse) {
   let at = 0;
-  let i = 0;
+  let i = from;
   const cut = (n) => text.slice(at, (at += n));
   const json = cut(layout[i++]);
   const mark = cut(layout[i++]);
   const aside = [];
-  const end = layout.length - layout[i++];
-  for (let j = end; j < layout.length; j++) aside.push(cut(layout[j]));
+  const end = to - layout[i++];
+  for (let j = end; j < to; j++) aside.push(cut(layout[j]));
   let values;
   if (aside.length > 0) {
     values = JSON.parse(json, (key, value) =>
@@ -410,10 +423,42 @@ function toolInputDelta(id, delta, inputs, parse) {
 "#)]
 extern "C" {
     #[wasm_bindgen(js_name = handOver)]
-    fn hand_over(text: &str, layout: &[u32], many: bool, inputs: Option<&Map>, parse: Option<&Function>) -> JsValue;
+    fn hand_over(
+        text: &str,
+        layout: &[u32],
+        from: u32,
+        to: u32,
+        many: bool,
+        inputs: Option<&Map>,
+        parse: Option<&Function>,
+    ) -> JsValue;
     /// The same function, as a value for the package's JS.
     #[wasm_bindgen(thread_local_v2, js_name = handOver)]
     static HAND_OVER: JsValue;
+}
+
+/// Where the package's JS copies a push's chunk (a `Uint8Array`, or a string encoded as UTF-8)
+/// before calling the object's `__push` (`copyIn` in `api.js`): a `ChatStream`'s or a session's.
+/// The bytes stay where they are until the next [`Input::reserve`].
+///
+/// Hand-written on purpose: wasm-bindgen's glue for a `&[u8]` argument allocates the bytes and
+/// frees them in every call, and a push is made once per network read.
+#[derive(Default)]
+pub(crate) struct Input(RefCell<Vec<u8>>);
+
+impl Input {
+    /// Room for `len` bytes: their address.
+    pub(crate) fn reserve(&self, len: u32) -> u32 {
+        let mut input = self.0.borrow_mut();
+        input.clear();
+        input.resize(len as usize, 0);
+        input.as_ptr() as u32
+    }
+
+    /// The first `len` bytes copied in.
+    pub(crate) fn bytes(&self, len: u32) -> std::cell::Ref<'_, [u8]> {
+        std::cell::Ref::map(self.0.borrow(), |input| &input[..input.len().min(len as usize)])
+    }
 }
 
 /// Marks an object busy for the length of one call; every exported method that reads or changes

@@ -5,7 +5,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use js_sys::{Function, Object, Reflect};
+use js_sys::{Function, Map, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use super::args::{self, Chunk, Options};
 use super::partial_input::PartialInputs;
 use super::stream::JsStreamOptions;
-use super::{to_js, Busy, HandOver, Op, PoisonGuard};
+use super::{to_js, Busy, HandOver, Input, Op, PoisonGuard};
 use crate::chat::{After, ChatSession, Step};
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
@@ -55,8 +55,11 @@ const SESSION_OPTIONS: &[&str] = &[
 pub struct JsChatSession {
     chat: RefCell<ChatSession>,
     busy: Cell<Busy>,
-    /// The `partial_input` getters of the turn's `tool_input_delta` events.
-    partial_inputs: RefCell<PartialInputs>,
+    /// The `partial_input` getters of the turn's `tool_input_delta` events: one JS `Map` for the
+    /// session's life (emptied when a turn starts), which the package's JS also builds from.
+    partial_inputs: PartialInputs,
+    /// Where the package's `push` copies a chunk before calling `__push`.
+    input: Input,
 }
 
 /// The package entry whose module this is, when it is one of those built without provider mode
@@ -99,7 +102,8 @@ impl JsChatSession {
         };
         #[cfg(not(feature = "provider"))]
         let chat = ChatSession::new(machine, stream_options);
-        Ok(JsChatSession { chat: RefCell::new(chat), busy: Cell::new(None), partial_inputs: RefCell::default() })
+        let (partial_inputs, input) = (PartialInputs::default(), Input::default());
+        Ok(JsChatSession { chat: RefCell::new(chat), busy: Cell::new(None), partial_inputs, input })
     }
 
     /// The whole state, as a plain object.
@@ -139,6 +143,31 @@ impl JsChatSession {
             Chunk::Unreadable(reason) => chat.skipped_chunk(args::unreadable_chunk(&reason)),
         })?;
         Ok(self.step_to_js(step, None))
+    }
+
+    /// The address of `len` bytes where the package's `push` copies a chunk for `__push` ([`Input`]).
+    #[wasm_bindgen(js_name = __input)]
+    pub fn input(&self, len: u32) -> Result<u32, JsError> {
+        self.with_chat(|_| self.input.reserve(len))
+    }
+
+    /// `push` of the first `len` bytes at [`JsChatSession::input`]'s address, its step left in
+    /// the module's memory ([`HandOver::into_memory`]): its layout's length, 0 for no change.
+    #[wasm_bindgen(js_name = __push)]
+    pub fn push_input(&self, len: u32) -> Result<u32, JsError> {
+        let step = self.with_chat(|chat| chat.push(&self.input.bytes(len)))?;
+        if step.events.is_empty() && step.patches.is_empty() {
+            return Ok(0);
+        }
+        let mut hand = HandOver::default();
+        step_into(&mut hand, &step);
+        Ok(hand.into_memory())
+    }
+
+    /// The `Map` the package's JS keeps the turn's tool arguments in, for `partial_input`.
+    #[wasm_bindgen(js_name = __partialInputs)]
+    pub fn partial_inputs(&self) -> Map {
+        self.partial_inputs.arguments.clone()
     }
 
     /// The response ended: `{ events, patches, tools? }`, with the tool calls to run next.
@@ -205,7 +234,7 @@ impl JsChatSession {
 
     fn start(&self, start: impl FnOnce(&mut ChatSession) -> Result<(Value, Step), Step>) -> Result<JsValue, JsValue> {
         let started = self.with_chat(start)?;
-        *self.partial_inputs.borrow_mut() = PartialInputs::default();
+        self.partial_inputs.arguments.clear();
         Ok(match started {
             Ok((request, step)) => {
                 let result = self.step_to_js(step, None);
@@ -222,9 +251,7 @@ impl JsChatSession {
     /// message crosses once.
     fn step_to_js(&self, step: Step, after: Option<After>) -> JsValue {
         let mut hand = HandOver::default();
-        step.events.iter().for_each(|event| hand.event(event));
-        hand.end_list();
-        patches_into(&mut hand, &step.patches);
+        step_into(&mut hand, &step);
         #[cfg(feature = "provider")]
         let tools = match &after {
             Some(After::RunTools(calls)) => Some(calls),
@@ -237,7 +264,7 @@ impl JsChatSession {
         }
         #[cfg(not(feature = "provider"))]
         let _ = after;
-        let lists = hand.lists(Some(&self.partial_inputs.borrow()));
+        let lists = hand.lists(Some(&self.partial_inputs));
         let result: StepObject = Object::new().unchecked_into();
         result.set_events(&lists.get(0));
         result.set_patches(&lists.get(1));
@@ -282,6 +309,13 @@ fn patches_to_js(patches: &[Patch]) -> JsValue {
     let mut hand = HandOver::default();
     patches_into(&mut hand, patches);
     hand.list(None).into()
+}
+
+/// A step's events, then its patches, as two lists.
+fn step_into<'a>(hand: &mut HandOver<'a>, step: &'a Step) {
+    step.events.iter().for_each(|event| hand.event(event));
+    hand.end_list();
+    patches_into(hand, &step.patches);
 }
 
 /// `appendText`, the one patch of nearly every push, crosses as text; the others as values.

@@ -5,7 +5,7 @@ use std::cell::{Cell, RefCell};
 use wasm_bindgen::prelude::*;
 
 use super::args::{self, Chunk, Options};
-use super::{events_to_js, Busy, HandOver, PoisonGuard};
+use super::{events_to_js, Busy, HandOver, Input, PoisonGuard};
 use crate::clean::{CleanOptions, PayloadMarker};
 use crate::dialect::Dialect;
 use crate::event::StreamEvent;
@@ -122,8 +122,8 @@ pub struct JsChatStream {
     busy: Cell<Busy>,
     events: RefCell<Vec<StreamEvent>>,
     bytes: RefCell<Vec<u8>>,
-    /// Where the package's `push` copies a chunk before calling `__push` ([`JsChatStream::input`]).
-    input: RefCell<Vec<u8>>,
+    /// Where the package's `push` copies a chunk before calling `__push`.
+    input: Input,
 }
 
 #[wasm_bindgen(js_class = ChatStream)]
@@ -150,11 +150,7 @@ impl JsChatStream {
     }
 
     /// The address of `len` bytes in the module's memory where the package's `push` copies a
-    /// chunk (a `Uint8Array`, or a string encoded there as UTF-8) for `__push`. They stay where
-    /// they are until the next call of this method.
-    ///
-    /// Hand-written on purpose: wasm-bindgen's glue for a `&[u8]` argument allocates the bytes
-    /// and frees them in every call, and a push is made once per network read.
+    /// chunk for `__push` ([`Input`]).
     ///
     /// It returns a `Result`, a pair of values, as `__push` does: Node 20's V8 inlines a call
     /// to an export that returns one value into the JS that calls it, and a deoptimization there
@@ -162,19 +158,14 @@ impl JsChatStream {
     #[wasm_bindgen(js_name = __input)]
     pub fn input(&self, len: u32) -> Result<u32, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
-        let mut input = self.input.borrow_mut();
-        input.clear();
-        input.resize(len as usize, 0);
-        Ok(input.as_ptr() as u32)
+        Ok(self.input.reserve(len))
     }
 
     /// `push` of the first `len` bytes at [`JsChatStream::input`]'s address.
     #[wasm_bindgen(js_name = __push)]
     pub fn push_input(&self, len: u32) -> Result<u32, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
-        let input = self.input.borrow();
-        let chunk = &input[..input.len().min(len as usize)];
-        Ok(self.run(|core, out| core.push(chunk, out)))
+        Ok(self.run(|core, out| core.push(&self.input.bytes(len), out)))
     }
 
     /// The body ended: leaves the last events (always including `complete`).
@@ -238,7 +229,7 @@ impl JsChatStream {
             busy: Cell::new(None),
             events: RefCell::new(Vec::new()),
             bytes: RefCell::new(Vec::new()),
-            input: RefCell::new(Vec::new()),
+            input: Input::default(),
         }
     }
 
@@ -249,6 +240,10 @@ impl JsChatStream {
         step(&mut self.stream.borrow_mut(), &mut events);
         let mut hand = HandOver::default();
         events.iter().for_each(|event| hand.event(event));
-        hand.into_memory()
+        let words = hand.into_memory();
+        // The hand-over holds its own copy: the events' strings are freed now, not at the next
+        // push, so that a push leaves nothing behind it for the allocator.
+        events.clear();
+        words
     }
 }

@@ -17,6 +17,7 @@ import ts from "typescript";
 
 import * as entry from "../../pkg/index.js";
 import * as streamingEntry from "../../pkg/streaming/index.js";
+import * as glue from "../../pkg/chatstream.js";
 import { useGeneralChat } from "../../pkg/react.js";
 import { STATE_BEFORE_LOAD } from "../../pkg/loading.js";
 import { CALLBACKS } from "../../pkg/session-options.js";
@@ -319,4 +320,25 @@ test("the hook returns the declared fields, and the state before the module load
   const state = chat.session.getSnapshot();
   assert.deepEqual(sorted(Object.keys(STATE_BEFORE_LOAD)), sorted(Object.keys(state)));
   await act(async () => renderer.unmount());
+});
+
+test("an appendText patch changes the chat state's fields the module names from the state's declaration", async () => {
+  // The keys the module hands over with its hand-over parts (src/wasm/mod.rs: from ChatState::KEY).
+  const keys = glue.__handOverParts()[4];
+  assert.equal(keys.length, 3, "the text, then the two lists whose last item gets it");
+  const { members } = declared("pkg/index.d.ts");
+  for (const key of keys) assert.ok(members.get("ChatState").has(key), `ChatState declares ${key}`);
+  // What the session's snapshot shows while an answer streams in, one delta a read.
+  const deltas = ["Hel", "lo, wor", "ld"];
+  const chunks = deltas.map((text) => sse([{ object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: text } }] }]));
+  const body = () => new ReadableStream({ pull: (c) => (chunks.length ? c.enqueue(new TextEncoder().encode(chunks.shift())) : c.close()) });
+  const session = new ChatSession({ dialect: "openai", fetch: async () => new Response(body(), { headers: { "content-type": "text/event-stream" } }) });
+  const { states } = await statesOf(session, async (s) => drain(s.send("Hi")));
+  session.dispose();
+  const [text, ...lists] = keys;
+  const streamed = states.filter((state) => state[text] !== "");
+  assert.deepEqual(streamed.map((state) => state[text]), ["Hel", "Hello, wor", "Hello, world"]);
+  for (const state of streamed) {
+    for (const list of lists) assert.equal(state[list].at(-1).text, state[text], `the last of ${list} has the text so far`);
+  }
 });
