@@ -31,7 +31,7 @@ impl JsAiSdkChat {
         // chats of a page and their saved messages.
         let prefix = format!("{:x}-", (js_sys::Math::random() * 4_294_967_296.0) as u64);
         let chat = AiSdkChat::new(&chat_id, &messages, Box::new(counting_ids(&prefix))).map_err(thrown)?;
-        Ok(JsAiSdkChat { chat: RefCell::new(chat), busy: Cell::new(None) })
+        Ok(JsAiSdkChat { chat: RefCell::new(chat), busy: Cell::new(false) })
     }
 
     /// The messages as they are now, JSON text.

@@ -37,22 +37,6 @@ use crate::json::{to_json, JsonOut, ToJson};
 use crate::state::ChatState;
 use partial_input::PartialInputs;
 
-thread_local! {
-    /// The message of the last Rust panic, for the "poisoned" error that follows it.
-    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
-    /// How many panics there have been: tells an object left busy by a panic from one whose call
-    /// is still running (see [`PoisonGuard`]).
-    static PANICS: Cell<u64> = const { Cell::new(0) };
-}
-
-#[wasm_bindgen(start)]
-fn start() {
-    std::panic::set_hook(Box::new(|info| {
-        LAST_PANIC.with(|p| *p.borrow_mut() = Some(info.to_string()));
-        PANICS.with(|n| n.set(n.get() + 1));
-    }));
-}
-
 /// Converts a Rust value to a plain JS value.
 pub(crate) fn to_js<T: ToJson + ?Sized>(value: &T) -> Result<JsValue, JsError> {
     let mut hand = HandOver::default();
@@ -462,39 +446,30 @@ impl Input {
 }
 
 /// Marks an object busy for the length of one call; every exported method that reads or changes
-/// the object's core enters it first. A Rust panic traps out of the call with the mark still set,
-/// so the next call finds it and reports the object as poisoned instead of running on
-/// half-updated state. A call made while another is running (from a JS callback the first one
-/// runs: `generateId`, a getter, a `toJSON`) is refused too: it would find the core borrowed, and
-/// that panic would trap the module.
+/// the object's core enters it first. A call made while another is running (from a JS callback the
+/// first one runs: `generateId`, a getter, a `toJSON`) is refused: it would find the core borrowed,
+/// and that panic would trap the module. A call that trapped (a bug) leaves the mark set, so the
+/// object refuses every later call instead of running on half-updated state. The module is built
+/// to abort at once on a panic, with no hook run first, so the two cannot be told apart here: the
+/// refusal names both.
 pub(crate) struct PoisonGuard<'a>(&'a Cell<Busy>);
 
-/// Whether an object is in a call, and if so the panic count when the call began.
-pub(crate) type Busy = Option<u64>;
+/// Whether an object is in a call (or was, when a call trapped).
+pub(crate) type Busy = bool;
 
 impl<'a> PoisonGuard<'a> {
     pub(crate) fn enter(busy: &'a Cell<Busy>, class: &str) -> Result<PoisonGuard<'a>, JsError> {
-        let panics = PANICS.with(Cell::get);
-        match busy.get() {
-            None => {
-                busy.set(Some(panics));
-                Ok(PoisonGuard(busy))
-            }
-            Some(began) if panics > began => {
-                let cause = LAST_PANIC.with(|p| p.borrow().clone()).unwrap_or_else(|| "unknown".into());
-                Err(JsError::new(&format!(
-                    "this {class} is unusable after an internal error (a bug in chatstream; please report it): {cause}. Create a new one."
-                )))
-            }
-            Some(_) => Err(JsError::new(&format!(
-                "this {class} was called from inside one of its own calls (a callback such as generateId, a getter or a toJSON): call it after that call returns"
-            ))),
+        if busy.replace(true) {
+            return Err(JsError::new(&format!(
+                "this {class} was called from inside one of its own calls (a callback such as generateId, a getter or a toJSON): call it after that call returns. If no such call is running, an earlier call ended in an internal error (a bug in chatstream; please report it) and this {class} is unusable: create a new one"
+            )));
         }
+        Ok(PoisonGuard(busy))
     }
 }
 
 impl Drop for PoisonGuard<'_> {
     fn drop(&mut self) {
-        self.0.set(None);
+        self.0.set(false);
     }
 }

@@ -103,7 +103,7 @@ impl JsChatSession {
         #[cfg(not(feature = "provider"))]
         let chat = ChatSession::new(machine, stream_options);
         let (partial_inputs, input) = (PartialInputs::default(), Input::default());
-        Ok(JsChatSession { chat: RefCell::new(chat), busy: Cell::new(None), partial_inputs, input })
+        Ok(JsChatSession { chat: RefCell::new(chat), busy: Cell::new(false), partial_inputs, input })
     }
 
     /// The whole state, as a plain object.

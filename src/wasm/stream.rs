@@ -226,7 +226,7 @@ impl JsChatStream {
     pub(crate) fn from_options(options: StreamOptions) -> JsChatStream {
         JsChatStream {
             stream: RefCell::new(ChatStream::new(options)),
-            busy: Cell::new(None),
+            busy: Cell::new(false),
             events: RefCell::new(Vec::new()),
             bytes: RefCell::new(Vec::new()),
             input: Input::default(),
