@@ -3,7 +3,7 @@
 // read the way a browser receives them, through chatstream and through the JS a developer writes
 // without it. bench-js/live-run.js drives it and writes the table.
 import { createParser } from "eventsource-parser";
-import { rng } from "./streams.js";
+import { chunked, rng } from "./streams.js";
 
 const encoder = new TextEncoder();
 
@@ -84,14 +84,7 @@ export function reads(list, how, seed = 11) {
     }
     return out;
   }
-  const bytes = encoder.encode(list.join(""));
-  const out = [];
-  for (let at = 0; at < bytes.length; ) {
-    const size = 4096 + Math.floor(next() * 12 * 1024);
-    out.push(bytes.subarray(at, at + size));
-    at += size;
-  }
-  return out;
+  return chunked(encoder.encode(list.join("")), seed, { min: 4096, max: 16 * 1024 });
 }
 
 /**

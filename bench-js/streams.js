@@ -87,12 +87,12 @@ export function agentStream(pieces) {
   return out + sse({ type: "complete", payload: { message: "(the backend's copy)" } });
 }
 
-/** Cuts `bytes` into network-sized chunks (1-16 KB), the same cuts for the same seed. */
-export function chunked(bytes, seed = 7) {
+/** Cuts `bytes` into network-sized chunks (`min` to `max` bytes, 1-16 KB unless told), the same cuts for the same seed. */
+export function chunked(bytes, seed = 7, { min = 1024, max = 16 * 1024 } = {}) {
   const next = rng(seed);
   const out = [];
   for (let at = 0; at < bytes.length; ) {
-    const size = 1024 + Math.floor(next() * 15 * 1024);
+    const size = min + Math.floor(next() * (max - min));
     out.push(bytes.subarray(at, at + size));
     at += size;
   }
