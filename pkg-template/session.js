@@ -12,6 +12,8 @@ import { CALLBACKS, REQUEST_OPTIONS, functionOption, stringOption } from "./sess
 const STEP_TIMEOUT_MS = 60_000;
 // A step that changed nothing.
 const NO_STEP = Object.freeze({ events: Object.freeze([]), patches: Object.freeze([]) });
+// What a step that finished no answer and showed no new error tells the app after it.
+const NOTHING_TO_TELL = () => {};
 const TOOL_TIMEOUT_MS = 30_000;
 
 /**
@@ -19,6 +21,7 @@ const TOOL_TIMEOUT_MS = 30_000;
  * says whether they are loaded, `module.load()` loads them (once, however often it is called).
  */
 export function makeChatSession(wasm, module) {
+  let appendTextKeys = null; // an appendText patch's keys: [the text, then the lists], asked for once
   return class ChatSession {
     #wasmSession = null; // the module's ChatSession, which keeps the state: made once the module has loaded
     #inputs = null; // its turn's tool arguments so far, for `partial_input` (a Map the module empties per turn)
@@ -27,6 +30,7 @@ export function makeChatSession(wasm, module) {
     #firstRequestHere; // a first message's request may be built before the module has loaded
     #disposed = false;
     #snapshot;
+    // Replaced, never changed, on (un)subscribing: a notification calls those subscribed when it began.
     #listeners = new Set();
     #callbacks = {};
     #request = {};
@@ -172,8 +176,13 @@ export function makeChatSession(wasm, module) {
 
     /** Subscribes to state changes; returns the unsubscribe function. */
     subscribe = (listener) => {
-      this.#listeners.add(listener);
-      return () => this.#listeners.delete(listener);
+      this.#listeners = new Set(this.#listeners).add(listener);
+      return () => {
+        const listeners = new Set(this.#listeners);
+        const had = listeners.delete(listener);
+        this.#listeners = listeners;
+        return had;
+      };
     };
 
     /** The current state: the same object until something changes, never mutated. */
@@ -196,7 +205,7 @@ export function makeChatSession(wasm, module) {
     dispose() {
       if (this.#disposed) return;
       this.#disposed = true;
-      this.#listeners.clear();
+      this.#listeners = new Set();
       if (this.#frame !== null && typeof cancelAnimationFrame === "function") cancelAnimationFrame(this.#frame);
       // A turn in flight ends on its abort and frees the module's ChatSession then; its last steps still need it.
       if (this.#turn !== null) this.#turn.controller.abort();
@@ -532,50 +541,42 @@ export function makeChatSession(wasm, module) {
     /**
      * Applies the module's patches to a new snapshot. The app hears of a finished answer or a new
      * error once the state shows it: now, or when the returned function is called.
+     *
+     * The new snapshot shares with the one before it every value the patches leave alone: a
+     * changed list is copied once per step and its changed item once (the others keep their
+     * identity, so a renderer can skip them), and a step's later patches change those copies in
+     * place. A push of answer text, nearly every push, makes the snapshot, two lists and their
+     * last items anew, however long the conversation.
      */
     #apply(patches, tellNow = true) {
-      if (patches.length === 0) return () => {};
+      if (patches.length === 0) return NOTHING_TO_TELL;
       const before = this.#snapshot;
       const next = { ...before };
-      const copied = new Set(); // arrays already copied for this batch
-      const own = (key) => {
-        if (!copied.has(key)) {
-          next[key] = [...next[key]];
-          copied.add(key);
-        }
-        return next[key];
-      };
-      const appendToLast = (key, text) => {
-        const list = own(key);
-        const last = list[list.length - 1];
-        list[list.length - 1] = { ...last, text: last.text + text };
-      };
-      const finished = [];
+      let finished = null;
       for (const p of patches) {
         switch (p.op) {
           case "set":
             next[p.key] = p.value;
-            copied.delete(p.key);
             break;
           case "append":
             next[p.key] += p.text;
             break;
           case "push":
-            own(p.key).push(p.value);
+            ownList(next, before, p.key).push(p.value);
             // Only messages have a role: a pushed answer is a finished one.
-            if (p.value.role === "assistant") finished.push(p.value);
+            if (p.value.role === "assistant") (finished ??= []).push(p.value);
             break;
           case "setAt":
-            own(p.key)[p.at] = p.value;
+            ownList(next, before, p.key)[p.at] = p.value;
             break;
           case "appendToLast":
-            appendToLast(p.key, p.text);
+            appendToLast(next, before, p.key, p.text);
             break;
           case "appendText": {
             // Its keys are the chat state's declaration's, handed over by the module.
-            const [text, ...lists] = module.memory.appendTextKeys();
-            next[text] += p.text;
-            for (const key of lists) appendToLast(key, p.text);
+            const keys = (appendTextKeys ??= module.memory.appendTextKeys());
+            next[keys[0]] += p.text;
+            for (let i = 1; i < keys.length; i++) appendToLast(next, before, keys[i], p.text);
             break;
           }
           case "pushInto": {
@@ -585,19 +586,20 @@ export function makeChatSession(wasm, module) {
           }
           case "reset":
             Object.assign(next, p.value);
-            copied.clear();
             break;
         }
       }
       this.#snapshot = Object.freeze(next);
       this.#changed();
+      const newError = next.error !== null && next.error !== before.error;
+      if (finished === null && !newError) return NOTHING_TO_TELL;
       const tell = () => {
-        for (const message of finished) this.#call("onFinish", message);
-        if (next.error !== null && next.error !== before.error) this.#call("onError", next.error);
+        if (finished !== null) for (const message of finished) this.#call("onFinish", message);
+        if (newError) this.#call("onError", next.error);
       };
       if (!tellNow) return tell;
       tell();
-      return () => {};
+      return NOTHING_TO_TELL;
     }
 
     #changed() {
@@ -621,7 +623,7 @@ export function makeChatSession(wasm, module) {
     }
 
     #notify() {
-      for (const listener of [...this.#listeners]) {
+      for (const listener of this.#listeners) {
         try {
           listener();
         } catch (error) {
@@ -630,6 +632,24 @@ export function makeChatSession(wasm, module) {
       }
     }
   };
+}
+
+/**
+ * `state[key]`, a list, as the new snapshot's own: copied on its first change in a step (the
+ * snapshot before keeps its list), then changed in place. A list the step set anew is its own.
+ */
+function ownList(next, before, key) {
+  const list = next[key];
+  return list !== before[key] ? list : (next[key] = list.slice());
+}
+
+/** `state[key]`'s last item, a text or reasoning part, gets `text` appended: a copy of it, the first time in a step. */
+function appendToLast(next, before, key, text) {
+  const list = ownList(next, before, key);
+  const at = list.length - 1;
+  const last = list[at];
+  if (last === before[key][at]) list[at] = { ...last, text: last.text + text };
+  else last.text += text; // made in this step: no snapshot holds it yet
 }
 
 /**

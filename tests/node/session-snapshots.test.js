@@ -1,0 +1,142 @@
+// ChatSession's snapshots as an answer streams in, one SSE event a read: what changes is new,
+// what does not keeps its identity, and no snapshot handed out changes afterwards.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+
+import { initSync, ChatSession } from "../../pkg/index.js";
+
+initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
+
+const encoder = new TextEncoder();
+
+const event = (delta) => `data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta }] })}\n\n`;
+
+/** An OpenAI-style answer: each delta its own SSE event, one a read; a list of deltas, the events of one read. */
+function answer(deltas) {
+  const chunks = deltas.map((delta) => (Array.isArray(delta) ? delta.map(event).join("") : event(delta)));
+  chunks.push("data: [DONE]\n\n");
+  return () =>
+    new Response(
+      new ReadableStream({
+        pull: (c) => (chunks.length ? c.enqueue(encoder.encode(chunks.shift())) : c.close()),
+      }),
+      { headers: { "content-type": "text/event-stream" } },
+    );
+}
+
+/** Every snapshot a turn shows its subscriber, and each one's JSON text when it was shown. */
+async function turn(session, message) {
+  const states = [];
+  const texts = [];
+  const unsubscribe = session.subscribe(() => {
+    const state = session.getSnapshot();
+    states.push(state);
+    texts.push(JSON.stringify(state));
+  });
+  for await (const _ of session.send(message));
+  unsubscribe();
+  return { states, texts };
+}
+
+const earlier = [
+  { role: "user", content: "First question" },
+  { role: "assistant", content: "First answer" },
+];
+
+test("a read of answer text: the snapshot, its lists and their last items are new; the messages and the parts before keep their identity", async () => {
+  const deltas = [{ reasoning_content: "Let me" }, { reasoning_content: " think." }, { content: "Hel" }, { content: "lo," }, { content: " world" }];
+  const session = new ChatSession({ dialect: "openai", fetch: async () => answer(deltas)() });
+  session.setMessages(earlier);
+  const { states } = await turn(session, "Hi");
+  session.dispose();
+  const streamed = states.filter((s) => s.streamingText !== "");
+  assert.deepEqual(streamed.map((s) => s.streamingText), ["Hel", "Hello,", "Hello, world"]);
+  for (let i = 1; i < streamed.length; i++) {
+    const [before, after] = [streamed[i - 1], streamed[i]];
+    assert.notEqual(after, before, "a change is a new snapshot");
+    assert.equal(after.messages, before.messages, "the messages, untouched by answer text, are the same array");
+    assert.notEqual(after.streamingParts, before.streamingParts);
+    assert.notEqual(after.streamingSegments, before.streamingSegments);
+    assert.equal(after.streamingParts[0], before.streamingParts[0], "the reasoning part before the text is the same object");
+    assert.equal(after.streamingParts[0].text, "Let me think.");
+    assert.notEqual(after.streamingParts.at(-1), before.streamingParts.at(-1), "the text part that grew is new");
+    assert.equal(after.streamingParts.at(-1).text, after.streamingText);
+    assert.equal(after.streamingSegments.at(-1).text, after.streamingText);
+  }
+  // The conversation's earlier messages stay the same objects through the whole turn.
+  const last = states.at(-1);
+  assert.equal(last.messages.length, 4);
+  for (const state of states.filter((s) => s.messages.length >= 2)) {
+    assert.equal(state.messages[0], last.messages[0]);
+    assert.equal(state.messages[1], last.messages[1]);
+  }
+});
+
+test("no snapshot changes after it was shown, and every one is frozen", async () => {
+  // Steps with several patches (a part pushed, then text appended to it in the same read) change
+  // the new snapshot's own copies in place: never one shown before.
+  const deltas = [
+    { reasoning_content: "Hm" },
+    [{ reasoning_content: " hm" }, { reasoning_content: " hm" }],
+    [{ content: "A" }, { content: "a" }],
+    { content: "a" },
+    [{ reasoning_content: " again" }, { reasoning_content: "!" }, { content: "B" }, { content: "b" }],
+    { content: "C" },
+  ];
+  const session = new ChatSession({ dialect: "openai", fetch: async () => answer(deltas)() });
+  session.setMessages(earlier);
+  const { states, texts } = await turn(session, "Go");
+  session.dispose();
+  assert.ok(states.length > deltas.length);
+  assert.equal(states.at(-1).messages.at(-1).content, "AaaBbC");
+  states.forEach((state, i) => {
+    assert.ok(Object.isFrozen(state));
+    assert.equal(JSON.stringify(state), texts[i], `snapshot ${i} as it was shown`);
+  });
+});
+
+test("a notification calls the listeners subscribed when it began, whatever they (un)subscribe meanwhile", async () => {
+  const session = new ChatSession({ dialect: "openai", fetch: async () => answer([{ content: "Hi" }])() });
+  const calls = [];
+  let unsubscribeB = null;
+  let added = false;
+  const c = () => calls.push("c");
+  session.subscribe(() => {
+    calls.push("a");
+    if (unsubscribeB !== null) {
+      unsubscribeB();
+      unsubscribeB = null;
+    }
+    if (!added) {
+      added = true;
+      session.subscribe(c);
+    }
+  });
+  unsubscribeB = session.subscribe(() => calls.push("b"));
+  session.clearError(); // nothing to clear: no notification
+  assert.deepEqual(calls, []);
+  for await (const _ of session.send("Hi"));
+  session.dispose();
+  // The first notification: a, and b (unsubscribed by a meanwhile), not c (subscribed by a meanwhile).
+  assert.deepEqual(calls.slice(0, 2), ["a", "b"]);
+  assert.ok(calls.length > 2);
+  // After it: a and c, never b.
+  assert.ok(!calls.slice(2).includes("b"));
+  assert.equal(calls.slice(2).filter((x) => x === "a").length, calls.slice(2).filter((x) => x === "c").length);
+});
+
+test("unsubscribing twice, or a listener subscribed twice, is harmless", async () => {
+  const session = new ChatSession({ dialect: "openai", fetch: async () => answer([{ content: "Hi" }])() });
+  let calls = 0;
+  const listener = () => calls++;
+  const first = session.subscribe(listener);
+  const second = session.subscribe(listener);
+  session.setMessages(earlier);
+  assert.equal(calls, 1, "one listener, once a change");
+  first();
+  second();
+  session.setMessages(earlier);
+  assert.equal(calls, 1);
+  session.dispose();
+});
