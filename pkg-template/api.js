@@ -69,8 +69,8 @@ export function makeApi(wasm, { makeAiSdkChat } = {}) {
   // (src/wasm/mod.rs, `HandOver::into_memory`): fetched on the first call that needs it.
   let parts = null;
   const handOverParts = () => {
-    const [handOver, parse, memory, record, appendText] = wasm.__handOverParts();
-    parts = { handOver, parse, memory, record: record / 4, appendText, bytes: new Uint8Array(0), words: new Uint32Array(0) };
+    const [handOver, parse, memory, record, appendText, appendThinking] = wasm.__handOverParts();
+    parts = { handOver, parse, memory, record: record / 4, appendText, appendThinking, bytes: new Uint8Array(0), words: new Uint32Array(0) };
     return parts;
   };
   // Views of the module's memory, made again after it grew (that detaches the old buffer).
@@ -128,7 +128,12 @@ export function makeApi(wasm, { makeAiSdkChat } = {}) {
     const layout = memory[record + 2] / 4;
     return handOver(text, memory, layout, layout + words, many, inputs, parse);
   };
-  const memory = { copyIn, fromMemory, appendTextKeys: () => (parts ?? handOverParts()).appendText };
+  // The keys of a session's appendText and appendThinking patches: [the text, then the lists].
+  const appendKeys = () => {
+    const { appendText, appendThinking } = parts ?? handOverParts();
+    return { appendText, appendThinking };
+  };
+  const memory = { copyIn, fromMemory, appendKeys };
 
   class ChatStream extends wasm.ChatStream {
     // Each stream's tool arguments so far, for `partial_input` (see `handOver`).

@@ -21,7 +21,7 @@ const TOOL_TIMEOUT_MS = 30_000;
  * says whether they are loaded, `module.load()` loads them (once, however often it is called).
  */
 export function makeChatSession(wasm, module) {
-  let appendTextKeys = null; // an appendText patch's keys: [the text, then the lists], asked for once
+  let appendKeys = null; // { appendText, appendThinking }: each patch's keys, [the text, then the lists], asked for once
   return class ChatSession {
     #wasmSession = null; // the module's ChatSession, which keeps the state: made once the module has loaded
     #inputs = null; // its turn's tool arguments so far, for `partial_input` (a Map the module empties per turn)
@@ -572,9 +572,10 @@ export function makeChatSession(wasm, module) {
           case "appendToLast":
             appendToLast(next, before, p.key, p.text);
             break;
-          case "appendText": {
-            // Its keys are the chat state's declaration's, handed over by the module.
-            const keys = (appendTextKeys ??= module.memory.appendTextKeys());
+          case "appendText":
+          case "appendThinking": {
+            // Their keys are the chat state's declaration's, handed over by the module.
+            const keys = (appendKeys ??= module.memory.appendKeys())[p.op];
             next[keys[0]] += p.text;
             for (let i = 1; i < keys.length; i++) appendToLast(next, before, keys[i], p.text);
             break;

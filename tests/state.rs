@@ -25,6 +25,11 @@ fn apply_patches(snapshot: &mut Value, patches: &[Patch]) {
                 append_to_last(&mut snapshot["streamingSegments"], text);
                 append_to_last(&mut snapshot["streamingParts"], text);
             }
+            Patch::AppendThinking { text } => {
+                let joined = format!("{}{}", snapshot["thinkingText"].as_str().unwrap(), text);
+                snapshot["thinkingText"] = json!(joined);
+                append_to_last(&mut snapshot["streamingParts"], text);
+            }
             Patch::PushInto { key, list, value } => {
                 snapshot[*key][*list].as_array_mut().unwrap().push(value.to_value())
             }

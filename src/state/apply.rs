@@ -27,13 +27,15 @@ impl StateMachine {
             }
             StreamEvent::ThinkingDelta { text } => {
                 self.state.thinking_text.push_str(text);
-                patches.push(Patch::Append { key: KEY.thinking_text, text: text.clone() });
                 match self.state.streaming_parts.last_mut() {
                     Some(MessagePart::Reasoning { text: last }) => {
                         last.push_str(text);
-                        patches.push(Patch::AppendToLast { key: KEY.streaming_parts, text: text.clone() });
+                        patches.push(Patch::AppendThinking { text: text.clone() });
                     }
-                    _ => self.push_part(MessagePart::Reasoning { text: text.clone() }, &mut patches),
+                    _ => {
+                        patches.push(Patch::Append { key: KEY.thinking_text, text: text.clone() });
+                        self.push_part(MessagePart::Reasoning { text: text.clone() }, &mut patches);
+                    }
                 }
                 self.enter(&mut patches, Phase::Streaming);
             }

@@ -59,6 +59,12 @@ pub enum Patch tag "op" {
         /// What to append.
         text: String,
     },
+    /// More thinking: `state.thinkingText += text`, and the last part of `streamingParts`, a
+    /// reasoning part, gets it too (one patch, not two, as for [`Patch::AppendText`]).
+    AppendThinking "appendThinking" {
+        /// What to append.
+        text: String,
+    },
     /// `state[key][list].push(value)`: a `tool_progress` event joins `activeToolProgress.updates`.
     PushInto "pushInto" {
         /// The object.

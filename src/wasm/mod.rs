@@ -128,6 +128,8 @@ pub(crate) enum Op {
     ToolInputDelta = 4,
     /// The end of a list: the items after it make the next one.
     EndList = 5,
+    /// A session's `{ op: "appendThinking", text }` (a text item, as `AppendText`).
+    AppendThinking = 6,
 }
 
 /// A text item's length that stands for "the same text as the last text item".
@@ -155,7 +157,7 @@ impl<'a> HandOver<'a> {
         }
     }
 
-    /// `{ type: "text_delta" | "thinking_delta", text }` or `{ op: "appendText", text }`.
+    /// `{ type: "text_delta" | "thinking_delta", text }` or `{ op: "appendText" | "appendThinking", text }`.
     pub(crate) fn text(&mut self, op: Op, text: &'a str) {
         self.push_op(op);
         text_item(&mut self.layout, &mut self.texts, &mut self.last_text, text);
@@ -266,20 +268,23 @@ impl<'a> HandOver<'a> {
 
 /// What the package's JS needs to build a hand-over that [`HandOver::into_memory`] left in the
 /// module's memory: `[handOver, the partial_input parser, the module's memory, the address of
-/// the record, the keys of an appendText patch]`. Called once per module.
+/// the record, the keys of an appendText patch, those of an appendThinking patch]`. Called once
+/// per module.
 ///
-/// An `appendText` patch names no keys (it crosses as its text alone, once per push): what it
-/// changes is handed over here, from the chat state's declaration ([`ChatState::KEY`]): the
-/// string it is appended to, then the lists whose last item's text gets it.
+/// An `appendText` or `appendThinking` patch names no keys (it crosses as its text alone, once
+/// per push): what it changes is handed over here, from the chat state's declaration
+/// ([`ChatState::KEY`]): the string it is appended to, then the lists whose last item's text gets it.
 #[cfg(feature = "events")]
 #[wasm_bindgen(js_name = __handOverParts)]
 pub fn hand_over_parts() -> js_sys::Array {
     let record = RECORD.with(|record| record.as_ptr() as u32);
     let (hand_over, parse) = (HAND_OVER.with(JsValue::clone), PARSE.with(|parse| JsValue::from(parse)));
     let key = ChatState::KEY;
-    let append_text = [key.streaming_text, key.streaming_segments, key.streaming_parts];
-    let append_text: Array = append_text.iter().map(|k| JsValue::from_str(k)).collect();
-    js_sys::Array::of5(&hand_over, &parse, &wasm_bindgen::memory(), &record.into(), &append_text)
+    let keys = |keys: &[&str]| keys.iter().map(|k| JsValue::from_str(k)).collect::<Array>();
+    let append_text = keys(&[key.streaming_text, key.streaming_segments, key.streaming_parts]);
+    let parts = js_sys::Array::of5(&hand_over, &parse, &wasm_bindgen::memory(), &record.into(), &append_text);
+    parts.push(&keys(&[key.thinking_text, key.streaming_parts]));
+    parts
 }
 
 /// The JSON text of `values` as one array (empty for none), and the strings set aside from it
@@ -363,10 +368,12 @@ export function handOver(text, layout, from, to, many, inputs, parse) {
   let id = "";
   while (i < end) {
     const op = layout[i++];
-    if (op <= 2) {
+    if (op <= 2 || op === 6) {
       const n = layout[i++];
       if (n !== SAME_TEXT) last = cut(n);
-      list.push(op === 2 ? { op: "appendText", text: last } : { type: op === 0 ? "text_delta" : "thinking_delta", text: last });
+      if (op === 2) list.push({ op: "appendText", text: last });
+      else if (op === 6) list.push({ op: "appendThinking", text: last });
+      else list.push({ type: op === 0 ? "text_delta" : "thinking_delta", text: last });
     } else if (op === 3) {
       const value = values[v++];
       // The call's arguments are complete: no more deltas for it, and its arguments so far

@@ -318,11 +318,13 @@ fn step_into<'a>(hand: &mut HandOver<'a>, step: &'a Step) {
     patches_into(hand, &step.patches);
 }
 
-/// `appendText`, the one patch of nearly every push, crosses as text; the others as values.
+/// `appendText` and `appendThinking`, the one patch of nearly every push, cross as text; the
+/// others as values (writing a patch as JSON and reading it back was most of a thinking push).
 fn patches_into<'a>(hand: &mut HandOver<'a>, patches: &'a [Patch]) {
     for patch in patches {
         match patch {
             Patch::AppendText { text } => hand.text(Op::AppendText, text),
+            Patch::AppendThinking { text } => hand.text(Op::AppendThinking, text),
             _ => hand.value(patch),
         }
     }

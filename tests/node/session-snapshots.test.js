@@ -73,6 +73,22 @@ test("a read of answer text: the snapshot, its lists and their last items are ne
   }
 });
 
+test("a read of thinking: thinkingText and the last reasoning part grow together, as new values", async () => {
+  const deltas = [{ reasoning_content: "One" }, { reasoning_content: ", two" }, { reasoning_content: ", three" }, { content: "Done." }];
+  const session = new ChatSession({ dialect: "openai", fetch: async () => answer(deltas)() });
+  const { states } = await turn(session, "Count");
+  session.dispose();
+  const thinking = states.filter((s) => s.thinkingText !== "" && s.streamingText === "" && s.isLoading);
+  assert.deepEqual(thinking.map((s) => s.thinkingText), ["One", "One, two", "One, two, three"]);
+  for (let i = 0; i < thinking.length; i++) {
+    assert.deepEqual(thinking[i].streamingParts, [{ type: "reasoning", text: thinking[i].thinkingText }]);
+    if (i > 0) assert.notEqual(thinking[i].streamingParts[0], thinking[i - 1].streamingParts[0]);
+  }
+  const message = states.at(-1).messages.at(-1);
+  assert.equal(message.role, "assistant");
+  assert.deepEqual(message.parts.map((p) => [p.type, p.text]), [["reasoning", "One, two, three"], ["text", "Done."]]);
+});
+
 test("no snapshot changes after it was shown, and every one is frozen", async () => {
   // Steps with several patches (a part pushed, then text appended to it in the same read) change
   // the new snapshot's own copies in place: never one shown before.
