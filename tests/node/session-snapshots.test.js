@@ -156,3 +156,32 @@ test("unsubscribing twice, or a listener subscribed twice, is harmless", async (
   assert.equal(calls, 1);
   session.dispose();
 });
+
+test("a tool's progress joins activeToolProgress.updates in a new list; the snapshot before keeps its own", async () => {
+  const call = { tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "count", arguments: "{}" } }] };
+  const answers = [answer([call]), answer([{ content: "Counted." }])];
+  const session = new ChatSession({
+    provider: "openai",
+    model: "m",
+    fetch: async () => answers.shift()(),
+    tools: [
+      {
+        name: "count",
+        description: "Counts",
+        input_schema: { type: "object" },
+        execute: async (input, { progress }) => {
+          progress("one");
+          progress("two");
+          return "done";
+        },
+      },
+    ],
+  });
+  const { states, texts } = await turn(session, "Count");
+  session.dispose();
+  const progress = states.filter((s) => s.activeToolProgress?.updates.length > 0).map((s) => s.activeToolProgress);
+  assert.deepEqual(progress.map((p) => p.updates.map((u) => u.message)), [["one"], ["one", "two"]]);
+  assert.notEqual(progress[1].updates, progress[0].updates);
+  states.forEach((state, i) => assert.equal(JSON.stringify(state), texts[i], `snapshot ${i} as it was shown`));
+  assert.equal(states.at(-1).messages.at(-1).content.endsWith("Counted."), true);
+});
