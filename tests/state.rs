@@ -101,7 +101,7 @@ fn a_turn_moves_through_the_chat_states() {
         tool_use_id: "t1".into(),
         tool: "search".into(),
         index: 0,
-        input: json!({"q": "CRISPR"}),
+        input: json!({"q": "CRISPR"}).into(),
     });
     assert_eq!(m.state().status_text.as_deref(), Some("Running search..."));
     assert_eq!(m.state().active_tool_progress.as_ref().unwrap().tool_name, "search");
@@ -122,13 +122,13 @@ fn a_turn_moves_through_the_chat_states() {
         tool_use_id: "t1".into(),
         tool: "search".into(),
         index: 0,
-        input: json!({"q": "CRISPR"}),
-        output: json!("5 articles"),
+        input: json!({"q": "CRISPR"}).into(),
+        output: json!("5 articles").into(),
         is_error: false,
     });
     assert_eq!(m.state().active_tool_progress, None);
     assert_eq!(m.state().status_text, None);
-    assert!(matches!(&m.state().streaming_segments[1], Segment::Tool { output, .. } if output == "5 articles"));
+    assert!(matches!(&m.state().streaming_segments[1], Segment::Tool { output, .. } if **output == "5 articles"));
 
     m.apply(StreamEvent::ThinkingDelta { text: "hmm".into() });
     assert_eq!(m.state().thinking_text, "hmm");
@@ -370,12 +370,12 @@ fn parts_stream_in_reading_order_and_the_message_keeps_them() {
     m.apply(StreamEvent::ThinkingDelta { text: "Need ".into() });
     m.apply(StreamEvent::ThinkingDelta { text: "the tool.".into() });
     m.apply(StreamEvent::TextDelta { text: "Checking.".into() });
-    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "weather".into(), index: 0, input: json!({}) });
+    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "weather".into(), index: 0, input: json!({}).into() });
     m.apply(StreamEvent::ToolCall {
         tool_use_id: "t1".into(),
         tool: "weather".into(),
         index: 0,
-        input: json!({"city": "Oslo"}),
+        input: json!({"city": "Oslo"}).into(),
         incomplete: false,
         arguments: None,
     });
@@ -383,8 +383,8 @@ fn parts_stream_in_reading_order_and_the_message_keeps_them() {
         tool_use_id: "t1".into(),
         tool: "weather".into(),
         index: 0,
-        input: json!({"city": "Oslo"}),
-        output: json!({"temp": 3}),
+        input: json!({"city": "Oslo"}).into(),
+        output: json!({"temp": 3}).into(),
         is_error: false,
     });
     m.apply(StreamEvent::Data { data: json!({"type": "data-chart", "data": [1, 2]}) });
@@ -419,12 +419,12 @@ fn parts_stream_in_reading_order_and_the_message_keeps_them() {
 fn a_tool_waiting_for_approval_shows_in_the_state_and_a_denial_stays_denied() {
     let mut m = Mirror::new();
     m.begin("delete it");
-    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "delete".into(), index: 0, input: json!({}) });
+    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "delete".into(), index: 0, input: json!({}).into() });
     let call = chatstream::state::PendingApproval {
         tool_use_id: "t1".into(),
         tool: "delete".into(),
         index: 0,
-        input: json!({"path": "a.txt"}),
+        input: json!({"path": "a.txt"}).into(),
     };
     let patches = m.machine.request_approval(call.clone());
     m.check(&patches);
@@ -441,8 +441,8 @@ fn a_tool_waiting_for_approval_shows_in_the_state_and_a_denial_stays_denied() {
         tool_use_id: "t1".into(),
         tool: "delete".into(),
         index: 0,
-        input: json!({"path": "a.txt"}),
-        output: json!("Denied: not now"),
+        input: json!({"path": "a.txt"}).into(),
+        output: json!("Denied: not now").into(),
         is_error: true,
     });
     assert!(matches!(
@@ -457,7 +457,7 @@ fn a_tool_input_as_deep_as_the_parser_reads_reaches_the_patches_whole() {
     let deep: Value = serde_json::from_str(&format!("{}{}", "[".repeat(127), "]".repeat(127))).unwrap();
     let mut m = Mirror::new();
     m.begin("go");
-    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "deep".into(), index: 0, input: deep });
+    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "deep".into(), index: 0, input: deep.into() });
     m.apply(complete("[[tool:0]]"));
     assert_eq!(m.state().messages.len(), 2);
 }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::clean::resolve_tool_markers;
 use crate::event::{Segment, ToolRecord};
-use crate::json::Fields;
+use crate::json::{Fields, Shared};
 use crate::wire::{wire, ReadField};
 
 wire! {
@@ -34,9 +34,9 @@ pub enum MessagePart tag "type" reads from_value {
         /// Where the call is.
         state: ToolState,
         /// The input so far, then the whole input.
-        input: Value,
+        input: Shared,
         /// The output, once there is one.
-        output: Value,
+        output: Shared,
         /// The output is an error.
         is_error: bool,
     },

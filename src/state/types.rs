@@ -5,6 +5,7 @@ use serde_json::Value;
 use super::parts::MessagePart;
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, Segment, ToolRecord, Usage};
+use crate::json::Shared;
 use crate::wire::wire;
 
 wire! {
@@ -128,7 +129,7 @@ pub struct PendingApproval {
     /// The call's index in the message (the N of `[[tool:N]]`).
     pub index: u32,
     /// The input the model gave it.
-    pub input: Value,
+    pub input: Shared,
 }
 }
 
