@@ -76,7 +76,12 @@ fn two_tool_calls_then_an_answer_make_one_turn() {
     let Some(calls) = read(&mut turn, &calls_paris(), &mut ui) else { panic!("tools expected") };
     assert_eq!(
         calls,
-        [PendingCall { index: 0, id: "call_p".into(), name: "get_weather".into(), input: json!({"city": "Paris"}).into() }]
+        [PendingCall {
+            index: 0,
+            id: "call_p".into(),
+            name: "get_weather".into(),
+            input: json!({"city": "Paris"}).into()
+        }]
     );
     turn.tool_done(&calls[0], json!({"temp_c": 18}), false, &mut ui);
     let second = turn.next_request().unwrap();
@@ -110,7 +115,13 @@ fn two_tool_calls_then_an_answer_make_one_turn() {
     let tools: Vec<(u32, Value)> = payload
         .segments
         .iter()
-        .filter_map(|s| if let Segment::Tool { index, output, .. } = s { Some((*index, Value::clone(output))) } else { None })
+        .filter_map(|s| {
+            if let Segment::Tool { index, output, .. } = s {
+                Some((*index, Value::clone(output)))
+            } else {
+                None
+            }
+        })
         .collect();
     assert_eq!(tools, [(0, json!({"temp_c": 18})), (1, json!("rainy"))]);
     let usage = payload.usage.as_ref().unwrap();

@@ -225,6 +225,50 @@ fn messages_save_and_load_as_json() {
 }
 
 #[test]
+fn a_saved_answer_leaves_out_the_parts_its_text_makes_again_and_loads_back_whole() {
+    let mut machine = StateMachine::default();
+    let text = |t: &str| StreamEvent::TextDelta { text: t.into() };
+    let segments = |t: &str| vec![Segment::Text { text: t.into() }];
+    machine.begin("hi", Value::Null).unwrap();
+    machine.step(vec![text("Hel"), text("lo")]);
+    let payload = CompletePayload {
+        message: "Hello".into(),
+        text: "Hello".into(),
+        segments: segments("Hello"),
+        ..Default::default()
+    };
+    machine.apply(&StreamEvent::Complete { payload });
+    // Data parts are not in the text: that answer keeps its parts.
+    machine.begin("and data", Value::Null).unwrap();
+    machine.step(vec![text("Here"), StreamEvent::Data { data: json!({"type": "data-chart", "data": [1]}) }]);
+    let payload = CompletePayload {
+        message: "Here".into(),
+        text: "Here".into(),
+        segments: segments("Here"),
+        ..Default::default()
+    };
+    machine.apply(&StreamEvent::Complete { payload });
+    let messages = machine.state().messages.clone();
+    assert_eq!(messages.len(), 4);
+
+    let saved = machine.messages_json();
+    assert_eq!(machine.state().messages, messages, "saving changes nothing");
+    let written: Value = serde_json::from_str(&saved).unwrap();
+    let parts: Vec<usize> = (0..4).map(|i| written[i]["parts"].as_array().map_or(99, Vec::len)).collect();
+    assert_eq!(parts, [0, 0, 0, 2], "only the answer with data writes its parts");
+    assert_eq!(written[1]["content"], "Hello");
+    assert_eq!(written[1]["segments"], json!([{"type": "text", "text": "Hello"}]));
+
+    let mut restored = StateMachine::default();
+    restored.load_messages(&saved).unwrap();
+    assert_eq!(restored.state().messages, messages, "read back whole");
+    // As the format wrote them before: every message with its parts.
+    let mut restored = StateMachine::default();
+    restored.load_messages(&to_json(&messages)).unwrap();
+    assert_eq!(restored.state().messages, messages, "a message saved with its parts reads back whole");
+}
+
+#[test]
 fn a_turn_that_produced_nothing_adds_no_empty_message() {
     let mut m = Mirror::new();
     m.begin("hello");
@@ -299,7 +343,10 @@ fn a_message_without_content_is_read_from_its_text_parts_and_one_with_neither_is
     let patches = m.machine.set_messages(vec![message]);
     m.check(&patches);
     let (request, _) = m.machine.begin("And tomorrow?", json!({})).unwrap();
-    assert_eq!(request.conversation_history[0].content, "It is sunny.\n\nAnything else?", "the text reaches the backend");
+    assert_eq!(
+        request.conversation_history[0].content, "It is sunny.\n\nAnything else?",
+        "the text reaches the backend"
+    );
 
     for (stored, says) in [
         (json!({"id": "m2", "role": "user"}), "(id \"m2\") has no `content` and no `parts`"),
@@ -311,7 +358,8 @@ fn a_message_without_content_is_read_from_its_text_parts_and_one_with_neither_is
         assert!(error.contains(says), "{stored}: {error}");
     }
     let mut restored = StateMachine::default();
-    let error = restored.load_messages(r#"[{"role": "user", "content": "hi"}, {"id": "x", "role": "assistant"}]"#).unwrap_err();
+    let error =
+        restored.load_messages(r#"[{"role": "user", "content": "hi"}, {"id": "x", "role": "assistant"}]"#).unwrap_err();
     assert_eq!(error.code, ErrorCode::ValidationError);
     assert!(error.message.contains("[1]: the message (id \"x\") has no `content`"), "{}", error.message);
     assert!(restored.state().messages.is_empty(), "nothing half-loaded");
@@ -370,7 +418,12 @@ fn parts_stream_in_reading_order_and_the_message_keeps_them() {
     m.apply(StreamEvent::ThinkingDelta { text: "Need ".into() });
     m.apply(StreamEvent::ThinkingDelta { text: "the tool.".into() });
     m.apply(StreamEvent::TextDelta { text: "Checking.".into() });
-    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "weather".into(), index: 0, input: json!({}).into() });
+    m.apply(StreamEvent::ToolStart {
+        tool_use_id: "t1".into(),
+        tool: "weather".into(),
+        index: 0,
+        input: json!({}).into(),
+    });
     m.apply(StreamEvent::ToolCall {
         tool_use_id: "t1".into(),
         tool: "weather".into(),
@@ -419,7 +472,12 @@ fn parts_stream_in_reading_order_and_the_message_keeps_them() {
 fn a_tool_waiting_for_approval_shows_in_the_state_and_a_denial_stays_denied() {
     let mut m = Mirror::new();
     m.begin("delete it");
-    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "delete".into(), index: 0, input: json!({}).into() });
+    m.apply(StreamEvent::ToolStart {
+        tool_use_id: "t1".into(),
+        tool: "delete".into(),
+        index: 0,
+        input: json!({}).into(),
+    });
     let call = chatstream::state::PendingApproval {
         tool_use_id: "t1".into(),
         tool: "delete".into(),

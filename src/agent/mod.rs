@@ -297,8 +297,11 @@ impl AgentTurn {
     /// The request that sends this iteration's tool results back; the last allowed iteration's
     /// forbids further calls.
     pub fn next_request(&mut self) -> Result<Value, RequestError> {
-        let tool_calls: Vec<ToolCall> =
-            self.calls.drain(..).map(|c| ToolCall { id: c.id, name: c.name, input: Shared::unwrap_or_clone(c.input) }).collect();
+        let tool_calls: Vec<ToolCall> = self
+            .calls
+            .drain(..)
+            .map(|c| ToolCall { id: c.id, name: c.name, input: Shared::unwrap_or_clone(c.input) })
+            .collect();
         self.conversation.push(Turn::Assistant { content: std::mem::take(&mut self.iteration_text), tool_calls });
         self.conversation.push(Turn::Tool { results: std::mem::take(&mut self.results) });
         self.offset += self.iteration_tools;

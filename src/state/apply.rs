@@ -1,6 +1,5 @@
 //! How each clean event of a turn moves the state: [`StateMachine::apply`], and what it needs.
 
-
 use super::parts::parts_of_answer;
 use super::{
     ChatError, ChatMessage, ChatState, Field, MessagePart, Patch, PatchValue, Phase, StateMachine, ToolProgressState,

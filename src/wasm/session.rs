@@ -219,7 +219,7 @@ impl JsChatSession {
     /// `messages` as JSON text, to save.
     #[wasm_bindgen(js_name = saveMessages)]
     pub fn save_messages(&self) -> Result<String, JsError> {
-        self.with_chat(|chat| chat.state_machine().messages_json())
+        self.with_chat(ChatSession::messages_json)
     }
 
     /// Replaces the whole state with saved messages (JSON text from `saveMessages`); the patches.

@@ -51,7 +51,12 @@ fn streamed_tool_call_start_deltas_end() {
     assert_eq!(
         events[..5],
         [
-            StreamEvent::ToolStart { tool_use_id: "call_1".into(), tool: "search".into(), index: 0, input: json!({}).into() },
+            StreamEvent::ToolStart {
+                tool_use_id: "call_1".into(),
+                tool: "search".into(),
+                index: 0,
+                input: json!({}).into()
+            },
             delta(r#"{"query": "CRI"#, json!({"query": "CRI"})),
             delta(r#"SPR", "limit"#, json!({"query": "CRISPR"})),
             delta(r#"": 5}"#, json!({"query": "CRISPR", "limit": 5})),
@@ -100,7 +105,9 @@ fn tool_indexes_follow_start_order_and_inputs_given_whole_are_used() {
     assert!(
         matches!(&events[1], StreamEvent::ToolStart { index: 0, tool, input, .. } if tool == "weather" && *input == json!({}).into())
     );
-    assert!(matches!(&events[2], StreamEvent::ToolCall { index: 0, input, .. } if *input == json!({"city": "Oslo"}).into()));
+    assert!(
+        matches!(&events[2], StreamEvent::ToolCall { index: 0, input, .. } if *input == json!({"city": "Oslo"}).into())
+    );
     assert!(matches!(&events[4], StreamEvent::ToolCall { index: 1, input, .. } if *input == json!({}).into()));
     assert_eq!(complete(&events).message, "Checking both.[[tool:0]][[tool:1]]");
 }
@@ -114,7 +121,9 @@ fn arguments_that_never_parse_are_kept_as_a_string_with_a_diagnostic() {
         text("after"),
         ProviderEvent::End,
     ]);
-    assert!(events.iter().any(|e| matches!(e, StreamEvent::ToolCall { input, .. } if *input == json!("{\"a\": 1,,}").into())));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, StreamEvent::ToolCall { input, .. } if *input == json!("{\"a\": 1,,}").into())));
     let errs = errors(&events);
     assert_eq!(errs.len(), 1);
     assert_eq!(errs[0].0, ErrorCode::ServiceUnavailable);

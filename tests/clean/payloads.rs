@@ -151,7 +151,9 @@ fn streamed_tool_input_one_character_at_a_time() {
     assert_eq!(partials[16], &json!({"query": "CRISPR"}));
     let whole: Value = serde_json::from_str(&arguments).unwrap();
     assert_eq!(partials[partials.len() - 1], &whole);
-    assert!(events.iter().any(|e| matches!(e, StreamEvent::ToolCall { input, .. } if *input == <Value as Clone>::clone(&whole).clone().into())));
+    assert!(events.iter().any(
+        |e| matches!(e, StreamEvent::ToolCall { input, .. } if *input == <Value as Clone>::clone(&whole).clone().into())
+    ));
 }
 
 /// With `partial_input` off (what the JS bindings do) the deltas carry `null` and nothing else
