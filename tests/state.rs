@@ -228,26 +228,21 @@ fn messages_save_and_load_as_json() {
 fn a_saved_answer_leaves_out_the_parts_its_text_makes_again_and_loads_back_whole() {
     let mut machine = StateMachine::default();
     let text = |t: &str| StreamEvent::TextDelta { text: t.into() };
-    let segments = |t: &str| vec![Segment::Text { text: t.into() }];
-    machine.begin("hi", Value::Null).unwrap();
-    machine.step(vec![text("Hel"), text("lo")]);
-    let payload = CompletePayload {
-        message: "Hello".into(),
-        text: "Hello".into(),
-        segments: segments("Hello"),
-        ..Default::default()
+    // A turn: `events` stream, then the answer `said` completes.
+    let mut turn = |prompt: &str, mut events: Vec<StreamEvent>, said: &str| {
+        machine.begin(prompt, Value::Null).unwrap();
+        let segments = vec![Segment::Text { text: said.into() }];
+        let payload = CompletePayload { message: said.into(), text: said.into(), segments, ..Default::default() };
+        events.push(StreamEvent::Complete { payload });
+        machine.step(events);
     };
-    machine.apply(&StreamEvent::Complete { payload });
+    turn("hi", vec![text("Hel"), text("lo")], "Hello");
     // Data parts are not in the text: that answer keeps its parts.
-    machine.begin("and data", Value::Null).unwrap();
-    machine.step(vec![text("Here"), StreamEvent::Data { data: json!({"type": "data-chart", "data": [1]}) }]);
-    let payload = CompletePayload {
-        message: "Here".into(),
-        text: "Here".into(),
-        segments: segments("Here"),
-        ..Default::default()
-    };
-    machine.apply(&StreamEvent::Complete { payload });
+    turn(
+        "and data",
+        vec![text("Here"), StreamEvent::Data { data: json!({"type": "data-chart", "data": [1]}) }],
+        "Here",
+    );
     let messages = machine.state().messages.clone();
     assert_eq!(messages.len(), 4);
 
