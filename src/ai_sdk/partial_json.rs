@@ -54,12 +54,15 @@ fn close_json(text: &str) -> String {
         }
         out.push('"');
     } else {
-        let token_start = out.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')).len();
+        let token_start =
+            out.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')).len();
         let token = out[token_start..].to_owned();
         if let Some(word) = ["true", "false", "null"].iter().find(|w| !token.is_empty() && w.starts_with(&token)) {
             out.push_str(&word[token.len()..]);
         } else if token.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
-            out.truncate(token_start + token.trim_end_matches(|c: char| matches!(c, '+' | '-' | '.' | 'e' | 'E')).len());
+            out.truncate(
+                token_start + token.trim_end_matches(|c: char| matches!(c, '+' | '-' | '.' | 'e' | 'E')).len(),
+            );
         }
     }
     loop {
