@@ -333,7 +333,7 @@ impl Cleaner {
         self.payload.invalid_utf8 = self.invalid_utf8;
 
         let backend = std::mem::take(&mut self.backend);
-        let tool_history = backend.tool_history(self.tools.take_records());
+        let tool_history = backend.tool_history(self.tools.records());
 
         let mut payload = std::mem::take(&mut self.payload);
         match backend.message {
