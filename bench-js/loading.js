@@ -14,6 +14,8 @@
 //   node bench-js/loading.js            every case, written
 //   node bench-js/loading.js --smoke    one load each: checks the harness works, keeps nothing
 //   node bench-js/loading.js --section  BENCHMARKS.md's section again from target/bench/loading*.json
+//   node bench-js/loading.js --weight   the weights measured again (after ./build.sh), the section
+//                                       rewritten with them and the timings of target/bench/loading.json
 import { createServer } from "node:http";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
@@ -246,9 +248,14 @@ ${Object.entries(weight.entries).map(([entry, bytes]) => `| \`${entry}\` | ${kb(
 
 const HEADING = "Loading: time to first text, and weight";
 
-if (process.argv.includes("--section")) {
+if (process.argv.includes("--section") || process.argv.includes("--weight")) {
   const read = (name) => JSON.parse(readFileSync(join(out, name), "utf8"));
-  writeSection(HEADING, section({ rows: read("loading.json"), weight: read("loading-weight.json") }));
+  let weight = read("loading-weight.json");
+  if (process.argv.includes("--weight")) {
+    weight = await weights();
+    writeFileSync(join(out, "loading-weight.json"), JSON.stringify(weight, null, 2));
+  }
+  writeSection(HEADING, section({ rows: read("loading.json"), weight }));
   console.log("wrote BENCHMARKS.md's loading section");
 } else {
   mkdirSync(out, { recursive: true });

@@ -52,18 +52,18 @@ impl ErrorCode {
     /// (`authentication_error`, `rate_limit_error`, `overloaded_error`, `RESOURCE_EXHAUSTED`, …).
     /// Anything not recognised is a provider error: SERVICE_UNAVAILABLE.
     pub fn from_provider_kind(kind: &str) -> ErrorCode {
-        let k = kind.to_ascii_lowercase();
-        if k.contains("auth") || k.contains("api_key") || k.contains("permission") || k == "unauthenticated" {
-            ErrorCode::Unauthorized
-        } else if k.contains("rate_limit") || k.contains("resource_exhausted") || k.contains("too_many") {
-            ErrorCode::RateLimited
-        } else if k.contains("not_found") {
-            ErrorCode::NotFound
-        } else if k.contains("invalid_request") || k.contains("invalid_argument") {
-            ErrorCode::ValidationError
-        } else {
-            ErrorCode::ServiceUnavailable
-        }
+        // The words each code is known by ("unauthenticated" holds "auth"), looked for byte by byte:
+        // `str::contains` with a word links the two-way string searcher into every module, for an
+        // error path that reads a few short words.
+        const WORDS: [(ErrorCode, &[&str]); 4] = [
+            (ErrorCode::Unauthorized, &["auth", "api_key", "permission"]),
+            (ErrorCode::RateLimited, &["rate_limit", "resource_exhausted", "too_many"]),
+            (ErrorCode::NotFound, &["not_found"]),
+            (ErrorCode::ValidationError, &["invalid_request", "invalid_argument"]),
+        ];
+        let kind = kind.to_ascii_lowercase();
+        let holds = |word: &&str| kind.as_bytes().windows(word.len()).any(|w| w == word.as_bytes());
+        WORDS.iter().find(|(_, words)| words.iter().any(holds)).map_or(ErrorCode::ServiceUnavailable, |(code, _)| *code)
     }
 
     /// The code for a provider's error that names no kind: its message's words decide

@@ -12,7 +12,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::ErrorCode;
-use crate::json::Fields;
+use crate::json::{Fields, Shared};
 use crate::wire::{wire, ReadField};
 
 wire! {
@@ -44,7 +44,7 @@ pub enum StreamEvent tag "type" {
         /// The N of `[[tool:N]]`: the order tools started in this message, from 0.
         index: u32,
         /// The input, when it is known at the start (a backend that runs the tool), else `{}`.
-        input: Value,
+        input: Shared,
     },
     /// More argument text for a streaming tool call.
     ToolInputDelta "tool_input_delta" {
@@ -70,7 +70,7 @@ pub enum StreamEvent tag "type" {
         /// The N of `[[tool:N]]`.
         index: u32,
         /// The parsed arguments (their raw text when they are not JSON, with an `error` before).
-        input: Value,
+        input: Shared,
         /// The token limit cut the arguments.
         incomplete: bool => omit_empty,
         /// The raw arguments of an incomplete call.
@@ -100,9 +100,9 @@ pub enum StreamEvent tag "type" {
         /// The N of `[[tool:N]]`.
         index: u32,
         /// The input it ran with.
-        input: Value,
+        input: Shared,
         /// What it gave.
-        output: Value,
+        output: Shared,
         /// The output is an error.
         is_error: bool,
     },
@@ -315,9 +315,9 @@ pub enum Segment tag "type" reads from_value {
         /// The tool's name.
         tool: Option<String>,
         /// The input it ran with.
-        input: Value,
+        input: Shared,
         /// What it gave.
-        output: Value,
+        output: Shared,
         /// The output is an error.
         is_error: bool,
     },
@@ -334,9 +334,9 @@ pub struct ToolRecord reads pub from_value {
     /// The call's id (empty when the stored entry had none).
     pub tool_use_id: String => or_default,
     /// The input it ran with.
-    pub input: Value,
+    pub input: Shared,
     /// What it gave.
-    pub output: Value,
+    pub output: Shared,
     /// The output is an error.
     pub is_error: bool,
 }

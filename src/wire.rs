@@ -350,6 +350,7 @@ read_by! {
     u32 => Fields::index,
     Option<u64> => Fields::count,
     Value => |fields: &Fields<'_>, key| Ok(fields.value(key)),
+    crate::json::Shared => |fields: &Fields<'_>, key| Ok(crate::json::Shared::new(fields.value(key))),
     Option<Value> => |fields: &Fields<'_>, key| Ok(fields.opt_value(key)),
 }
 

@@ -76,7 +76,12 @@ fn two_tool_calls_then_an_answer_make_one_turn() {
     let Some(calls) = read(&mut turn, &calls_paris(), &mut ui) else { panic!("tools expected") };
     assert_eq!(
         calls,
-        [PendingCall { index: 0, id: "call_p".into(), name: "get_weather".into(), input: json!({"city": "Paris"}) }]
+        [PendingCall {
+            index: 0,
+            id: "call_p".into(),
+            name: "get_weather".into(),
+            input: json!({"city": "Paris"}).into()
+        }]
     );
     turn.tool_done(&calls[0], json!({"temp_c": 18}), false, &mut ui);
     let second = turn.next_request().unwrap();
@@ -105,12 +110,18 @@ fn two_tool_calls_then_an_answer_make_one_turn() {
     assert_eq!(payload.message, "Checking Paris.[[tool:0]]\n\nNow Rome.[[tool:1]]\n\nParis 18 °C, Rome rainy.");
     assert_eq!(payload.text, "Checking Paris.\n\nNow Rome.\n\nParis 18 °C, Rome rainy.");
     let history: Vec<(&str, &Value, bool)> =
-        payload.tool_history.iter().map(|r| (r.tool_use_id.as_str(), &r.output, r.is_error)).collect();
+        payload.tool_history.iter().map(|r| (r.tool_use_id.as_str(), &*r.output, r.is_error)).collect();
     assert_eq!(history, [("call_p", &json!({"temp_c": 18}), false), ("call_r", &json!("rainy"), false)]);
     let tools: Vec<(u32, Value)> = payload
         .segments
         .iter()
-        .filter_map(|s| if let Segment::Tool { index, output, .. } = s { Some((*index, output.clone())) } else { None })
+        .filter_map(|s| {
+            if let Segment::Tool { index, output, .. } = s {
+                Some((*index, Value::clone(output)))
+            } else {
+                None
+            }
+        })
         .collect();
     assert_eq!(tools, [(0, json!({"temp_c": 18})), (1, json!("rainy"))]);
     let usage = payload.usage.as_ref().unwrap();
@@ -217,7 +228,7 @@ fn a_call_cut_by_the_token_limit_is_never_run() {
     assert_eq!(read(&mut turn, &body, &mut ui), None);
     assert!(!ui.iter().any(|e| matches!(e, StreamEvent::Error { .. })), "no error: {ui:?}");
     assert!(ui.iter().any(
-        |e| matches!(e, StreamEvent::ToolCall { incomplete: true, input, .. } if *input == json!({"city": "Os"}))
+        |e| matches!(e, StreamEvent::ToolCall { incomplete: true, input, .. } if *input == json!({"city": "Os"}).into())
     ));
     let payload = complete(&ui);
     assert_eq!(payload.finish_reason.map(|r| r.as_str()), Some("length"));

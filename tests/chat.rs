@@ -221,11 +221,11 @@ mod provider_mode {
         assert_eq!(payloads.len(), 1, "{:?}", step.events);
         assert_eq!(payloads[0].text, "Looking.\n\nIt is warm");
         assert_eq!(payloads[0].tool_history.len(), 1);
-        assert_eq!(payloads[0].tool_history[0].output, json!({"temp": 21}));
+        assert_eq!(payloads[0].tool_history[0].output, json!({"temp": 21}).into());
         let messages = &chat.state_machine().state().messages;
         assert_eq!(messages.len(), 2);
         assert_eq!(messages[1].content, "Looking.[[tool:0]]\n\nIt is warm", "the tool's marker where it ran");
-        assert_eq!(messages[1].tool_history[0].output, json!({"temp": 21}));
+        assert_eq!(messages[1].tool_history[0].output, json!({"temp": 21}).into());
     }
 
     /// The answer's `complete` came but the response is still open: stopping keeps the answer

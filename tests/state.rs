@@ -106,7 +106,7 @@ fn a_turn_moves_through_the_chat_states() {
         tool_use_id: "t1".into(),
         tool: "search".into(),
         index: 0,
-        input: json!({"q": "CRISPR"}),
+        input: json!({"q": "CRISPR"}).into(),
     });
     assert_eq!(m.state().status_text.as_deref(), Some("Running search..."));
     assert_eq!(m.state().active_tool_progress.as_ref().unwrap().tool_name, "search");
@@ -127,13 +127,13 @@ fn a_turn_moves_through_the_chat_states() {
         tool_use_id: "t1".into(),
         tool: "search".into(),
         index: 0,
-        input: json!({"q": "CRISPR"}),
-        output: json!("5 articles"),
+        input: json!({"q": "CRISPR"}).into(),
+        output: json!("5 articles").into(),
         is_error: false,
     });
     assert_eq!(m.state().active_tool_progress, None);
     assert_eq!(m.state().status_text, None);
-    assert!(matches!(&m.state().streaming_segments[1], Segment::Tool { output, .. } if output == "5 articles"));
+    assert!(matches!(&m.state().streaming_segments[1], Segment::Tool { output, .. } if **output == "5 articles"));
 
     m.apply(StreamEvent::ThinkingDelta { text: "hmm".into() });
     assert_eq!(m.state().thinking_text, "hmm");
@@ -230,6 +230,45 @@ fn messages_save_and_load_as_json() {
 }
 
 #[test]
+fn a_saved_answer_leaves_out_the_parts_its_text_makes_again_and_loads_back_whole() {
+    let mut machine = StateMachine::default();
+    let text = |t: &str| StreamEvent::TextDelta { text: t.into() };
+    // A turn: `events` stream, then the answer `said` completes.
+    let mut turn = |prompt: &str, mut events: Vec<StreamEvent>, said: &str| {
+        machine.begin(prompt, Value::Null).unwrap();
+        let segments = vec![Segment::Text { text: said.into() }];
+        let payload = CompletePayload { message: said.into(), text: said.into(), segments, ..Default::default() };
+        events.push(StreamEvent::Complete { payload });
+        machine.step(events);
+    };
+    turn("hi", vec![text("Hel"), text("lo")], "Hello");
+    // Data parts are not in the text: that answer keeps its parts.
+    turn(
+        "and data",
+        vec![text("Here"), StreamEvent::Data { data: json!({"type": "data-chart", "data": [1]}) }],
+        "Here",
+    );
+    let messages = machine.state().messages.clone();
+    assert_eq!(messages.len(), 4);
+
+    let saved = machine.messages_json();
+    assert_eq!(machine.state().messages, messages, "saving changes nothing");
+    let written: Value = serde_json::from_str(&saved).unwrap();
+    let parts: Vec<usize> = (0..4).map(|i| written[i]["parts"].as_array().map_or(99, Vec::len)).collect();
+    assert_eq!(parts, [0, 0, 0, 2], "only the answer with data writes its parts");
+    assert_eq!(written[1]["content"], "Hello");
+    assert_eq!(written[1]["segments"], json!([{"type": "text", "text": "Hello"}]));
+
+    let mut restored = StateMachine::default();
+    restored.load_messages(&saved).unwrap();
+    assert_eq!(restored.state().messages, messages, "read back whole");
+    // As the format wrote them before: every message with its parts.
+    let mut restored = StateMachine::default();
+    restored.load_messages(&to_json(&messages)).unwrap();
+    assert_eq!(restored.state().messages, messages, "a message saved with its parts reads back whole");
+}
+
+#[test]
 fn a_turn_that_produced_nothing_adds_no_empty_message() {
     let mut m = Mirror::new();
     m.begin("hello");
@@ -304,7 +343,10 @@ fn a_message_without_content_is_read_from_its_text_parts_and_one_with_neither_is
     let patches = m.machine.set_messages(vec![message]);
     m.check(&patches);
     let (request, _) = m.machine.begin("And tomorrow?", json!({})).unwrap();
-    assert_eq!(request.conversation_history[0].content, "It is sunny.\n\nAnything else?", "the text reaches the backend");
+    assert_eq!(
+        request.conversation_history[0].content, "It is sunny.\n\nAnything else?",
+        "the text reaches the backend"
+    );
 
     for (stored, says) in [
         (json!({"id": "m2", "role": "user"}), "(id \"m2\") has no `content` and no `parts`"),
@@ -316,7 +358,8 @@ fn a_message_without_content_is_read_from_its_text_parts_and_one_with_neither_is
         assert!(error.contains(says), "{stored}: {error}");
     }
     let mut restored = StateMachine::default();
-    let error = restored.load_messages(r#"[{"role": "user", "content": "hi"}, {"id": "x", "role": "assistant"}]"#).unwrap_err();
+    let error =
+        restored.load_messages(r#"[{"role": "user", "content": "hi"}, {"id": "x", "role": "assistant"}]"#).unwrap_err();
     assert_eq!(error.code, ErrorCode::ValidationError);
     assert!(error.message.contains("[1]: the message (id \"x\") has no `content`"), "{}", error.message);
     assert!(restored.state().messages.is_empty(), "nothing half-loaded");
@@ -375,12 +418,17 @@ fn parts_stream_in_reading_order_and_the_message_keeps_them() {
     m.apply(StreamEvent::ThinkingDelta { text: "Need ".into() });
     m.apply(StreamEvent::ThinkingDelta { text: "the tool.".into() });
     m.apply(StreamEvent::TextDelta { text: "Checking.".into() });
-    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "weather".into(), index: 0, input: json!({}) });
+    m.apply(StreamEvent::ToolStart {
+        tool_use_id: "t1".into(),
+        tool: "weather".into(),
+        index: 0,
+        input: json!({}).into(),
+    });
     m.apply(StreamEvent::ToolCall {
         tool_use_id: "t1".into(),
         tool: "weather".into(),
         index: 0,
-        input: json!({"city": "Oslo"}),
+        input: json!({"city": "Oslo"}).into(),
         incomplete: false,
         arguments: None,
     });
@@ -388,8 +436,8 @@ fn parts_stream_in_reading_order_and_the_message_keeps_them() {
         tool_use_id: "t1".into(),
         tool: "weather".into(),
         index: 0,
-        input: json!({"city": "Oslo"}),
-        output: json!({"temp": 3}),
+        input: json!({"city": "Oslo"}).into(),
+        output: json!({"temp": 3}).into(),
         is_error: false,
     });
     m.apply(StreamEvent::Data { data: json!({"type": "data-chart", "data": [1, 2]}) });
@@ -424,12 +472,17 @@ fn parts_stream_in_reading_order_and_the_message_keeps_them() {
 fn a_tool_waiting_for_approval_shows_in_the_state_and_a_denial_stays_denied() {
     let mut m = Mirror::new();
     m.begin("delete it");
-    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "delete".into(), index: 0, input: json!({}) });
+    m.apply(StreamEvent::ToolStart {
+        tool_use_id: "t1".into(),
+        tool: "delete".into(),
+        index: 0,
+        input: json!({}).into(),
+    });
     let call = chatstream::state::PendingApproval {
         tool_use_id: "t1".into(),
         tool: "delete".into(),
         index: 0,
-        input: json!({"path": "a.txt"}),
+        input: json!({"path": "a.txt"}).into(),
     };
     let patches = m.machine.request_approval(call.clone());
     m.check(&patches);
@@ -446,8 +499,8 @@ fn a_tool_waiting_for_approval_shows_in_the_state_and_a_denial_stays_denied() {
         tool_use_id: "t1".into(),
         tool: "delete".into(),
         index: 0,
-        input: json!({"path": "a.txt"}),
-        output: json!("Denied: not now"),
+        input: json!({"path": "a.txt"}).into(),
+        output: json!("Denied: not now").into(),
         is_error: true,
     });
     assert!(matches!(
@@ -462,7 +515,7 @@ fn a_tool_input_as_deep_as_the_parser_reads_reaches_the_patches_whole() {
     let deep: Value = serde_json::from_str(&format!("{}{}", "[".repeat(127), "]".repeat(127))).unwrap();
     let mut m = Mirror::new();
     m.begin("go");
-    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "deep".into(), index: 0, input: deep });
+    m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "deep".into(), index: 0, input: deep.into() });
     m.apply(complete("[[tool:0]]"));
     assert_eq!(m.state().messages.len(), 2);
 }

@@ -207,7 +207,7 @@ async fn a_named_tool_is_called_in_every_dialect() {
             .events
             .iter()
             .filter_map(|e| match e {
-                StreamEvent::ToolCall { tool, input, index, .. } => Some((tool.clone(), input.clone(), *index)),
+                StreamEvent::ToolCall { tool, input, index, .. } => Some((tool.clone(), Value::clone(input), *index)),
                 _ => None,
             })
             .collect();
@@ -312,7 +312,7 @@ async fn the_agent_protocol_runs_a_tool_with_progress_and_suggestions() {
     assert!(got.errors().is_empty(), "{:?}", got.events);
     assert!(matches!(&got.events[0], StreamEvent::Status { message } if message == "Thinking..."), "{:?}", got.events);
     let start = got.events.iter().find_map(|e| match e {
-        StreamEvent::ToolStart { tool, input, index, .. } => Some((tool.as_str(), input.clone(), *index)),
+        StreamEvent::ToolStart { tool, input, index, .. } => Some((tool.as_str(), Value::clone(input), *index)),
         _ => None,
     });
     assert_eq!(start, Some(("search_articles", json!({"query": "CRISPR papers"}), 0)));

@@ -22,6 +22,7 @@ use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, Segment, StreamEvent, Usage};
+use crate::json::Shared;
 use crate::request::{self, Profile, Provider, RequestError, ToolCall, ToolDef, ToolResult, Turn};
 use crate::wire::wire;
 
@@ -118,7 +119,7 @@ pub struct PendingCall reads pub from_value {
     /// The tool's name.
     pub name: String,
     /// The call's input.
-    pub input: Value,
+    pub input: Shared,
 }
 }
 
@@ -258,7 +259,7 @@ impl AgentTurn {
             // An answer cut in the middle of a call cannot go on: none of its calls run.
             for call in std::mem::take(&mut self.calls) {
                 if let Some(record) = self.merged.tool_history.get_mut(call.index as usize) {
-                    record.output = tool_error(ErrorCode::ValidationError, CUT_BY_LENGTH);
+                    record.output = Shared::new(tool_error(ErrorCode::ValidationError, CUT_BY_LENGTH));
                     record.is_error = true;
                 }
             }
@@ -272,6 +273,7 @@ impl AgentTurn {
 
     /// A tool finished: emits `tool_complete` and records the result for the model.
     pub fn tool_done(&mut self, call: &PendingCall, output: Value, is_error: bool, out: &mut Vec<StreamEvent>) {
+        let output = Shared::new(output);
         if let Some(record) = self.merged.tool_history.get_mut(call.index as usize) {
             record.output = output.clone();
             record.is_error = is_error;
@@ -279,7 +281,7 @@ impl AgentTurn {
         self.results.push(ToolResult {
             tool_use_id: call.id.clone(),
             name: call.name.clone(),
-            output: output.clone(),
+            output: Value::clone(&output),
             is_error,
         });
         out.push(StreamEvent::ToolComplete {
@@ -295,8 +297,11 @@ impl AgentTurn {
     /// The request that sends this iteration's tool results back; the last allowed iteration's
     /// forbids further calls.
     pub fn next_request(&mut self) -> Result<Value, RequestError> {
-        let tool_calls: Vec<ToolCall> =
-            self.calls.drain(..).map(|c| ToolCall { id: c.id, name: c.name, input: c.input }).collect();
+        let tool_calls: Vec<ToolCall> = self
+            .calls
+            .drain(..)
+            .map(|c| ToolCall { id: c.id, name: c.name, input: Shared::unwrap_or_clone(c.input) })
+            .collect();
         self.conversation.push(Turn::Assistant { content: std::mem::take(&mut self.iteration_text), tool_calls });
         self.conversation.push(Turn::Tool { results: std::mem::take(&mut self.results) });
         self.offset += self.iteration_tools;

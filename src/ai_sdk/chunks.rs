@@ -13,10 +13,12 @@ use super::message::{is_tool_part, UiMessage};
 use super::object::{quoted, Field, Object};
 use super::partial_json::partial_json;
 
+mod by_id;
 mod places;
 mod schema;
 mod tools;
 
+use by_id::ById;
 use places::Places;
 use schema::check;
 use tools::{tool_name, PartialToolCall, ToolUpdate};
@@ -47,7 +49,7 @@ pub(crate) struct MessageWriter {
     /// Text and reasoning parts started and not ended: their place in `message.parts`.
     active_text: HashMap<String, usize>,
     active_reasoning: HashMap<String, usize>,
-    partial_tool_calls: HashMap<String, PartialToolCall>,
+    partial_tool_calls: ById<PartialToolCall>,
     places: Places,
     /// The `finish` chunk's reason.
     pub(crate) finish_reason: Option<String>,
@@ -59,7 +61,7 @@ impl MessageWriter {
     pub(crate) fn new(continued: Option<UiMessage>, id: String) -> MessageWriter {
         let message = continued.filter(|m| m.role() == "assistant").unwrap_or_else(|| UiMessage::assistant(id));
         let places = Places::of(&message.parts);
-        let mut partial_tool_calls = HashMap::new();
+        let mut partial_tool_calls = ById::default();
         for part in message.parts.get(places.step_start..).unwrap_or_default() {
             if !is_tool_part(part) || part.str("state") != Some("input-streaming") {
                 continue;
@@ -67,7 +69,7 @@ impl MessageWriter {
             let dynamic = part.str("type") == Some("dynamic-tool");
             let tool_name = if dynamic { part.str("toolName") } else { part.str("type").map(|t| &t["tool-".len()..]) };
             partial_tool_calls.insert(
-                part.str("toolCallId").unwrap_or_default().to_owned(),
+                part.str("toolCallId").unwrap_or_default(),
                 PartialToolCall {
                     text: part.str("rawInput").unwrap_or_default().to_owned(),
                     input_encoding: part.get("inputEncoding").clone(),
@@ -195,7 +197,7 @@ impl MessageWriter {
                 let id = text("toolCallId");
                 let dynamic = chunk.get("dynamic").as_bool() == Some(true);
                 self.partial_tool_calls.insert(
-                    id.clone(),
+                    &id,
                     PartialToolCall {
                         text: String::new(),
                         input_encoding: field("inputEncoding"),

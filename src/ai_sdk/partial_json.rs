@@ -9,8 +9,10 @@ use super::object::Field;
 /// closed, a literal cut short completed, a number cut short cut back to its last digit, a
 /// dangling key, comma or colon dropped); `undefined` when neither parses.
 pub(crate) fn partial_json(text: &str) -> Field {
-    let tries = [text.to_owned(), close_json(text)];
-    tries.iter().find_map(|json| json_value(json)).map_or(Field::Undefined, |value| Field::Json(value.into()))
+    if let Some(value) = json_value(text) {
+        return Field::Json(value.into());
+    }
+    json_value(&close_json(text)).map_or(Field::Undefined, |value| Field::Json(value.into()))
 }
 
 /// `text` with what is open closed, for [`partial_json`].
@@ -44,18 +46,23 @@ fn close_json(text: &str) -> String {
         if escaped {
             out.pop();
         }
-        // A `\u` escape cut short.
-        if let Some(at) = out.rfind("\\u").filter(|at| out.len() - at < 6) {
-            out.truncate(at);
+        // A `\u` escape cut short: one that begins in the last five bytes (looked for byte by
+        // byte: `rfind("\\u")` links the two-way string searcher into the module).
+        let tail = out.len().saturating_sub(5);
+        if let Some(at) = out.as_bytes()[tail..].windows(2).rposition(|w| w == b"\\u") {
+            out.truncate(tail + at);
         }
         out.push('"');
     } else {
-        let token_start = out.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || "+-.".contains(c)).len();
+        let token_start =
+            out.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')).len();
         let token = out[token_start..].to_owned();
         if let Some(word) = ["true", "false", "null"].iter().find(|w| !token.is_empty() && w.starts_with(&token)) {
             out.push_str(&word[token.len()..]);
         } else if token.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
-            out.truncate(token_start + token.trim_end_matches(|c: char| "+-.eE".contains(c)).len());
+            out.truncate(
+                token_start + token.trim_end_matches(|c: char| matches!(c, '+' | '-' | '.' | 'e' | 'E')).len(),
+            );
         }
     }
     loop {

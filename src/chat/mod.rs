@@ -198,6 +198,11 @@ impl ChatSession {
         self.end_turn(events)
     }
 
+    /// `messages` as JSON, to save ([`StateMachine::messages_json`]).
+    pub fn messages_json(&mut self) -> String {
+        self.machine.messages_json()
+    }
+
     /// Clears the error shown.
     pub fn clear_error(&mut self) -> Vec<Patch> {
         self.machine.clear_error()

@@ -5,6 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::event::{CompletePayload, FinishReason, ToolRecord, Usage};
+use crate::json::Shared;
 
 /// The fields the backend sent that take precedence over the stream's own.
 #[derive(Debug, Default)]
@@ -69,10 +70,14 @@ impl BackendFields {
                     .unwrap_or_default(),
                 input: entry
                     .get("input")
-                    .cloned()
+                    .map(|input| Shared::new(input.clone()))
                     .or_else(|| ours.map(|r| r.input.clone()))
-                    .unwrap_or_else(|| json!({})),
-                output: entry.get("output").cloned().or_else(|| ours.map(|r| r.output.clone())).unwrap_or(Value::Null),
+                    .unwrap_or_else(|| Shared::new(json!({}))),
+                output: entry
+                    .get("output")
+                    .map(|output| Shared::new(output.clone()))
+                    .or_else(|| ours.map(|r| r.output.clone()))
+                    .unwrap_or_default(),
                 is_error: entry["is_error"].as_bool().or(ours.map(|r| r.is_error)).unwrap_or(false),
             }
         });

@@ -42,6 +42,15 @@ pub(crate) enum Token {
 
 /// Removes what never reaches the UI: ␄ (U+2404), the `▌` cursor, and control characters other
 /// than `\n` and `\t`.
+/// [`strip_unwanted_chars`] of an owned text: the text itself when it has none of them.
+pub(crate) fn without_unwanted_chars(s: String) -> String {
+    let stripped = match strip_unwanted_chars(&s) {
+        std::borrow::Cow::Owned(stripped) => Some(stripped),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    stripped.unwrap_or(s)
+}
+
 pub(crate) fn strip_unwanted_chars(s: &str) -> std::borrow::Cow<'_, str> {
     let unwanted = |c: char| c == '\u{2404}' || c == '▌' || (c.is_control() && c != '\n' && c != '\t');
     if !has_unwanted(s.as_bytes()) {
@@ -190,6 +199,18 @@ impl MarkerStripper {
         let mut buf = std::mem::take(&mut self.tail);
         buf.push_str(text);
         self.run(buf, 0, out);
+    }
+
+    /// [`MarkerStripper::push`] of an owned text. When nothing is held and no byte of it can
+    /// begin a marker (nearly every delta), it is one token as it is, not a copy.
+    pub(crate) fn push_owned(&mut self, text: String, out: &mut Vec<Token>) {
+        let inside = self.thinking != Thinking::Outside;
+        let may_begin_marker = |b: &u8| if inside { *b == b'<' } else { self.starts[usize::from(*b)] };
+        if self.tail.is_empty() && self.payload.is_none() && !text.as_bytes().iter().any(may_begin_marker) {
+            self.emit_owned(text, out);
+        } else {
+            self.push(&text, out);
+        }
     }
 
     /// The text ended: a payload still open is released as text, and a held tail is text.
@@ -372,6 +393,16 @@ impl MarkerStripper {
         (open.json.map(|json| json.raw).unwrap_or_default(), open.level + 1)
     }
 
+    /// [`MarkerStripper::emit`] of an owned text: moved into a new token.
+    fn emit_owned(&self, s: String, out: &mut Vec<Token>) {
+        match (out.last_mut(), self.thinking != Thinking::Outside) {
+            _ if s.is_empty() => {}
+            (Some(Token::Text(text)), false) | (Some(Token::Thinking(text)), true) => text.push_str(&s),
+            (_, false) => out.push(Token::Text(s)),
+            (_, true) => out.push(Token::Thinking(s)),
+        }
+    }
+
     fn emit(&self, s: &str, out: &mut Vec<Token>) {
         if s.is_empty() {
             return;
@@ -394,6 +425,33 @@ enum Marker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn owned_text_makes_the_tokens_borrowed_text_does() {
+        // Each list is one stream's deltas: plain text, markers and tags whole and split, thinking.
+        let streams: &[&[&str]] = &[
+            &["Hello", " world", "!"],
+            &["a [[tool:0]] b", "c"],
+            &["a [[to", "ol:1]] b", " c"],
+            &["<think>", "hmm", "</think>", "done"],
+            &["x<thi", "nk>y", "z</th", "ink>w"],
+            &["SUGGESTED_VALUES:", "[\"a\"]", " after"],
+            &["[", "not a marker", " <b>"],
+        ];
+        for deltas in streams {
+            let options = CleanOptions::default();
+            let (mut borrowed, mut owned) = (MarkerStripper::new(&options), MarkerStripper::new(&options));
+            let (mut by_ref, mut by_value) = (Vec::new(), Vec::new());
+            for delta in *deltas {
+                borrowed.push(delta, &mut by_ref);
+                owned.push_owned((*delta).to_owned(), &mut by_value);
+            }
+            borrowed.finish(&mut by_ref);
+            owned.finish(&mut by_value);
+            assert_eq!(by_value, by_ref, "{deltas:?}");
+            assert!(!by_ref.is_empty(), "{deltas:?}");
+        }
+    }
 
     #[test]
     fn tool_marker_matching() {

@@ -59,7 +59,7 @@ use crate::dialect::ProviderEvent;
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, StreamEvent, StreamEvents, Usage};
 use backend::{merge_usage, BackendFields};
-use markers::{strip_unwanted_chars, MarkerStripper, Token};
+use markers::{strip_unwanted_chars, without_unwanted_chars, MarkerStripper, Token};
 use payload::PayloadKind;
 use resolve::{message_of, parse_with_parts, segments_of, Part};
 use tools::Tools;
@@ -164,14 +164,14 @@ impl Cleaner {
         }
         match event {
             ProviderEvent::Status(message) => {
-                out.push(StreamEvent::Status { message: strip_unwanted_chars(&message).into_owned() })
+                out.push(StreamEvent::Status { message: without_unwanted_chars(message) })
             }
             ProviderEvent::Text(text) => {
-                self.stripper.push(&strip_unwanted_chars(&text), &mut self.tokens);
+                self.stripper.push_owned(without_unwanted_chars(text), &mut self.tokens);
                 self.take_tokens(out);
             }
             ProviderEvent::Thinking(text) => {
-                self.push_thinking(&strip_unwanted_chars(&text), ThinkingSource::Provider, out)
+                self.push_thinking(without_unwanted_chars(text), ThinkingSource::Provider, out)
             }
             ProviderEvent::ToolCallStart { id, name } => {
                 self.find_or_start(id, name, out);
@@ -272,11 +272,11 @@ impl Cleaner {
             match token {
                 Token::Text(text) => {
                     Part::push_text(&mut self.parts, &text);
-                    if let Some(text) = self.text.push(&text) {
+                    if let Some(text) = self.text.push(text) {
                         out.push(StreamEvent::TextDelta { text });
                     }
                 }
-                Token::Thinking(text) => self.push_thinking(&text, ThinkingSource::InlineTags, out),
+                Token::Thinking(text) => self.push_thinking(text, ThinkingSource::InlineTags, out),
                 Token::Tool(n) => self.parts.push(Part::Marker(n)),
                 Token::Payload { kind, value } => *payload_field(&mut self.payload, &kind) = Some(kind.wrap(value)),
                 Token::Malformed { kind, reason } => out.push(StreamEvent::Error {
@@ -289,7 +289,7 @@ impl Cleaner {
         self.tokens = tokens;
     }
 
-    fn push_thinking(&mut self, text: &str, source: ThinkingSource, out: &mut StreamEvents<'_>) {
+    fn push_thinking(&mut self, text: String, source: ThinkingSource, out: &mut StreamEvents<'_>) {
         // Thinking from two sources is two passages, not one run-on word.
         if self.thinking_source.replace(source).is_some_and(|before| before != source) {
             self.thinking.paragraph_break();
@@ -333,7 +333,7 @@ impl Cleaner {
         self.payload.invalid_utf8 = self.invalid_utf8;
 
         let backend = std::mem::take(&mut self.backend);
-        let tool_history = backend.tool_history(self.tools.take_records());
+        let tool_history = backend.tool_history(self.tools.records());
 
         let mut payload = std::mem::take(&mut self.payload);
         match backend.message {

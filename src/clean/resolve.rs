@@ -10,6 +10,7 @@ use super::markers::{strip_unwanted_chars, MarkerStripper, Token};
 use super::payload::PayloadKind;
 use super::CleanOptions;
 use crate::event::{Segment, ToolRecord};
+use crate::json::Shared;
 use crate::wire::wire;
 
 /// One part of a message in reading order.
@@ -95,8 +96,8 @@ fn tool_segment(index: u32, record: Option<&ToolRecord>) -> Segment {
             index,
             tool_use_id: None,
             tool: None,
-            input: Value::Null,
-            output: Value::Null,
+            input: Shared::default(),
+            output: Shared::default(),
             is_error: false,
         },
     }

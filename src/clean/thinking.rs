@@ -43,8 +43,10 @@ impl ThinkingTags {
         }
         let names = options.thinking_tags.iter().filter(|n| !n.is_empty());
         ThinkingTags {
-            opening: names.clone().map(|n| format!("<{n}>")).collect(),
-            closing: names.map(|n| format!("</{n}>")).collect(),
+            // `concat`, not `format!`: every stream makes these, and the formatting machinery
+            // was a tenth of making one.
+            opening: names.clone().map(|n| ["<", n, ">"].concat()).collect(),
+            closing: names.map(|n| ["</", n, ">"].concat()).collect(),
         }
     }
 

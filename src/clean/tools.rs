@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use super::partial_json::PartialJson;
 use crate::error::ErrorCode;
 use crate::event::{StreamEvent, StreamEvents, ToolRecord};
+use crate::json::Shared;
 
 /// Besides the list, indexes that let each event find its tool at once: a stream may make tens
 /// of thousands of calls, and a search of the list per event would cost their square.
@@ -31,13 +32,13 @@ struct Tool {
     /// Until the call: released once they are parsed.
     arguments: Arguments,
     partial: PartialJson,
-    input: Value,
+    input: Shared,
     /// `tool_call` was emitted.
     called: bool,
     /// The arguments ended but are not JSON: whether they are broken or were cut by the token
     /// limit is decided when the message's finish reason is known ([`Tools::settle`]).
     held: bool,
-    output: Option<Value>,
+    output: Option<Shared>,
     is_error: bool,
 }
 
@@ -54,7 +55,7 @@ impl Tools {
     /// `None` for a call the model asks for.
     pub(crate) fn start(&mut self, id: String, name: String, ran: Option<Value>, out: &mut StreamEvents<'_>) -> usize {
         let requested = ran.is_none();
-        let input = ran.unwrap_or_else(|| json!({}));
+        let input = Shared::new(ran.unwrap_or_else(|| json!({})));
         let index = self.list.len() as u32;
         out.push(StreamEvent::ToolStart { tool_use_id: id.clone(), tool: name.clone(), index, input: input.clone() });
         let at = self.list.len();
@@ -91,8 +92,8 @@ impl Tools {
 
     /// Gives a tool the backend runs its input, unless it already has one.
     pub(crate) fn set_input_if_empty(&mut self, at: usize, input: Value) {
-        if self.list[at].input == json!({}) {
-            self.list[at].input = input;
+        if *self.list[at].input == json!({}) {
+            self.list[at].input = Shared::new(input);
         }
     }
 
@@ -181,7 +182,7 @@ impl Tools {
     fn emit_call(&mut self, at: usize, input: Value, incomplete_arguments: Option<String>, out: &mut StreamEvents<'_>) {
         let tool = &mut self.list[at];
         tool.called = true;
-        tool.input = input;
+        tool.input = Shared::new(input);
         out.push(StreamEvent::ToolCall {
             tool_use_id: tool.id.clone(),
             tool: tool.name.clone(),
@@ -210,6 +211,7 @@ impl Tools {
 
     /// A tool finished: `tool_complete`.
     pub(crate) fn complete(&mut self, at: usize, output: Value, is_error: bool, out: &mut StreamEvents<'_>) {
+        let output = Shared::new(output);
         let tool = &mut self.list[at];
         tool.output = Some(output.clone());
         tool.is_error = is_error;
@@ -227,16 +229,16 @@ impl Tools {
         });
     }
 
-    /// `tool_history`: every tool by index, once the message is over. The inputs and outputs
-    /// move into the records, so that a long one is not held once more.
-    pub(crate) fn take_records(&mut self) -> Vec<ToolRecord> {
+    /// `tool_history`: every tool by index, once the message is over. The records share the
+    /// inputs and outputs.
+    pub(crate) fn records(&self) -> Vec<ToolRecord> {
         self.list
-            .iter_mut()
+            .iter()
             .map(|t| ToolRecord {
                 tool_name: t.name.clone(),
                 tool_use_id: t.id.clone(),
-                input: if t.requested && !t.called { t.input_so_far() } else { std::mem::take(&mut t.input) },
-                output: t.output.take().unwrap_or(Value::Null),
+                input: t.input_so_far(),
+                output: t.output.clone().unwrap_or_default(),
                 is_error: t.is_error,
             })
             .collect()
@@ -245,9 +247,9 @@ impl Tools {
 
 impl Tool {
     /// The input as called, or the arguments so far for a call that never completed.
-    fn input_so_far(&self) -> Value {
+    fn input_so_far(&self) -> Shared {
         if self.requested && !self.called {
-            partial_input(&self.arguments.text())
+            Shared::new(partial_input(&self.arguments.text()))
         } else {
             self.input.clone()
         }

@@ -21,21 +21,46 @@ impl EdgeTrimmed {
         }
     }
 
-    /// The delta to emit for `s`, if any.
-    pub(crate) fn push(&mut self, s: &str) -> Option<String> {
-        let s = if self.emitted.is_empty() || self.new_paragraph { s.trim_start() } else { s };
-        let visible = s.trim_end();
-        if visible.is_empty() {
+    /// The delta to emit for `s`, if any. Nearly every delta has nothing held before it and
+    /// nothing to trim: then it is `s` itself, not a copy (a live push is one delta, and each
+    /// allocation was a measurable part of it).
+    pub(crate) fn push(&mut self, s: String) -> Option<String> {
+        let start = if self.emitted.is_empty() || self.new_paragraph { s.len() - s.trim_start().len() } else { 0 };
+        let end = start + s[start..].trim_end().len();
+        if end == start {
             if !self.emitted.is_empty() {
-                self.held.push_str(s);
+                self.held.push_str(&s[start..]);
             }
             return None;
         }
         self.new_paragraph = false;
-        let mut delta = std::mem::take(&mut self.held);
-        delta.push_str(visible);
-        self.held.push_str(&s[visible.len()..]);
+        let delta = if self.held.is_empty() && start == 0 && end == s.len() {
+            s
+        } else {
+            let mut delta = std::mem::take(&mut self.held);
+            delta.push_str(&s[start..end]);
+            self.held.push_str(&s[end..]);
+            delta
+        };
         self.emitted.push_str(&delta);
         Some(delta)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deltas_joined_are_the_trimmed_text() {
+        let mut trimmed = EdgeTrimmed::default();
+        let deltas: Vec<String> = ["  ", " Hi", " there ", "\n", "", "you", "  "]
+            .iter()
+            .filter_map(|s| trimmed.push((*s).to_owned()))
+            .collect();
+        assert_eq!(deltas, ["Hi", " there", " \nyou"]);
+        assert_eq!(trimmed.emitted, "Hi there \nyou");
+        trimmed.paragraph_break();
+        assert_eq!(trimmed.push("  next".to_owned()).as_deref(), Some("\n\nnext"));
     }
 }

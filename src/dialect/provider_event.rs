@@ -129,12 +129,18 @@ pub struct ProviderEvents {
 
 impl ProviderEvents {
     /// Appends `event`, onto the last event when it continues its run.
+    /// An owned piece that starts a run is moved in, not copied (the borrowed methods below copy).
     pub fn push(&mut self, event: ProviderEvent) {
-        match event {
-            ProviderEvent::Text(text) => self.text(&text),
-            ProviderEvent::Thinking(text) => self.thinking(&text),
-            ProviderEvent::ToolCallDelta { id, delta } => self.tool_call_delta(&id, &delta),
-            event => self.events.push(event),
+        match (self.events.last_mut(), event) {
+            (_, ProviderEvent::Text(text) | ProviderEvent::Thinking(text)) if text.is_empty() => {}
+            (_, ProviderEvent::ToolCallDelta { delta, .. }) if delta.is_empty() => {}
+            (Some(ProviderEvent::Text(last)), ProviderEvent::Text(text)) => last.push_str(&text),
+            (Some(ProviderEvent::Thinking(last)), ProviderEvent::Thinking(text)) => last.push_str(&text),
+            (
+                Some(ProviderEvent::ToolCallDelta { id: last_id, delta: last }),
+                ProviderEvent::ToolCallDelta { id, delta },
+            ) if *last_id == id => last.push_str(&delta),
+            (_, event) => self.events.push(event),
         }
     }
 
@@ -235,5 +241,53 @@ impl ProviderEvent {
     /// error, a cancel.
     pub fn ends_message(&self) -> bool {
         matches!(self, ProviderEvent::End | ProviderEvent::Cancelled | ProviderEvent::Error { fatal: true, .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn delta(id: &str, delta: &str) -> ProviderEvent {
+        ProviderEvent::ToolCallDelta { id: id.into(), delta: delta.into() }
+    }
+
+    #[test]
+    fn owned_pieces_merge_into_runs_as_borrowed_ones_do() {
+        let pieces = [
+            ProviderEvent::Text(String::new()),
+            ProviderEvent::Text("Hel".into()),
+            ProviderEvent::Text("lo".into()),
+            ProviderEvent::Thinking("a".into()),
+            ProviderEvent::Thinking(String::new()),
+            ProviderEvent::Thinking("b".into()),
+            delta("1", "{\"a\""),
+            delta("1", ":1}"),
+            delta("1", ""),
+            delta("2", "{}"),
+            ProviderEvent::End,
+            ProviderEvent::Text("after".into()),
+        ];
+        let mut owned = ProviderEvents::default();
+        owned.extend(pieces.clone());
+        let mut borrowed = ProviderEvents::default();
+        for piece in &pieces {
+            match piece {
+                ProviderEvent::Text(text) => borrowed.text(text),
+                ProviderEvent::Thinking(text) => borrowed.thinking(text),
+                ProviderEvent::ToolCallDelta { id, delta } => borrowed.tool_call_delta(id, delta),
+                other => borrowed.push(other.clone()),
+            }
+        }
+        let expected = [
+            ProviderEvent::Text("Hello".into()),
+            ProviderEvent::Thinking("ab".into()),
+            delta("1", "{\"a\":1}"),
+            delta("2", "{}"),
+            ProviderEvent::End,
+            ProviderEvent::Text("after".into()),
+        ];
+        assert_eq!(owned.as_slice(), expected);
+        assert_eq!(borrowed.as_slice(), expected);
     }
 }

@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::{
-    budget, declarations, insert_some, object, output_text, streaming_body, string, system_text, text_then_calls,
-    Profile, ToolDef, Turn, ANTHROPIC_DEFAULT_MAX_TOKENS,
+    budget, declarations, insert, insert_some, object, output_text, streaming_body, string, system_text,
+    text_then_calls, Profile, ToolDef, Turn, ANTHROPIC_DEFAULT_MAX_TOKENS,
 };
 
 /// Anthropic Messages: tool calls are `tool_use` blocks of the assistant, results are
@@ -55,15 +55,15 @@ pub(super) fn anthropic(profile: &Profile, conversation: &[Turn], tools: &[ToolD
     if profile.thinking {
         let budget = budget(profile).max(1024);
         max_tokens = max_tokens.max(budget + 1024);
-        body.insert("thinking".into(), object([("type", string("enabled")), ("budget_tokens", budget.into())]));
+        insert(&mut body, "thinking", object([("type", string("enabled")), ("budget_tokens", budget.into())]));
     } else {
         insert_some(&mut body, "temperature", profile.temperature);
     }
-    body.insert("max_tokens".into(), max_tokens.into());
+    insert(&mut body, "max_tokens", max_tokens.into());
     if !tools.is_empty() {
-        body.insert("tools".into(), Value::Array(declarations(tools, "input_schema")));
+        insert(&mut body, "tools", Value::Array(declarations(tools, "input_schema")));
         if no_more_tools {
-            body.insert("tool_choice".into(), object([("type", string("none"))]));
+            insert(&mut body, "tool_choice", object([("type", string("none"))]));
         }
     }
     Value::Object(body)

@@ -2,7 +2,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{budget, declarations, insert_some, object, string, system_text, text_then_calls, Profile, ToolDef, Turn};
+use super::{
+    budget, declarations, insert, insert_some, object, string, system_text, text_then_calls, Profile, ToolDef, Turn,
+};
 
 /// Gemini `streamGenerateContent`: `contents` of `user` and `model` turns; a function response
 /// must be an object, so other outputs are wrapped as `{"result": …}` (`{"error": …}` for errors).
@@ -38,26 +40,26 @@ pub(super) fn gemini(profile: &Profile, conversation: &[Turn], tools: &[ToolDef]
         }
     }
     let mut body = Map::new();
-    body.insert("model".into(), string(&profile.model));
+    insert(&mut body, "model", string(&profile.model));
     if let Some(system) = system_text(profile) {
-        body.insert("systemInstruction".into(), object([("parts", text_parts(system))]));
+        insert(&mut body, "systemInstruction", object([("parts", text_parts(system))]));
     }
-    body.insert("contents".into(), Value::Array(contents));
+    insert(&mut body, "contents", Value::Array(contents));
     let mut config = Map::new();
     insert_some(&mut config, "temperature", profile.temperature);
     insert_some(&mut config, "maxOutputTokens", profile.max_tokens);
     if profile.thinking {
         let thinking = object([("includeThoughts", Value::Bool(true)), ("thinkingBudget", budget(profile).into())]);
-        config.insert("thinkingConfig".into(), thinking);
+        insert(&mut config, "thinkingConfig", thinking);
     }
     if !config.is_empty() {
-        body.insert("generationConfig".into(), Value::Object(config));
+        insert(&mut body, "generationConfig", Value::Object(config));
     }
     if !tools.is_empty() {
         let declared = Value::Array(declarations(tools, "parameters"));
-        body.insert("tools".into(), Value::Array(vec![object([("functionDeclarations", declared)])]));
+        insert(&mut body, "tools", Value::Array(vec![object([("functionDeclarations", declared)])]));
         if no_more_tools {
-            body.insert("toolConfig".into(), object([("functionCallingConfig", object([("mode", string("NONE"))]))]));
+            insert(&mut body, "toolConfig", object([("functionCallingConfig", object([("mode", string("NONE"))]))]));
         }
     }
     Value::Object(body)

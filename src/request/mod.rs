@@ -308,9 +308,16 @@ fn reasoning_effort(profile: &Profile) -> &'static str {
 fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
     let mut map = Map::new();
     for (key, value) in fields {
-        map.insert(key.to_owned(), value);
+        insert(&mut map, key, value);
     }
     Value::Object(map)
+}
+
+/// `map[key] = value`. Out of line, as [`string`] is: the builders set a key or make a string at
+/// a hundred places, each then a call rather than a copy of the map's insertion or the allocation.
+#[inline(never)]
+fn insert(map: &mut Map<String, Value>, key: &str, value: Value) {
+    map.insert(key.to_owned(), value);
 }
 
 /// Each tool as every format declares it at its core: `{name, description, <schema>}`, the
@@ -323,6 +330,7 @@ fn declarations(tools: &[ToolDef], schema: &str) -> Vec<Value> {
 }
 
 /// A JSON string.
+#[inline(never)]
 fn string(text: &str) -> Value {
     Value::String(text.to_owned())
 }
@@ -343,14 +351,14 @@ fn text_then_calls(
 /// A streaming request's body as it begins: the model, and the conversation under `key`.
 fn streaming_body(profile: &Profile, key: &str, conversation: Vec<Value>) -> Map<String, Value> {
     let mut body = Map::new();
-    body.insert("model".into(), string(&profile.model));
-    body.insert(key.into(), Value::Array(conversation));
-    body.insert("stream".into(), Value::Bool(true));
+    insert(&mut body, "model", string(&profile.model));
+    insert(&mut body, key, Value::Array(conversation));
+    insert(&mut body, "stream", Value::Bool(true));
     body
 }
 
 fn insert_some(body: &mut Map<String, Value>, key: &str, value: Option<impl Into<Value>>) {
     if let Some(value) = value {
-        body.insert(key.into(), value.into());
+        insert(body, key, value.into());
     }
 }

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::openai::{chat_messages, function_tools};
-use super::{insert_some, object, streaming_body, string, Profile, ToolDef, Turn};
+use super::{insert, insert_some, object, streaming_body, string, Profile, ToolDef, Turn};
 
 /// Ollama's `/api/chat`: arguments as objects, results as `tool` messages naming the tool. It
 /// has no way to forbid calls, so the last iteration sends no tools.
@@ -17,16 +17,16 @@ pub(super) fn ollama(profile: &Profile, conversation: &[Turn], tools: &[ToolDef]
     );
     let mut body = streaming_body(profile, "messages", messages);
     if profile.thinking {
-        body.insert("think".into(), Value::Bool(true));
+        insert(&mut body, "think", Value::Bool(true));
     }
     let mut options = Map::new();
     insert_some(&mut options, "temperature", profile.temperature);
     insert_some(&mut options, "num_predict", profile.max_tokens);
     if !options.is_empty() {
-        body.insert("options".into(), Value::Object(options));
+        insert(&mut body, "options", Value::Object(options));
     }
     if !tools.is_empty() && !no_more_tools {
-        body.insert("tools".into(), function_tools(tools));
+        insert(&mut body, "tools", function_tools(tools));
     }
     Value::Object(body)
 }

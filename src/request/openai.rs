@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::{
-    declarations, insert_some, object, output_text, reasoning_effort, streaming_body, string, system_text, Profile,
-    Provider, ToolCall, ToolDef, ToolResult, Turn,
+    declarations, insert, insert_some, object, output_text, reasoning_effort, streaming_body, string, system_text,
+    Profile, Provider, ToolCall, ToolDef, ToolResult, Turn,
 };
 
 /// Chat Completions (`openai`, and `compat` servers, which take `max_tokens` and know no
@@ -28,17 +28,17 @@ pub(super) fn chat_completions(
         |r| ("tool_call_id", string(&r.tool_use_id)),
     );
     let mut body = streaming_body(profile, "messages", messages);
-    body.insert("stream_options".into(), object([("include_usage", Value::Bool(true))]));
+    insert(&mut body, "stream_options", object([("include_usage", Value::Bool(true))]));
     insert_some(&mut body, "temperature", profile.temperature);
     let max_key = if provider == Provider::OpenAi { "max_completion_tokens" } else { "max_tokens" };
     insert_some(&mut body, max_key, profile.max_tokens);
     if profile.thinking && provider == Provider::OpenAi {
-        body.insert("reasoning_effort".into(), string(reasoning_effort(profile)));
+        insert(&mut body, "reasoning_effort", string(reasoning_effort(profile)));
     }
     if !tools.is_empty() {
-        body.insert("tools".into(), function_tools(tools));
+        insert(&mut body, "tools", function_tools(tools));
         if no_more_tools {
-            body.insert("tool_choice".into(), string("none"));
+            insert(&mut body, "tool_choice", string("none"));
         }
     }
     Value::Object(body)

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{
-    declarations, insert_some, object, output_text, reasoning_effort, streaming_body, string, system_text,
+    declarations, insert, insert_some, object, output_text, reasoning_effort, streaming_body, string, system_text,
     text_then_calls, Profile, ToolDef, Turn,
 };
 
@@ -40,23 +40,21 @@ pub(super) fn responses(profile: &Profile, conversation: &[Turn], tools: &[ToolD
     let mut body = streaming_body(profile, "input", input);
     insert_some(&mut body, "instructions", system_text(profile));
     // The loop resends the whole conversation; nothing needs keeping on OpenAI's side.
-    body.insert("store".into(), Value::Bool(false));
+    insert(&mut body, "store", Value::Bool(false));
     insert_some(&mut body, "temperature", profile.temperature);
     insert_some(&mut body, "max_output_tokens", profile.max_tokens);
     if profile.thinking {
-        body.insert(
-            "reasoning".into(),
-            object([("effort", string(reasoning_effort(profile))), ("summary", string("auto"))]),
-        );
+        let reasoning = object([("effort", string(reasoning_effort(profile))), ("summary", string("auto"))]);
+        insert(&mut body, "reasoning", reasoning);
     }
     if !tools.is_empty() {
         let mut declared = declarations(tools, "parameters");
         for tool in &mut declared {
             tool["type"] = string("function");
         }
-        body.insert("tools".into(), Value::Array(declared));
+        insert(&mut body, "tools", Value::Array(declared));
         if no_more_tools {
-            body.insert("tool_choice".into(), string("none"));
+            insert(&mut body, "tool_choice", string("none"));
         }
     }
     Value::Object(body)

@@ -1,14 +1,12 @@
 //! How each clean event of a turn moves the state: [`StateMachine::apply`], and what it needs.
 
-use serde_json::Value;
-
 use super::parts::parts_of_answer;
 use super::{
     ChatError, ChatMessage, ChatState, Field, MessagePart, Patch, PatchValue, Phase, StateMachine, ToolProgressState,
     ToolState,
 };
 use crate::event::{CompletePayload, Segment, StreamEvent};
-use crate::json::to_value;
+use crate::json::{to_value, Shared};
 
 const KEY: super::StateKeys = ChatState::KEY;
 
@@ -48,7 +46,7 @@ impl StateMachine {
                     tool_use_id: Some(tool_use_id.clone()),
                     tool: Some(tool.clone()),
                     input: input.clone(),
-                    output: Value::Null,
+                    output: Shared::default(),
                     is_error: false,
                 };
                 self.push_segment(segment, &mut patches);
@@ -62,7 +60,7 @@ impl StateMachine {
                     index: *index,
                     state,
                     input: input.clone(),
-                    output: Value::Null,
+                    output: Shared::default(),
                     is_error: false,
                 };
                 self.push_part(part, &mut patches);
@@ -116,13 +114,6 @@ impl StateMachine {
             StreamEvent::Complete { payload } => {
                 // A turn that produced nothing (failed or stopped before any output) adds no
                 // empty bubble: the user's message stays last, ready to retry.
-                // The streaming state is cleared below (`end_turn`): its tool inputs go first, so
-                // that a long input is not held by it while the message's copies are made.
-                for segment in &mut self.state.streaming_segments {
-                    if let Segment::Tool { input, .. } = segment {
-                        *input = Value::Null;
-                    }
-                }
                 let parts = self.final_parts(payload);
                 let message = ChatMessage::assistant((self.ids)(), payload, parts);
                 if !message.is_empty() {
@@ -217,7 +208,7 @@ impl StateMachine {
         &mut self,
         id: &str,
         patches: &mut Vec<Patch>,
-        change: impl FnOnce(&mut ToolState, &mut Value),
+        change: impl FnOnce(&mut ToolState, &mut Shared),
     ) {
         let found = self.tool_part(id).and_then(|at| match &mut self.state.streaming_parts[at] {
             MessagePart::Tool { state, input, .. } => Some((at, state, input)),
@@ -284,14 +275,6 @@ impl StateMachine {
             );
             parts.extend(self.state.streaming_parts.iter().filter(|p| matches!(p, MessagePart::Data { .. })).cloned());
             return parts;
-        }
-        // A tool part's input as it streamed is let go before its record's is copied in.
-        for part in &mut self.state.streaming_parts {
-            if let MessagePart::Tool { index, input, .. } = part {
-                if payload.tool_history.get(*index as usize).is_some() {
-                    *input = Value::Null;
-                }
-            }
         }
         let mut parts = self.state.streaming_parts.clone();
         for part in &mut parts {

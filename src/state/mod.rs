@@ -214,9 +214,21 @@ impl StateMachine {
         patches
     }
 
-    /// `messages` as JSON, to save.
-    pub fn messages_json(&self) -> String {
-        to_json(&self.state.messages)
+    /// `messages` as JSON, to save. A message's `parts` are saved empty when they are what
+    /// reading it back makes of its other fields (as a finished answer's nearly always are), so
+    /// that a long answer's text is written twice, not three times; [`StateMachine::load_messages`]
+    /// makes them again. (They are set aside while the JSON is written, not copied: hence `&mut`.)
+    pub fn messages_json(&mut self) -> String {
+        let set_aside: Vec<Option<Vec<MessagePart>>> = (self.state.messages.iter_mut())
+            .map(|m| m.parts_follow_from_the_rest().then(|| std::mem::take(&mut m.parts)))
+            .collect();
+        let json = to_json(&self.state.messages);
+        for (message, parts) in self.state.messages.iter_mut().zip(set_aside) {
+            if let Some(parts) = parts {
+                message.parts = parts;
+            }
+        }
+        json
     }
 
     /// Replaces the whole state with saved `messages` (JSON).

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::clean::resolve_tool_markers;
 use crate::event::{Segment, ToolRecord};
-use crate::json::Fields;
+use crate::json::{Fields, Shared};
 use crate::wire::{wire, ReadField};
 
 wire! {
@@ -34,9 +34,9 @@ pub enum MessagePart tag "type" reads from_value {
         /// Where the call is.
         state: ToolState,
         /// The input so far, then the whole input.
-        input: Value,
+        input: Shared,
         /// The output, once there is one.
-        output: Value,
+        output: Shared,
         /// The output is an error.
         is_error: bool,
     },
@@ -115,14 +115,40 @@ pub(crate) fn part_of_segment(segment: Segment) -> MessagePart {
             tool_use_id: tool_use_id.unwrap_or_default(),
             tool: tool.unwrap_or_default(),
             index,
-            state: if output.is_null() && !is_error {
-                ToolState::InputAvailable
-            } else {
-                ToolState::of_result(is_error)
-            },
+            state: state_of_segment(&output, is_error),
             input,
             output,
             is_error,
         },
+    }
+}
+
+/// A tool segment's part's state: it has run when it has an output or an error.
+fn state_of_segment(output: &Value, is_error: bool) -> ToolState {
+    if output.is_null() && !is_error {
+        ToolState::InputAvailable
+    } else {
+        ToolState::of_result(is_error)
+    }
+}
+
+/// Whether `part` is [`part_of_segment`] of `segment`, compared in place: a long text or input
+/// is not copied to be compared.
+pub(crate) fn is_part_of_segment(part: &MessagePart, segment: &Segment) -> bool {
+    match (part, segment) {
+        (MessagePart::Text { text }, Segment::Text { text: segment_text }) => text == segment_text,
+        (
+            MessagePart::Tool { tool_use_id, tool, index, state, input, output, is_error },
+            Segment::Tool { index: at, tool_use_id: id, tool: name, input: given, output: gave, is_error: failed },
+        ) => {
+            index == at
+                && tool_use_id == id.as_deref().unwrap_or_default()
+                && tool == name.as_deref().unwrap_or_default()
+                && *state == state_of_segment(gave, *failed)
+                && is_error == failed
+                && input == given
+                && output == gave
+        }
+        _ => false,
     }
 }

@@ -2,9 +2,10 @@
 
 use serde_json::Value;
 
-use super::parts::MessagePart;
+use super::parts::{is_part_of_segment, parts_of_answer, MessagePart};
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, Segment, ToolRecord, Usage};
+use crate::json::Shared;
 use crate::wire::wire;
 
 wire! {
@@ -83,6 +84,24 @@ impl ChatMessage {
         }
     }
 
+    /// Whether `parts` are what reading the message back makes of its other fields when it has
+    /// none ([`parts_of_answer`]): then a saved message leaves them out, and its text is saved
+    /// twice (`content`, `segments`) instead of three times.
+    pub(crate) fn parts_follow_from_the_rest(&self) -> bool {
+        let thinking = self.thinking.as_deref().filter(|t| !t.is_empty());
+        if self.segments.is_empty() {
+            // The text split at its markers (rare: a message written by a backend).
+            return self.parts == parts_of_answer(thinking, &[], &self.content, &self.tool_history);
+        }
+        let mut parts = self.parts.iter();
+        if let Some(thinking) = thinking {
+            if !matches!(parts.next(), Some(MessagePart::Reasoning { text }) if text == thinking) {
+                return false;
+            }
+        }
+        parts.len() == self.segments.len() && parts.zip(&self.segments).all(|(p, s)| is_part_of_segment(p, s))
+    }
+
     /// No text, thinking, tools or payloads.
     pub(crate) fn is_empty(&self) -> bool {
         self.content.is_empty()
@@ -128,7 +147,7 @@ pub struct PendingApproval {
     /// The call's index in the message (the N of `[[tool:N]]`).
     pub index: u32,
     /// The input the model gave it.
-    pub input: Value,
+    pub input: Shared,
 }
 }
 

@@ -6,7 +6,8 @@
 //! are built there from slices of that string; the other values cross as JSON text in the same
 //! string, parsed by the engine's `JSON.parse` (one copy instead of one allocation per field, and
 //! no serializer in the module), with their long strings (an answer's text, a tool's input) set
-//! aside as strings of their own, each once however many values hold it. A crossing costs more
+//! aside as strings of their own, each once however many values hold it, and read by JS from
+//! where the values hold them: a long value is not copied into the hand-over. A crossing costs more
 //! than building a small object, so a push costs one crossing, not one per event, field or string.
 
 // A module without the event pipeline's bindings (the `events` feature; the AI SDK entry's)
@@ -136,7 +137,7 @@ pub(crate) enum Op {
 const SAME_TEXT: u32 = u32::MAX;
 
 /// The layout's head: the lengths of the JSON text of the values and of the mark, and how many
-/// strings were set aside (their lengths end the layout).
+/// strings were set aside (the address and length in bytes of each end the layout).
 const HEAD: usize = 3;
 
 impl<'a> HandOver<'a> {
@@ -207,15 +208,14 @@ impl<'a> HandOver<'a> {
     /// reads the events from the module's memory itself. Handed over through wasm-bindgen's
     /// glue, each push also paid a call from the module into JS, a copy of the layout, an entry
     /// in the table of JS values and its release: a third of a one-frame push (BENCHMARKS.md).
+    ///
+    /// The strings set aside are read where the values hold them: the values must stay as they
+    /// are until JS has read them (until the next hand-over).
     pub(crate) fn into_memory(self) -> u32 {
         if self.layout.is_empty() {
             recycle(self.texts, self.layout);
             return 0;
         }
-        // The last hand-over was read when its call returned: let it go before this one is
-        // made, so that a long value's text is not in memory twice.
-        let (old_text, old_layout) = KEPT.take();
-        recycle(old_text, old_layout);
         let (text, layout) = self.compose();
         RECORD.with(|record| {
             record[0].set(text.as_ptr() as u32);
@@ -229,6 +229,7 @@ impl<'a> HandOver<'a> {
 
     fn build(self, many: bool, inputs: Option<&PartialInputs>) -> JsValue {
         let (text, layout) = self.compose();
+        // Read before this call returns: nothing is kept.
         let to = layout.len() as u32;
         let built = match inputs {
             Some(inputs) => {
@@ -240,10 +241,14 @@ impl<'a> HandOver<'a> {
         built
     }
 
-    /// The text and the layout. The text begins with the JSON text of the values, the mark
-    /// (when strings were set aside) and each string set aside, in that order; the texts of the
-    /// text items follow.
+    /// The text and the layout. The text begins with the JSON text of the values and the mark
+    /// (when strings were set aside); the texts of the text items follow. The strings set aside
+    /// stay where they are: the layout ends with each one's address and length.
     fn compose(mut self) -> (String, Vec<u32>) {
+        // The last hand-over left in memory was read when its call returned: let it go before
+        // this one is made.
+        let (old_text, old_layout) = KEPT.take();
+        recycle(old_text, old_layout);
         if self.layout.is_empty() {
             self.layout.extend([0; HEAD]);
         }
@@ -254,13 +259,10 @@ impl<'a> HandOver<'a> {
         let (mut text, aside) = values_json(&self.values, &mark);
         let mark = if aside.is_empty() { "" } else { mark.as_str() };
         self.layout[..HEAD].copy_from_slice(&[utf16_len(&text), utf16_len(mark), aside.len() as u32]);
-        self.layout.extend(aside.iter().map(|s| utf16_len(s)));
-        // Grown once, to its length: pushing a 20 MB string set aside onto the JSON text would
-        // double its capacity, and a wasm module's memory never shrinks back.
-        let len = text.len() + mark.len() + aside.iter().map(|s| s.len()).sum::<usize>() + self.texts.len();
-        text.reserve_exact(len - text.len());
+        // Addresses in the module's memory: wasm32's pointers are 32 bits.
+        aside.iter().for_each(|s| self.layout.extend([s.as_ptr() as u32, s.len() as u32]));
+        text.reserve_exact(mark.len() + self.texts.len());
         text.push_str(mark);
-        aside.iter().for_each(|s| text.push_str(s));
         text.push_str(&self.texts);
         (text, self.layout)
     }
@@ -344,7 +346,10 @@ thread_local! {
 
 #[wasm_bindgen(inline_js = r#"
 const SAME_TEXT = 4294967295;
-// `layout[from..to]` is the layout: the package's JS passes all of the module's memory, as words.
+// A string set aside may begin with U+FEFF: it is kept.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+// `layout[from..to]` is the layout: the package's JS passes all of the module's memory, as words;
+// wasm-bindgen's glue passes a view of it. Either way `layout.buffer` is the module's memory.
 export function handOver(text, layout, from, to, many, inputs, parse) {
   let at = 0;
   let i = from;
@@ -352,8 +357,12 @@ export function handOver(text, layout, from, to, many, inputs, parse) {
   const json = cut(layout[i++]);
   const mark = cut(layout[i++]);
   const aside = [];
-  const end = to - layout[i++];
-  for (let j = end; j < to; j++) aside.push(cut(layout[j]));
+  const end = to - 2 * layout[i++];
+  if (end < to) {
+    // Each string set aside, read where the module holds it: its address and length in bytes.
+    const bytes = new Uint8Array(layout.buffer);
+    for (let j = end; j < to; j += 2) aside.push(decoder.decode(bytes.subarray(layout[j], layout[j] + layout[j + 1])));
+  }
   let values;
   if (aside.length > 0) {
     values = JSON.parse(json, (key, value) =>

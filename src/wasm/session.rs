@@ -60,6 +60,9 @@ pub struct JsChatSession {
     partial_inputs: PartialInputs,
     /// Where the package's `push` copies a chunk before calling `__push`.
     input: Input,
+    /// The step `__push` last left in the module's memory: JS reads its long strings where it
+    /// holds them, so it stays until the next push.
+    handed: RefCell<Step>,
 }
 
 /// The package entry whose module this is, when it is one of those built without provider mode
@@ -103,7 +106,8 @@ impl JsChatSession {
         #[cfg(not(feature = "provider"))]
         let chat = ChatSession::new(machine, stream_options);
         let (partial_inputs, input) = (PartialInputs::default(), Input::default());
-        Ok(JsChatSession { chat: RefCell::new(chat), busy: Cell::new(false), partial_inputs, input })
+        let handed = RefCell::new(Step::default());
+        Ok(JsChatSession { chat: RefCell::new(chat), busy: Cell::new(false), partial_inputs, input, handed })
     }
 
     /// The whole state, as a plain object.
@@ -155,12 +159,16 @@ impl JsChatSession {
     /// the module's memory ([`HandOver::into_memory`]): its layout's length, 0 for no change.
     #[wasm_bindgen(js_name = __push)]
     pub fn push_input(&self, len: u32) -> Result<u32, JsError> {
+        // (No borrow is held while the chat runs: a callback it calls may push again, and is
+        // refused by the chat's guard.)
         let step = self.with_chat(|chat| chat.push(&self.input.bytes(len)))?;
         if step.events.is_empty() && step.patches.is_empty() {
             return Ok(0);
         }
+        self.handed.replace(step);
+        let handed = self.handed.borrow();
         let mut hand = HandOver::default();
-        step_into(&mut hand, &step);
+        step_into(&mut hand, &handed);
         Ok(hand.into_memory())
     }
 
@@ -211,7 +219,7 @@ impl JsChatSession {
     /// `messages` as JSON text, to save.
     #[wasm_bindgen(js_name = saveMessages)]
     pub fn save_messages(&self) -> Result<String, JsError> {
-        self.with_chat(|chat| chat.state_machine().messages_json())
+        self.with_chat(ChatSession::messages_json)
     }
 
     /// Replaces the whole state with saved messages (JSON text from `saveMessages`); the patches.
@@ -228,6 +236,8 @@ impl JsChatSession {
     /// none runs on a chat a panic left half-updated or while another call is running
     /// ([`PoisonGuard`]).
     fn with_chat<R>(&self, call: impl FnOnce(&mut ChatSession) -> R) -> Result<R, JsError> {
+        // The step the last push left for JS was read when that push returned.
+        drop(self.handed.take());
         let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
         Ok(call(&mut self.chat.borrow_mut()))
     }

@@ -234,16 +234,13 @@ impl JsChatStream {
     }
 
     /// Runs `step`, leaves its events in the module's memory and returns their layout's length.
+    /// The events stay until the next call: JS reads their long strings where they are.
     fn run(&self, step: impl FnOnce(&mut ChatStream, &mut Vec<StreamEvent>)) -> u32 {
         let mut events = self.events.borrow_mut();
         events.clear();
         step(&mut self.stream.borrow_mut(), &mut events);
         let mut hand = HandOver::default();
         events.iter().for_each(|event| hand.event(event));
-        let words = hand.into_memory();
-        // The hand-over holds its own copy: the events' strings are freed now, not at the next
-        // push, so that a push leaves nothing behind it for the allocator.
-        events.clear();
-        words
+        hand.into_memory()
     }
 }

@@ -51,7 +51,12 @@ fn streamed_tool_call_start_deltas_end() {
     assert_eq!(
         events[..5],
         [
-            StreamEvent::ToolStart { tool_use_id: "call_1".into(), tool: "search".into(), index: 0, input: json!({}) },
+            StreamEvent::ToolStart {
+                tool_use_id: "call_1".into(),
+                tool: "search".into(),
+                index: 0,
+                input: json!({}).into()
+            },
             delta(r#"{"query": "CRI"#, json!({"query": "CRI"})),
             delta(r#"SPR", "limit"#, json!({"query": "CRISPR"})),
             delta(r#"": 5}"#, json!({"query": "CRISPR", "limit": 5})),
@@ -59,7 +64,7 @@ fn streamed_tool_call_start_deltas_end() {
                 tool_use_id: "call_1".into(),
                 tool: "search".into(),
                 index: 0,
-                input: json!({"query": "CRISPR", "limit": 5}),
+                input: json!({"query": "CRISPR", "limit": 5}).into(),
                 incomplete: false,
                 arguments: None,
             },
@@ -72,8 +77,8 @@ fn streamed_tool_call_start_deltas_end() {
         [ToolRecord {
             tool_name: "search".into(),
             tool_use_id: "call_1".into(),
-            input: json!({"query": "CRISPR", "limit": 5}),
-            output: Value::Null,
+            input: json!({"query": "CRISPR", "limit": 5}).into(),
+            output: Value::Null.into(),
             is_error: false,
         }]
     );
@@ -98,10 +103,12 @@ fn tool_indexes_follow_start_order_and_inputs_given_whole_are_used() {
     ]);
     assert_eq!(kinds(&events), ["text_delta", "tool_start", "tool_call", "tool_start", "tool_call", "complete"]);
     assert!(
-        matches!(&events[1], StreamEvent::ToolStart { index: 0, tool, input, .. } if tool == "weather" && *input == json!({}))
+        matches!(&events[1], StreamEvent::ToolStart { index: 0, tool, input, .. } if tool == "weather" && *input == json!({}).into())
     );
-    assert!(matches!(&events[2], StreamEvent::ToolCall { index: 0, input, .. } if *input == json!({"city": "Oslo"})));
-    assert!(matches!(&events[4], StreamEvent::ToolCall { index: 1, input, .. } if *input == json!({})));
+    assert!(
+        matches!(&events[2], StreamEvent::ToolCall { index: 0, input, .. } if *input == json!({"city": "Oslo"}).into())
+    );
+    assert!(matches!(&events[4], StreamEvent::ToolCall { index: 1, input, .. } if *input == json!({}).into()));
     assert_eq!(complete(&events).message, "Checking both.[[tool:0]][[tool:1]]");
 }
 
@@ -114,7 +121,9 @@ fn arguments_that_never_parse_are_kept_as_a_string_with_a_diagnostic() {
         text("after"),
         ProviderEvent::End,
     ]);
-    assert!(events.iter().any(|e| matches!(e, StreamEvent::ToolCall { input, .. } if *input == json!("{\"a\": 1,,}"))));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, StreamEvent::ToolCall { input, .. } if *input == json!("{\"a\": 1,,}").into())));
     let errs = errors(&events);
     assert_eq!(errs.len(), 1);
     assert_eq!(errs[0].0, ErrorCode::ServiceUnavailable);
@@ -168,7 +177,7 @@ fn agent_tools_run_by_the_backend() {
             tool_use_id: "toolu_abc123".into(),
             tool: "search_articles".into(),
             index: 0,
-            input: json!({"query": "CRISPR"}),
+            input: json!({"query": "CRISPR"}).into(),
         }
     );
     assert_eq!(
@@ -177,8 +186,8 @@ fn agent_tools_run_by_the_backend() {
             tool_use_id: "toolu_abc123".into(),
             tool: "search_articles".into(),
             index: 0,
-            input: json!({"query": "CRISPR"}),
-            output: json!("Found 5 articles: ..."),
+            input: json!({"query": "CRISPR"}).into(),
+            output: json!("Found 5 articles: ...").into(),
             is_error: false,
         }
     );
@@ -196,15 +205,15 @@ fn agent_tools_run_by_the_backend() {
                 index: 0,
                 tool_use_id: Some("toolu_abc123".into()),
                 tool: Some("search_articles".into()),
-                input: json!({"query": "CRISPR"}),
-                output: json!("Found 5 articles: ..."),
+                input: json!({"query": "CRISPR"}).into(),
+                output: json!("Found 5 articles: ...").into(),
                 is_error: false,
             },
             Segment::Text { text: "I found 5 relevant articles.".into() },
         ]
     );
     assert_eq!(payload.tool_history.len(), 1);
-    assert_eq!(payload.tool_history[0].output, json!("Found 5 articles: ..."));
+    assert_eq!(payload.tool_history[0].output, json!("Found 5 articles: ...").into());
 }
 
 #[test]
@@ -238,7 +247,7 @@ fn results_match_by_id_then_index_then_oldest_unfinished() {
         .iter()
         .filter_map(|e| match e {
             StreamEvent::ToolComplete { index, tool_use_id, output, .. } => {
-                Some((*index, tool_use_id.clone(), output.clone()))
+                Some((*index, tool_use_id.clone(), Value::clone(output)))
             }
             _ => None,
         })
@@ -253,7 +262,7 @@ fn results_match_by_id_then_index_then_oldest_unfinished() {
             (4, "id_x".into(), json!("X")),
         ]
     );
-    let history: Vec<&Value> = complete(&events).tool_history.iter().map(|r| &r.output).collect();
+    let history: Vec<&Value> = complete(&events).tool_history.iter().map(|r| &*r.output).collect();
     assert_eq!(history, [&json!("A"), &json!("B"), &json!("C"), &json!("D"), &json!("X")]);
 }
 
@@ -337,8 +346,8 @@ fn backend_tool_history_is_used_with_gaps_filled_from_the_stream() {
         [ToolRecord {
             tool_name: "search_articles".into(),
             tool_use_id: "toolu_abc123".into(),
-            input: json!({"query": "CRISPR"}),
-            output: json!("Found 5 articles: ..."),
+            input: json!({"query": "CRISPR"}).into(),
+            output: json!("Found 5 articles: ...").into(),
             is_error: false,
         }]
     );

@@ -83,7 +83,7 @@ fn cancel_emits_complete_with_partial_content() {
     // The unterminated payload is part of the partial text, not lost.
     assert_eq!(payload.text, "The answer is SUGGESTED_VALUES: [\"a\"");
     assert_eq!(payload.tool_history.len(), 1);
-    assert_eq!(payload.tool_history[0].input, json!({"term": "CRIS"}));
+    assert_eq!(payload.tool_history[0].input, json!({"term": "CRIS"}).into());
     assert_eq!(payload.message, "The answer is[[tool:0]] SUGGESTED_VALUES: [\"a\"");
     // No tool_call for arguments that were cut off.
     assert!(!kinds(&events).contains(&"tool_call".to_owned()));
@@ -119,6 +119,6 @@ fn tool_errors_dont_stop_the_stream() {
     assert_eq!(payload.text, "Searching.The search failed; trying again.Found 3.");
     assert_eq!(payload.tool_history.iter().map(|r| r.is_error).collect::<Vec<_>>(), [true, false]);
     assert!(
-        matches!(&payload.segments[1], Segment::Tool { index: 0, is_error: true, output, .. } if *output == json!("Error: timed out"))
+        matches!(&payload.segments[1], Segment::Tool { index: 0, is_error: true, output, .. } if *output == json!("Error: timed out").into())
     );
 }

@@ -47,8 +47,8 @@ fn resolve_tool_markers_places_cards_from_tool_history() {
     let history = [ToolRecord {
         tool_name: "search_articles".into(),
         tool_use_id: "toolu_1".into(),
-        input: json!({"query": "CRISPR"}),
-        output: json!("Found 5 articles: ..."),
+        input: json!({"query": "CRISPR"}).into(),
+        output: json!("Found 5 articles: ...").into(),
         is_error: false,
     }];
     let segments = resolve_tool_markers(
@@ -59,8 +59,8 @@ fn resolve_tool_markers_places_cards_from_tool_history() {
         index: 0,
         tool_use_id: Some("toolu_1".into()),
         tool: Some("search_articles".into()),
-        input: json!({"query": "CRISPR"}),
-        output: json!("Found 5 articles: ..."),
+        input: json!({"query": "CRISPR"}).into(),
+        output: json!("Found 5 articles: ...").into(),
         is_error: false,
     };
     assert_eq!(
@@ -74,8 +74,8 @@ fn resolve_tool_markers_places_cards_from_tool_history() {
                 index: 3,
                 tool_use_id: None,
                 tool: None,
-                input: Value::Null,
-                output: Value::Null,
+                input: Value::Null.into(),
+                output: Value::Null.into(),
                 is_error: false
             },
             Segment::Text { text: "[[CRISPR]]".into() },
@@ -151,7 +151,9 @@ fn streamed_tool_input_one_character_at_a_time() {
     assert_eq!(partials[16], &json!({"query": "CRISPR"}));
     let whole: Value = serde_json::from_str(&arguments).unwrap();
     assert_eq!(partials[partials.len() - 1], &whole);
-    assert!(events.iter().any(|e| matches!(e, StreamEvent::ToolCall { input, .. } if *input == whole)));
+    assert!(events.iter().any(
+        |e| matches!(e, StreamEvent::ToolCall { input, .. } if *input == <Value as Clone>::clone(&whole).clone().into())
+    ));
 }
 
 /// With `partial_input` off (what the JS bindings do) the deltas carry `null` and nothing else

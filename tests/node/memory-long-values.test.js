@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import { initSync, ChatStream } from "../../pkg/index.js";
+import { initSync, ChatSession, ChatStream } from "../../pkg/index.js";
 
 initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
 
@@ -45,4 +45,66 @@ test("a long tool input arrives whole in tool_call and complete, and each delta'
   }
   assert.deepEqual(deltas.at(-1).partial_input, { content: long, n: 1 });
   stream.free();
+});
+
+// A session over an Anthropic answer made of `frames`, sent one frame a read (so each is a push).
+async function sessionOver(frames) {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream({
+    pull(controller) {
+      const next = frames.shift();
+      if (next === undefined) controller.close();
+      else controller.enqueue(encoder.encode(next));
+    },
+  });
+  const chat = new ChatSession({ fetch: async () => new Response(body, { headers: { "content-type": "text/event-stream" } }) });
+  const events = [];
+  for await (const event of chat.send("write it")) events.push(event);
+  return { chat, events };
+}
+
+test("a session holds a long multi-byte tool input whole in tool_call, complete, the snapshot and the saved messages", async () => {
+  const input = { content: long, n: 1 };
+  const args = [...JSON.stringify(input)];
+  const pieces = [];
+  for (let at = 0; at < args.length; at += 500) pieces.push(args.slice(at, at + 500).join(""));
+  const { chat, events } = await sessionOver([start, toolStart(0, "toolu_1"), ...pieces.map((p) => inputDelta(0, p)), end(0)]);
+  assert.deepEqual(events.find((e) => e.type === "tool_call").input, input);
+  assert.deepEqual(events.find((e) => e.type === "complete").payload.tool_history[0].input, input);
+  const answer = chat.getSnapshot().messages.at(-1);
+  assert.deepEqual(answer.parts.find((p) => p.type === "tool").input, input);
+  assert.deepEqual(answer.segments.find((s) => s.type === "tool").input, input);
+  assert.deepEqual(answer.tool_history[0].input, input);
+  const saved = chat.saveMessages();
+  assert.deepEqual(JSON.parse(saved).at(-1).tool_history[0].input, input);
+  // Read back, the message is the one saved.
+  chat.loadMessages(saved);
+  assert.deepEqual(chat.getSnapshot().messages.at(-1), answer);
+  chat.dispose();
+});
+
+test("a session holds a long multi-byte answer whole, one that begins with U+FEFF too, in complete, the snapshot and the saved messages", async () => {
+  const text = "\uFEFF" + long + "end";
+  const chars = [...text]; // by code point: no cut inside a pair
+  const pieces = [];
+  for (let at = 0; at < chars.length; at += 300) pieces.push(chars.slice(at, at + 300).join(""));
+  const textStart = frame("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+  const textDelta = (t) => frame("content_block_delta", { index: 0, delta: { type: "text_delta", text: t } });
+  const textEnd =
+    frame("content_block_stop", { index: 0 }) +
+    frame("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 1 } }) +
+    frame("message_stop", {});
+  const { chat, events } = await sessionOver([start, textStart, ...pieces.map(textDelta), textEnd]);
+  const streamed = events.filter((e) => e.type === "text_delta").map((e) => e.text).join("");
+  assert.ok(streamed === text, "the text deltas make the text");
+  const payload = events.find((e) => e.type === "complete").payload;
+  assert.ok(payload.text === text, "complete's text");
+  const answer = chat.getSnapshot().messages.at(-1);
+  assert.ok(answer.content === text, "the message's content");
+  assert.ok(answer.parts.find((p) => p.type === "text").text === text, "its text part");
+  const saved = chat.saveMessages();
+  assert.ok(JSON.parse(saved).at(-1).content === text, "the saved content");
+  chat.loadMessages(saved);
+  assert.deepEqual(chat.getSnapshot().messages.at(-1), answer);
+  chat.dispose();
 });

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use super::ById;
 use crate::ai_sdk::message::is_tool_part;
 use crate::ai_sdk::object::Object;
 
@@ -13,7 +14,7 @@ pub(super) struct Places {
     /// Where the current step begins: after the last `step-start`.
     pub(super) step_start: usize,
     /// The tool parts of each toolCallId, in order.
-    pub(super) tools: HashMap<String, Vec<usize>>,
+    pub(super) tools: ById<Vec<usize>>,
     /// The first tool part that held each approval id.
     pub(super) approvals: HashMap<String, usize>,
     /// The first data part of each type and id (`type\0id`).
@@ -32,7 +33,7 @@ impl Places {
         if kind == "step-start" {
             self.step_start = at + 1;
         } else if is_tool_part(part) {
-            self.tools.entry(part.str("toolCallId").unwrap_or_default().to_owned()).or_default().push(at);
+            self.tools.get_or_insert_with(part.str("toolCallId").unwrap_or_default(), Vec::new).push(at);
             self.add_approval(at, part);
         } else if let Some(id) = part.str("id").filter(|_| kind.starts_with("data-")) {
             self.data.entry(format!("{kind}\0{id}")).or_insert(at);
