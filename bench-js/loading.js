@@ -187,11 +187,18 @@ async function measure() {
 
 /** Each entry's weight (what an app downloads for it; every entry of size-budget.json) against useChat's. */
 async function weights() {
-  const { entries } = JSON.parse(readFileSync(join(root, "size-budget.json"), "utf8"));
-  return { entries: await entrySizes(entries.map((e) => e.entry)), useChat: await useChatSize() };
+  return { entries: await entrySizes(budgetEntries().map((e) => e.entry)), useChat: await useChatSize() };
 }
 
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+/** size-budget.json's entries: each with its weight target. */
+const budgetEntries = () => JSON.parse(readFileSync(join(root, "size-budget.json"), "utf8")).entries;
+
+/** An entry's weight against its target: met, or missed by how much. */
+function targetVerdict(entry, bytes) {
+  const target = budgetEntries().find((e) => e.entry === entry).target;
+  return bytes <= target ? `≤ ${kb(target)}: met` : `≤ ${kb(target)}: **missed** by ${kb(bytes - target)}`;
+}
 
 /** BENCHMARKS.md's loading section. */
 function section({ rows, weight }) {
@@ -240,9 +247,9 @@ ${verdicts.length === 0 ? "Met in every case above." : `Missed: ${verdicts.join(
 **Weight** (what an app downloads for each entry: gzip -9 of the .wasm and of the JS it bundles,
 esbuild, minified, React external; \`useChat\` is \`@ai-sdk/react\`'s, bundled the same way):
 
-| entry | gzip | against useChat (${kb(weight.useChat)}) |
-|---|---:|---:|
-${Object.entries(weight.entries).map(([entry, bytes]) => `| \`${entry}\` | ${kb(bytes)} | ${(bytes / weight.useChat).toFixed(2)}× |`).join("\n")}
+| entry | gzip | against useChat (${kb(weight.useChat)}) | target (size-budget.json) |
+|---|---:|---:|---|
+${Object.entries(weight.entries).map(([entry, bytes]) => `| \`${entry}\` | ${kb(bytes)} | ${(bytes / weight.useChat).toFixed(2)}× | ${targetVerdict(entry, bytes)} |`).join("\n")}
 `;
 }
 

@@ -1,9 +1,8 @@
 // Writes BENCHMARKS.md from one `./build.sh bench` run, all in target/bench/: live.json
 // (bench-js/live-run.js, the first section), fast-paths.json (benches/fast_paths.rs), results.json and
-// browser.md (bench-js/run.js), memory.json and loading.json (bench-js/memory.js and bench-js/loading.js: the
-// verdicts "Why the misses" reads; their tables are their scripts' own sections, put in after this
-// file is written), twiggy-full.csv (`twiggy top` of the full module, names kept), native.txt and
-// native-heap.txt (criterion's output). The proxy's section comes from `./build.sh load` and is kept.
+// browser.md (bench-js/run.js), twiggy-full.csv (`twiggy top` of the full module, names kept), native.txt
+// and native-heap.txt (criterion's output). The loading (with each entry's weight) and memory sections are
+// bench-js/loading.js's and bench-js/memory.js's, with their verdicts, put in after this file is written. The proxy's section comes from `./build.sh load` and is kept.
 // `node bench-js/report.js --live-only`: BENCHMARKS.md from live.json (and fast-paths.json) alone,
 // saying the rest was not run; `--live-section`: only the live section replaced (see below).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -58,11 +57,9 @@ ${liveMarkdown(JSON.parse(read("live.json")))}${fastPaths()}`;
   process.exit(0);
 }
 
-const { results, size } = JSON.parse(read("results.json"));
+const { results } = JSON.parse(read("results.json"));
 const browser = read("browser.md");
 const native = read("native.txt");
-const memory = JSON.parse(read("memory.json"));
-const loading = JSON.parse(read("loading.json"));
 const live = JSON.parse(read("live.json"));
 
 /** criterion's output as [name, median throughput]: "name  time: [...]" then "thrpt: [low mid high]"; the name may sit alone on the line before. */
@@ -133,17 +130,8 @@ const openai = "OpenAI chat, 20,000 deltas";
 const vsClient = perDelta(openai, "AI SDK client") / perDelta(openai, "chatstream: session over the AI SDK's UI message stream");
 const scaleText = perDelta("text 1 MB", SESSION) / perDelta("text 1 KB", SESSION);
 const scaleTool = perDelta("tool input 1 MB", SESSION) / perDelta("tool input 1 KB", SESSION);
-const [full, streaming] = size.entries;
-const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
-// The weight targets are size-budget.json's, for the entries with the React hook (what is measured here).
-const budget = JSON.parse(readFileSync(join(root, "size-budget.json"), "utf8")).entries;
-const targetOf = (entry) => budget.find((e) => e.entry === entry).target;
-const weight = (entry, what, measured) =>
-  `- \`${entry}\`, ${what}, ≤ ${kb(targetOf(entry))}: ${verdict(measured <= targetOf(entry), kb(measured))}.`;
 const verdict = (ok, text) => `${ok ? "met" : "**missed**"}: ${text}`;
 const fullTop = twiggy("twiggy-full.csv", 15);
-const missedMemory = memory.filter((m) => m.multiple > m.target);
-const appFirst = (network, app) => loading.find((l) => l.network === network && l.app === app);
 
 const md = `# Benchmarks
 
@@ -156,20 +144,14 @@ machine is shared and noisy: compare ratios within this file, not absolute times
 ${liveMarkdown(live)}${fastPaths()}
 ## Other targets
 
-**Weight** (gzip -9, the \`.wasm\` and the JS an app bundles with the React hook; the table per entry is
-under [Size](#size-gzip--9-esbuild-minified); the targets are size-budget.json's):
-
-${weight("chatstream/react", "everything", full.total.gzip)}
-${weight("chatstream/streaming/react", "no provider mode", streaming.total.gzip)}
-
 **Speed on generated streams** (Chromium; [In the browser](#in-the-browser) has the figures):
 
 - flat scaling, 1 MB within 1.5× of 1 KB per delta: text ${verdict(scaleText <= 1.5, `${scaleText.toFixed(2)}×`)};
   tool input ${verdict(scaleTool <= 1.5, `${scaleTool.toFixed(2)}×`)}.
 - against the AI SDK's client, both reading the AI SDK's own UI message stream, ≥ 20×: ${verdict(vsClient >= 20, `${vsClient.toFixed(1)}×`)}.
 
-**Memory** and **loading** have sections of their own below, each written by its script (bench-js/memory.js,
-bench-js/loading.js) with its targets and verdicts.
+**Weight**, **memory** and **loading** have sections of their own below, each written by its script
+(bench-js/loading.js, bench-js/memory.js) with its targets and verdicts.
 
 ## Why the misses
 
@@ -181,17 +163,6 @@ ${fullTop.map((t) => `  | \`${t.item.slice(0, 100).replace(/\|/g, "\\|")}\` | ${
 
   The rest is spread thin: eight decoders, the cleaner, the session, serde_json's parser and
   \`Value\`, core and alloc generics.
-${
-  missedMemory.length === 0
-    ? ""
-    : `- **Memory** (${missedMemory.map((m) => `${m.case}: ${m.multiple.toFixed(2)}× the value, against ${m.target}×`).join("; ")}). A long
-  value is held, in turn or at once: as its streamed blocks (joined once when complete), as the parsed
-  input, in the \`tool_call\` event and the tool's record, and as JS strings (each delta's text, the
-  arguments so far behind \`partial_input\`, the input the app receives); the session adds the message's
-  tool part and the saved state. Memory a wasm module has grown is never given back to the system.
-`
-}- **Loading.** The first event waits for the \`.wasm\` download and its compilation: chatstream's app is
-  ${kb(appFirst(loading[0].network, "chatstream").gzipBytes)} gzip, the AI SDK's ${kb(appFirst(loading[0].network, "AI SDK").gzipBytes)} of plain JS.
 
 ## In the browser
 

@@ -1,16 +1,14 @@
 // `./build.sh bench`: chatstream against what users would pick instead, in headless Chromium,
-// in one run; and each entry's size beside the AI SDK's useChat. Writes BENCHMARKS.md (the
-// native criterion numbers are added by build.sh) and target/bench/results.json.
+// in one run. Writes target/bench/results.json and browser.md (bench-js/report.js puts them in
+// BENCHMARKS.md; each entry's weight is bench-js/loading.js's).
 //
 //   node bench-js/run.js            the full run
 //   node bench-js/run.js --smoke    tiny streams, one run each: checks the harness works, no numbers kept
 //   node bench-js/run.js --only "tool input"   the cases whose name contains the text; prints, keeps nothing
-import { readFileSync, writeFileSync } from "node:fs";
-import { gzipSync } from "node:zlib";
+import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { build } from "esbuild";
-import { chromiumVersion, out, root, withBenchPage } from "./browser.js";
+import { chromiumVersion, out, withBenchPage } from "./browser.js";
 
 const smoke = process.argv.includes("--smoke");
 const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
@@ -49,38 +47,6 @@ const CASES = [
   { name: "UI message stream 100 KB, one event a read", kind: "ui-live", n: n(pieces(100)), contenders: UI, runs: smoke ? 1 : 5 },
 ];
 
-/**
- * What an app downloads for each entry, bundled the same way (esbuild, minified, React external):
- * the `.wasm`, and the JS (the entry with its glue, or the React hook) against the AI SDK's useChat.
- */
-async function sizes() {
-  const measure = async (contents) => {
-    const result = await build({
-      stdin: { contents, resolveDir: root, loader: "js" },
-      bundle: true,
-      format: "esm",
-      minify: true,
-      write: false,
-      external: ["react", "react-dom"],
-      logLevel: "error",
-    });
-    const js = result.outputFiles[0].contents;
-    return { raw: js.length, gzip: gzipSync(js, { level: 9 }).length };
-  };
-  const file = (path) => {
-    const bytes = readFileSync(join(root, path));
-    return { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
-  };
-  const entries = [];
-  for (const [entry, dir] of [["chatstream", "pkg"], ["chatstream/streaming", "pkg/streaming"]]) {
-    const wasm = file(`${dir}/chatstream_bg.wasm`);
-    const js = await measure(`export * from "./${dir}/index.js"; export { default } from "./${dir}/index.js";`);
-    const hook = await measure(`export { useGeneralChat } from "./${dir}/react.js";`);
-    entries.push({ entry, wasm, js, hook, total: { raw: wasm.raw + hook.raw, gzip: wasm.gzip + hook.gzip } });
-  }
-  return { entries, aiSdk: await measure('export { useChat } from "@ai-sdk/react";') };
-}
-
 async function main() {
   const cases = only === null ? CASES : CASES.filter((c) => c.name.includes(only));
   if (cases.length === 0) throw new Error(`no case name contains ${JSON.stringify(only)}`);
@@ -96,13 +62,12 @@ async function main() {
     return;
   }
   if (only !== null) return;
-  const size = await sizes();
-  writeFileSync(join(out, "results.json"), JSON.stringify({ results, size }, null, 2));
-  writeFileSync(join(out, "browser.md"), report(results, size));
+  writeFileSync(join(out, "results.json"), JSON.stringify({ results }, null, 2));
+  writeFileSync(join(out, "browser.md"), report(results));
   console.log(`wrote ${join(out, "browser.md")}`);
 }
 
-function report(results, size) {
+function report(results) {
   const row = (r) => {
     const mbs = r.bytes / 1e6 / (r.ms / 1000);
     return `| ${r.contender} | ${r.ms.toFixed(1)} | ${((r.ms * 1e6) / r.deltas).toFixed(0)} | ${mbs.toFixed(1)} |`;
@@ -149,9 +114,6 @@ function report(results, size) {
     }
   }
   const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
-  md += `\n### Size (gzip -9; esbuild, minified)\n\n| entry | .wasm | JS (entry and glue) | JS with the React hook | .wasm + JS with the hook |\n|---|---:|---:|---:|---:|\n`;
-  md += size.entries.map((e) => `| \`${e.entry}\` | ${kb(e.wasm.gzip)} | ${kb(e.js.gzip)} | ${kb(e.hook.gzip)} | ${kb(e.total.gzip)} |`).join("\n") + "\n";
-  md += `| AI SDK (\`@ai-sdk/react\` useChat) | — | — | ${kb(size.aiSdk.gzip)} | ${kb(size.aiSdk.gzip)} |\n`;
   md += `\nMachine: ${cpus().length} × ${cpus()[0].model}; Node ${process.version}; Chromium ${chromiumVersion()}.\n`;
   return md;
 }
