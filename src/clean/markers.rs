@@ -40,8 +40,6 @@ pub(crate) enum Token {
     },
 }
 
-/// Removes what never reaches the UI: ␄ (U+2404), the `▌` cursor, and control characters other
-/// than `\n` and `\t`.
 /// [`strip_unwanted_chars`] of an owned text: the text itself when it has none of them.
 pub(crate) fn without_unwanted_chars(s: String) -> String {
     let stripped = match strip_unwanted_chars(&s) {
@@ -51,6 +49,8 @@ pub(crate) fn without_unwanted_chars(s: String) -> String {
     stripped.unwrap_or(s)
 }
 
+/// Removes what never reaches the UI: ␄ (U+2404), the `▌` cursor, and control characters other
+/// than `\n` and `\t`.
 pub(crate) fn strip_unwanted_chars(s: &str) -> std::borrow::Cow<'_, str> {
     let unwanted = |c: char| c == '\u{2404}' || c == '▌' || (c.is_control() && c != '\n' && c != '\t');
     if !has_unwanted(s.as_bytes()) {
@@ -207,7 +207,7 @@ impl MarkerStripper {
         let inside = self.thinking != Thinking::Outside;
         let may_begin_marker = |b: &u8| if inside { *b == b'<' } else { self.starts[usize::from(*b)] };
         if self.tail.is_empty() && self.payload.is_none() && !text.as_bytes().iter().any(may_begin_marker) {
-            self.emit_owned(text, out);
+            self.emit(text, out);
         } else {
             self.push(&text, out);
         }
@@ -393,24 +393,15 @@ impl MarkerStripper {
         (open.json.map(|json| json.raw).unwrap_or_default(), open.level + 1)
     }
 
-    /// [`MarkerStripper::emit`] of an owned text: moved into a new token.
-    fn emit_owned(&self, s: String, out: &mut Vec<Token>) {
+    /// Text or thinking (as the stripper is inside thinking or not), onto the token before it when
+    /// that is of the same kind; an owned text that starts a token is moved into it, not copied.
+    fn emit<'s>(&self, s: impl Into<std::borrow::Cow<'s, str>>, out: &mut Vec<Token>) {
+        let s = s.into();
         match (out.last_mut(), self.thinking != Thinking::Outside) {
             _ if s.is_empty() => {}
             (Some(Token::Text(text)), false) | (Some(Token::Thinking(text)), true) => text.push_str(&s),
-            (_, false) => out.push(Token::Text(s)),
-            (_, true) => out.push(Token::Thinking(s)),
-        }
-    }
-
-    fn emit(&self, s: &str, out: &mut Vec<Token>) {
-        if s.is_empty() {
-            return;
-        }
-        match (out.last_mut(), self.thinking != Thinking::Outside) {
-            (Some(Token::Text(text)), false) | (Some(Token::Thinking(text)), true) => text.push_str(s),
-            (_, false) => out.push(Token::Text(s.to_owned())),
-            (_, true) => out.push(Token::Thinking(s.to_owned())),
+            (_, false) => out.push(Token::Text(s.into_owned())),
+            (_, true) => out.push(Token::Thinking(s.into_owned())),
         }
     }
 }
