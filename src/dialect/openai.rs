@@ -116,7 +116,7 @@ impl OpenAiDecoder {
             self.choice(choice, out);
         }
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
-            out.push(ProviderEvent::Usage(read_usage(usage, ["prompt", "completion"])));
+            out.push(ProviderEvent::Usage(read_usage(usage, &UsageKeys::CHAT)));
         }
     }
 
@@ -260,15 +260,39 @@ pub(super) fn error_event(error: &Value) -> ProviderEvent {
     ProviderEvent::provider_error(code, text("message"))
 }
 
-/// OpenAI's usage object, whose sides Chat Completions names `prompt` and `completion`, the
-/// Responses API `input` and `output`.
-pub(super) fn read_usage(usage: &Value, [input, output]: [&str; 2]) -> Usage {
+/// The keys of OpenAI's usage object: Chat Completions names its sides `prompt` and
+/// `completion`, the Responses API `input` and `output`.
+pub(super) struct UsageKeys {
+    input: &'static str,
+    output: &'static str,
+    input_details: &'static str,
+    output_details: &'static str,
+}
+
+impl UsageKeys {
+    pub(super) const CHAT: UsageKeys = UsageKeys {
+        input: "prompt_tokens",
+        output: "completion_tokens",
+        input_details: "prompt_tokens_details",
+        output_details: "completion_tokens_details",
+    };
+    pub(super) const RESPONSES: UsageKeys = UsageKeys {
+        input: "input_tokens",
+        output: "output_tokens",
+        input_details: "input_tokens_details",
+        output_details: "output_tokens_details",
+    };
+}
+
+/// OpenAI's usage object. The keys are written out, not formatted from the sides' names: four
+/// `format!`s were a tenth of reading a chunk that carries usage.
+pub(super) fn read_usage(usage: &Value, keys: &UsageKeys) -> Usage {
     let count = |value: &Value, key: &str| value.get(key).and_then(Value::as_u64);
     Usage {
-        input_tokens: count(usage, &format!("{input}_tokens")),
-        output_tokens: count(usage, &format!("{output}_tokens")),
-        reasoning_tokens: count(&usage[format!("{output}_tokens_details")], "reasoning_tokens"),
-        cached_input_tokens: count(&usage[format!("{input}_tokens_details")], "cached_tokens"),
+        input_tokens: count(usage, keys.input),
+        output_tokens: count(usage, keys.output),
+        reasoning_tokens: count(&usage[keys.output_details], "reasoning_tokens"),
+        cached_input_tokens: count(&usage[keys.input_details], "cached_tokens"),
         total_tokens: count(usage, "total_tokens"),
     }
 }

@@ -31,7 +31,7 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
-use super::openai::{error_event, read_usage};
+use super::openai::{error_event, read_usage, UsageKeys};
 use super::scan::{Reader, Shape, Taken};
 use super::{data_to_read, text, DialectDecoder, ProviderEvent, ProviderEvents, TextEvent};
 use crate::event::FinishReason;
@@ -177,7 +177,7 @@ impl OpenAiResponsesDecoder {
         };
         out.push(ProviderEvent::Finish { reason });
         if let Some(usage) = response.get("usage").filter(|u| u.is_object()) {
-            out.push(ProviderEvent::Usage(read_usage(usage, ["input", "output"])));
+            out.push(ProviderEvent::Usage(read_usage(usage, &UsageKeys::RESPONSES)));
         }
         out.push(ProviderEvent::End);
     }
