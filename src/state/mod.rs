@@ -74,6 +74,14 @@ impl Step {
     }
 }
 
+/// The answer as it streamed: `streamingText`, `thinkingText`, `streamingSegments`, `streamingParts`.
+struct Streamed {
+    text: String,
+    thinking: String,
+    segments: Vec<crate::event::Segment>,
+    parts: Vec<MessagePart>,
+}
+
 /// A tool call's part and segment in the streaming state (the first of each, if its id repeats).
 #[derive(Debug, Default, Clone, Copy)]
 struct ToolPlace {
@@ -316,23 +324,33 @@ impl StateMachine {
     }
 
     fn clear_streaming(&mut self, patches: &mut Vec<Patch>) {
+        self.take_streaming(patches);
+    }
+
+    /// The answer as it streamed, taken out of the state (not copied: a long answer's text
+    /// becomes its message's), with the patches that clear it in the snapshot.
+    fn take_streaming(&mut self, patches: &mut Vec<Patch>) -> Streamed {
         self.tool_places.clear();
-        if !self.state.streaming_text.is_empty() {
-            self.state.streaming_text.clear();
+        let s = &mut self.state;
+        let streamed = Streamed {
+            text: std::mem::take(&mut s.streaming_text),
+            thinking: std::mem::take(&mut s.thinking_text),
+            segments: std::mem::take(&mut s.streaming_segments),
+            parts: std::mem::take(&mut s.streaming_parts),
+        };
+        if !streamed.text.is_empty() {
             patches.push(Patch::Set { key: KEY.streaming_text, value: Value::from("").into() });
         }
-        if !self.state.thinking_text.is_empty() {
-            self.state.thinking_text.clear();
+        if !streamed.thinking.is_empty() {
             patches.push(Patch::Set { key: KEY.thinking_text, value: Value::from("").into() });
         }
-        if !self.state.streaming_segments.is_empty() {
-            self.state.streaming_segments.clear();
+        if !streamed.segments.is_empty() {
             patches.push(Patch::Set { key: KEY.streaming_segments, value: json!([]).into() });
         }
-        if !self.state.streaming_parts.is_empty() {
-            self.state.streaming_parts.clear();
+        if !streamed.parts.is_empty() {
             patches.push(Patch::Set { key: KEY.streaming_parts, value: json!([]).into() });
         }
+        streamed
     }
 
     fn enter(&mut self, patches: &mut Vec<Patch>, phase: Phase) {

@@ -44,6 +44,14 @@ pub struct ChatMessage reads saved_fields {
 }
 }
 
+/// An answer's long fields, each as its message keeps it.
+pub(crate) struct Answer {
+    pub content: String,
+    pub thinking: Option<String>,
+    pub segments: Vec<Segment>,
+    pub parts: Vec<MessagePart>,
+}
+
 impl ChatMessage {
     /// A user message.
     pub fn user(id: String, content: impl Into<String>) -> ChatMessage {
@@ -65,15 +73,17 @@ impl ChatMessage {
         }
     }
 
-    /// The answer a `complete` describes, with its parts as they streamed.
-    pub(crate) fn assistant(id: String, payload: &CompletePayload, parts: Vec<MessagePart>) -> ChatMessage {
+    /// The answer a `complete` describes: its text, thinking, segments and parts as given, the
+    /// rest from the payload.
+    pub(crate) fn assistant(id: String, payload: &CompletePayload, answer: Answer) -> ChatMessage {
+        let Answer { content, thinking, segments, parts } = answer;
         ChatMessage {
             id,
             role: "assistant".into(),
-            content: payload.message.clone(),
+            content,
             parts,
-            thinking: payload.thinking.clone(),
-            segments: payload.segments.clone(),
+            thinking,
+            segments,
             tool_history: payload.tool_history.clone(),
             suggested_values: payload.suggested_values.clone(),
             suggested_actions: payload.suggested_actions.clone(),
