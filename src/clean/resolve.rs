@@ -221,3 +221,21 @@ impl ParsedResponse {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_the_text_parts_joined_and_trimmed_markers_left_out() {
+        let parts = vec![
+            Part::Text("\u{3000} héllo ".into()),
+            Part::Marker(0),
+            Part::Started(1),
+            Part::Text(" wörld \n".into()),
+        ];
+        assert_eq!(text_of(parts), "héllo  wörld");
+        assert_eq!(text_of(vec![Part::Text(" \u{feff}x\t".into())]), "\u{feff}x");
+        assert_eq!(text_of(vec![Part::Marker(0)]), "");
+    }
+}

@@ -1,6 +1,8 @@
 //! How each clean event of a turn moves the state: [`StateMachine::apply`], and what it needs.
 
 use super::parts::parts_of_answer;
+use std::sync::Arc;
+
 use super::types::Answer;
 use super::{
     ChatError, ChatMessage, ChatState, Field, MessagePart, Patch, PatchValue, Phase, StateMachine, Streamed,
@@ -118,8 +120,8 @@ impl StateMachine {
                 let streamed = self.take_streaming(&mut patches);
                 let message = self.finished_message(payload, streamed);
                 if !message.is_empty() {
-                    let value = PatchValue::Message(Box::new(message.clone()));
-                    patches.push(Patch::Push { key: KEY.messages, value });
+                    let message = Arc::new(message);
+                    patches.push(Patch::Push { key: KEY.messages, value: PatchValue::Message(message.clone()) });
                     self.state.messages.push(message);
                 }
                 if let Some(id) = payload.extra.get("conversation_id").filter(|v| !v.is_null()) {
@@ -139,8 +141,8 @@ impl StateMachine {
                 // The `complete` before this carried the partial answer: mark it as stopped.
                 let at = self.state.messages.len().saturating_sub(1);
                 if let Some(last) = self.state.messages.last_mut().filter(|m| m.role == "assistant" && !m.cancelled) {
-                    last.cancelled = true;
-                    let value = PatchValue::Message(Box::new(last.clone()));
+                    Arc::make_mut(last).cancelled = true;
+                    let value = PatchValue::Message(last.clone());
                     patches.push(Patch::SetAt { key: KEY.messages, at, value });
                 }
                 self.end_turn(&mut patches);

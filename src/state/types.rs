@@ -1,5 +1,7 @@
 //! What a chat UI renders ([`ChatState`]) and the messages it keeps ([`ChatMessage`]).
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::parts::{is_part_of_segment, parts_of_answer, MessagePart};
@@ -184,8 +186,9 @@ wire! {
 /// where the turn is (`phase`). Its keys are the JS snapshot's ([`ChatState::KEY`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatState keys StateKeys {
-    /// The conversation.
-    pub messages: Vec<ChatMessage>,
+    /// The conversation. Each message is shared with the patch that added it (an answer's
+    /// text is held once, however many patches and snapshots name it): `Arc::make_mut` changes one.
+    pub messages: Vec<Arc<ChatMessage>>,
     /// An answer is coming: from the request until the answer's `complete`, or the turn's end
     /// (the response may stay open a little after its `complete`: see `chat::ChatSession`).
     pub is_loading: bool as "isLoading",
