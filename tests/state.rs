@@ -4,7 +4,7 @@
 use chatstream::error::ErrorCode;
 use chatstream::event::{CompletePayload, Segment, StreamEvent, ToolRecord};
 use chatstream::json::to_json;
-use chatstream::state::{ChatMessage, Patch, Phase, StateMachine, ToolState};
+use chatstream::state::{ChatMessage, Patch, PatchValue, Phase, StateMachine, ToolState};
 use serde_json::{json, Value};
 
 /// Applies patches to a JSON snapshot the way the JS wrapper does.
@@ -518,4 +518,59 @@ fn a_tool_input_as_deep_as_the_parser_reads_reaches_the_patches_whole() {
     m.apply(StreamEvent::ToolStart { tool_use_id: "t1".into(), tool: "deep".into(), index: 0, input: deep.into() });
     m.apply(complete("[[tool:0]]"));
     assert_eq!(m.state().messages.len(), 2);
+}
+
+#[test]
+fn a_finished_answer_becomes_its_message_with_the_streamed_views_cleared() {
+    let mut m = Mirror::new();
+    m.begin("Hi");
+    m.apply(StreamEvent::ThinkingDelta { text: "Hmm.".into() });
+    m.apply(StreamEvent::TextDelta { text: "Héllo".into() });
+    m.apply(StreamEvent::TextDelta { text: " wörld".into() });
+    let payload = CompletePayload {
+        message: "Héllo wörld".into(),
+        text: "Héllo wörld".into(),
+        thinking: Some("Hmm.".into()),
+        segments: vec![Segment::Text { text: "Héllo wörld".into() }],
+        ..Default::default()
+    };
+    let patches = m.machine.apply(&StreamEvent::Complete { payload });
+    m.check(&patches);
+    let state = m.state();
+    let answer = &state.messages[1];
+    assert_eq!(answer.content, "Héllo wörld");
+    assert_eq!(answer.thinking.as_deref(), Some("Hmm."));
+    assert_eq!(answer.segments, [Segment::Text { text: "Héllo wörld".into() }]);
+    assert_eq!(
+        serde_json::to_value(&answer.parts).unwrap(),
+        json!([{ "type": "reasoning", "text": "Hmm." }, { "type": "text", "text": "Héllo wörld" }])
+    );
+    assert_eq!((state.streaming_text.as_str(), state.thinking_text.as_str()), ("", ""));
+    assert!(state.streaming_segments.is_empty() && state.streaming_parts.is_empty());
+    // The patch that adds the answer shares the state's message rather than holding a copy.
+    let pushed = patches.iter().find_map(|p| match p {
+        Patch::Push { value: PatchValue::Message(message), .. } => Some(message),
+        _ => None,
+    });
+    assert!(std::sync::Arc::ptr_eq(pushed.expect("the answer is pushed"), answer));
+}
+
+#[test]
+fn a_finished_answer_whose_complete_says_otherwise_than_what_streamed_keeps_what_complete_says() {
+    let mut m = Mirror::new();
+    m.begin("Hi");
+    m.apply(StreamEvent::TextDelta { text: "Draft".into() });
+    m.apply(StreamEvent::Complete {
+        payload: CompletePayload {
+            message: "Final answer".into(),
+            text: "Final answer".into(),
+            segments: vec![Segment::Text { text: "Final answer".into() }],
+            ..Default::default()
+        },
+    });
+    let answer = &m.state().messages[1];
+    assert_eq!(answer.content, "Final answer");
+    assert_eq!(answer.segments, [Segment::Text { text: "Final answer".into() }]);
+    assert_eq!(serde_json::to_value(&answer.parts).unwrap(), json!([{ "type": "text", "text": "Final answer" }]));
+    assert_eq!(m.state().streaming_text, "");
 }

@@ -61,7 +61,7 @@ use crate::event::{CompletePayload, FinishReason, StreamEvent, StreamEvents, Usa
 use backend::{merge_usage, BackendFields};
 use markers::{strip_unwanted_chars, without_unwanted_chars, MarkerStripper, Token};
 use payload::PayloadKind;
-use resolve::{message_of, parse_with_parts, segments_of, Part};
+use resolve::{message_of, parse_with_parts, segments_of, text_of, Part};
 use tools::Tools;
 use trim::EdgeTrimmed;
 
@@ -121,6 +121,8 @@ pub struct Cleaner {
     parts: Vec<Part>,
     text: EdgeTrimmed,
     thinking: EdgeTrimmed,
+    /// The thinking deltas joined: `complete`'s `thinking`. (The text's are `parts`' text.)
+    thinking_text: String,
     /// Where the last thinking came from.
     thinking_source: Option<ThinkingSource>,
     tools: Tools,
@@ -142,6 +144,7 @@ impl Cleaner {
             parts: Vec::new(),
             text: EdgeTrimmed::default(),
             thinking: EdgeTrimmed::default(),
+            thinking_text: String::new(),
             thinking_source: None,
             tools: Tools::default(),
             payload: CompletePayload::default(),
@@ -295,6 +298,7 @@ impl Cleaner {
             self.thinking.paragraph_break();
         }
         if let Some(text) = self.thinking.push(text) {
+            self.thinking_text.push_str(&text);
             out.push(StreamEvent::ThinkingDelta { text });
         }
     }
@@ -348,11 +352,12 @@ impl Cleaner {
             }
             None => {
                 payload.message = message_of(&self.parts);
-                payload.text = std::mem::take(&mut self.text.emitted);
                 payload.segments = segments_of(&self.parts, &tool_history);
+                // The text deltas joined: the parts' text, trimmed (taken: nothing reads them after this).
+                payload.text = text_of(std::mem::take(&mut self.parts));
             }
         }
-        let thinking = std::mem::take(&mut self.thinking.emitted);
+        let thinking = std::mem::take(&mut self.thinking_text);
         payload.thinking = if thinking.is_empty() {
             backend.thinking.map(|t| strip_unwanted_chars(&t).trim().to_owned()).filter(|t| !t.is_empty())
         } else {

@@ -51,7 +51,24 @@ pub(crate) fn message_of(parts: &[Part]) -> String {
             Part::Marker(n) | Part::Started(n) => message.push_str(&format!("[[tool:{n}]]")),
         }
     }
-    message.trim().to_owned()
+    trim_in_place(&mut message);
+    message
+}
+
+/// `text`: the text parts joined, without markers, trimmed. The one text part of a message
+/// without tools (nearly every long answer) is the text itself, moved, not copied.
+pub(crate) fn text_of(parts: Vec<Part>) -> String {
+    let mut texts = parts.into_iter().filter_map(|part| if let Part::Text(text) = part { Some(text) } else { None });
+    let mut text = texts.next().unwrap_or_default();
+    texts.for_each(|more| text.push_str(&more));
+    trim_in_place(&mut text);
+    text
+}
+
+/// `text.trim()`, in `text`'s own buffer: a long text is not copied to be trimmed.
+fn trim_in_place(text: &mut String) {
+    text.truncate(text.trim_end().len());
+    text.drain(..text.len() - text.trim_start().len());
 }
 
 /// `segments`: text (trimmed, empty ones left out) and tool cards, in reading order. A card whose
@@ -73,13 +90,12 @@ pub(crate) fn segments_of(parts: &[Part], tool_history: &[ToolRecord]) -> Vec<Se
     segments
 }
 
-/// Ends a run of text: trimmed, and left out when empty.
+/// Ends a run of text: trimmed (moved into its segment, not copied), and left out when empty.
 fn push_text_segment(text: &mut String, segments: &mut Vec<Segment>) {
-    let trimmed = text.trim();
-    if !trimmed.is_empty() {
-        segments.push(Segment::Text { text: trimmed.to_owned() });
+    trim_in_place(text);
+    if !text.is_empty() {
+        segments.push(Segment::Text { text: std::mem::take(text) });
     }
-    text.clear();
 }
 
 fn tool_segment(index: u32, record: Option<&ToolRecord>) -> Segment {
@@ -203,5 +219,23 @@ impl ParsedResponse {
             PayloadKind::SuggestedActions => &mut self.suggested_actions,
             PayloadKind::Custom(_) => &mut self.custom_payload,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_the_text_parts_joined_and_trimmed_markers_left_out() {
+        let parts = vec![
+            Part::Text("\u{3000} héllo ".into()),
+            Part::Marker(0),
+            Part::Started(1),
+            Part::Text(" wörld \n".into()),
+        ];
+        assert_eq!(text_of(parts), "héllo  wörld");
+        assert_eq!(text_of(vec![Part::Text(" \u{feff}x\t".into())]), "\u{feff}x");
+        assert_eq!(text_of(vec![Part::Marker(0)]), "");
     }
 }

@@ -2,10 +2,11 @@
 
 /// Leading whitespace is dropped; trailing whitespace waits for the next visible character (it
 /// is invisible, and the final text is trimmed), so the deltas joined are exactly the trimmed text.
+/// It does not keep what it emitted: a long answer's text is held by those that need it whole.
 #[derive(Debug, Default)]
 pub(crate) struct EdgeTrimmed {
-    /// Everything emitted, joined.
-    pub emitted: String,
+    /// Something was emitted.
+    started: bool,
     held: String,
     /// After a paragraph break, until visible text: leading whitespace is dropped.
     new_paragraph: bool,
@@ -15,7 +16,7 @@ impl EdgeTrimmed {
     /// What comes next is a new paragraph: whitespace held so far becomes one blank line, and the
     /// next text's leading whitespace is dropped.
     pub(crate) fn paragraph_break(&mut self) {
-        if !self.emitted.is_empty() {
+        if self.started {
             self.held = "\n\n".into();
             self.new_paragraph = true;
         }
@@ -25,10 +26,10 @@ impl EdgeTrimmed {
     /// nothing to trim: then it is `s` itself, not a copy (a live push is one delta, and each
     /// allocation was a measurable part of it).
     pub(crate) fn push(&mut self, s: String) -> Option<String> {
-        let start = if self.emitted.is_empty() || self.new_paragraph { s.len() - s.trim_start().len() } else { 0 };
+        let start = if !self.started || self.new_paragraph { s.len() - s.trim_start().len() } else { 0 };
         let end = start + s[start..].trim_end().len();
         if end == start {
-            if !self.emitted.is_empty() {
+            if self.started {
                 self.held.push_str(&s[start..]);
             }
             return None;
@@ -42,7 +43,7 @@ impl EdgeTrimmed {
             self.held.push_str(&s[end..]);
             delta
         };
-        self.emitted.push_str(&delta);
+        self.started = true;
         Some(delta)
     }
 }
@@ -59,7 +60,6 @@ mod tests {
             .filter_map(|s| trimmed.push((*s).to_owned()))
             .collect();
         assert_eq!(deltas, ["Hi", " there", " \nyou"]);
-        assert_eq!(trimmed.emitted, "Hi there \nyou");
         trimmed.paragraph_break();
         assert_eq!(trimmed.push("  next".to_owned()).as_deref(), Some("\n\nnext"));
     }

@@ -1,9 +1,12 @@
 //! How each clean event of a turn moves the state: [`StateMachine::apply`], and what it needs.
 
 use super::parts::parts_of_answer;
+use std::sync::Arc;
+
+use super::types::Answer;
 use super::{
-    ChatError, ChatMessage, ChatState, Field, MessagePart, Patch, PatchValue, Phase, StateMachine, ToolProgressState,
-    ToolState,
+    ChatError, ChatMessage, ChatState, Field, MessagePart, Patch, PatchValue, Phase, StateMachine, Streamed,
+    ToolProgressState, ToolState,
 };
 use crate::event::{CompletePayload, Segment, StreamEvent};
 use crate::json::{to_value, Shared};
@@ -114,11 +117,11 @@ impl StateMachine {
             StreamEvent::Complete { payload } => {
                 // A turn that produced nothing (failed or stopped before any output) adds no
                 // empty bubble: the user's message stays last, ready to retry.
-                let parts = self.final_parts(payload);
-                let message = ChatMessage::assistant((self.ids)(), payload, parts);
+                let streamed = self.take_streaming(&mut patches);
+                let message = self.finished_message(payload, streamed);
                 if !message.is_empty() {
-                    let value = PatchValue::Message(Box::new(message.clone()));
-                    patches.push(Patch::Push { key: KEY.messages, value });
+                    let message = Arc::new(message);
+                    patches.push(Patch::Push { key: KEY.messages, value: PatchValue::Message(message.clone()) });
                     self.state.messages.push(message);
                 }
                 if let Some(id) = payload.extra.get("conversation_id").filter(|v| !v.is_null()) {
@@ -138,8 +141,8 @@ impl StateMachine {
                 // The `complete` before this carried the partial answer: mark it as stopped.
                 let at = self.state.messages.len().saturating_sub(1);
                 if let Some(last) = self.state.messages.last_mut().filter(|m| m.role == "assistant" && !m.cancelled) {
-                    last.cancelled = true;
-                    let value = PatchValue::Message(Box::new(last.clone()));
+                    Arc::make_mut(last).cancelled = true;
+                    let value = PatchValue::Message(last.clone());
                     patches.push(Patch::SetAt { key: KEY.messages, at, value });
                 }
                 self.end_turn(&mut patches);
@@ -246,54 +249,57 @@ impl StateMachine {
         }
     }
 
-    /// The answer's parts as they streamed, with each tool's final input and output from the
-    /// payload's `tool_history`. A backend that sent its own `message` decides the text: then
-    /// the parts are its thinking, its segments and the data that streamed.
-    pub(super) fn final_parts(&mut self, payload: &CompletePayload) -> Vec<MessagePart> {
-        let texts = || {
-            self.state.streaming_parts.iter().filter_map(|p| {
-                if let MessagePart::Text { text } = p {
-                    Some(text.as_str())
-                } else {
-                    None
-                }
-            })
+    /// The answer a `complete` describes. What streamed is usually what the payload says: then
+    /// it is moved into the message, not copied (a long answer's text is not held twice).
+    fn finished_message(&mut self, payload: &CompletePayload, streamed: Streamed) -> ChatMessage {
+        let Streamed { text, thinking, segments, parts } = streamed;
+        let parts = final_parts(payload, parts);
+        let content = if text == payload.message { text } else { payload.message.clone() };
+        let segments = if segments == payload.segments { segments } else { payload.segments.clone() };
+        let thinking = match &payload.thinking {
+            Some(said) if *said == thinking => Some(thinking),
+            said => said.clone(),
         };
-        // The same visible text. Usually one part that is the whole text, compared at once; else
-        // character by character, whitespace left out.
-        let visible = |c: &char| !c.is_whitespace();
-        let same_text = match texts().collect::<Vec<_>>()[..] {
-            [one] if one.trim() == payload.text.trim() => true,
-            _ => texts().flat_map(str::chars).filter(visible).eq(payload.text.chars().filter(visible)),
-        };
-        if !same_text {
-            let mut parts = parts_of_answer(
-                payload.thinking.as_deref(),
-                &payload.segments,
-                &payload.message,
-                &payload.tool_history,
-            );
-            parts.extend(self.state.streaming_parts.iter().filter(|p| matches!(p, MessagePart::Data { .. })).cloned());
-            return parts;
-        }
-        let mut parts = self.state.streaming_parts.clone();
-        for part in &mut parts {
-            if let MessagePart::Tool { index, state, input, output, is_error, .. } = part {
-                if let Some(record) = payload.tool_history.get(*index as usize) {
-                    *input = record.input.clone();
-                    *output = record.output.clone();
-                    *is_error = record.is_error;
-                    if *state != ToolState::OutputDenied && (!output.is_null() || *is_error) {
-                        *state = ToolState::of_result(*is_error);
-                    }
-                }
-            }
-        }
-        parts
+        ChatMessage::assistant((self.ids)(), payload, Answer { content, thinking, segments, parts })
     }
 
     /// Where the tool segment of this call is in `streaming_segments`.
     pub(super) fn tool_segment(&self, tool_use_id: &str) -> Option<usize> {
         self.tool_places.get(tool_use_id).and_then(|place| place.segment)
     }
+}
+
+/// The answer's parts as they streamed, with each tool's final input and output from the
+/// payload's `tool_history`. A backend that sent its own `message` decides the text: then the
+/// parts are its thinking, its segments and the data that streamed.
+fn final_parts(payload: &CompletePayload, mut parts: Vec<MessagePart>) -> Vec<MessagePart> {
+    let texts: Vec<&str> = (parts.iter())
+        .filter_map(|p| if let MessagePart::Text { text } = p { Some(text.as_str()) } else { None })
+        .collect();
+    // The same visible text. Usually one part that is the whole text, compared at once; else
+    // character by character, whitespace left out.
+    let visible = |c: &char| !c.is_whitespace();
+    let same_text = match texts[..] {
+        [one] if one.trim() == payload.text.trim() => true,
+        _ => texts.iter().flat_map(|t| t.chars()).filter(visible).eq(payload.text.chars().filter(visible)),
+    };
+    if !same_text {
+        let mut answer =
+            parts_of_answer(payload.thinking.as_deref(), &payload.segments, &payload.message, &payload.tool_history);
+        answer.extend(parts.into_iter().filter(|p| matches!(p, MessagePart::Data { .. })));
+        return answer;
+    }
+    for part in &mut parts {
+        if let MessagePart::Tool { index, state, input, output, is_error, .. } = part {
+            if let Some(record) = payload.tool_history.get(*index as usize) {
+                *input = record.input.clone();
+                *output = record.output.clone();
+                *is_error = record.is_error;
+                if *state != ToolState::OutputDenied && (!output.is_null() || *is_error) {
+                    *state = ToolState::of_result(*is_error);
+                }
+            }
+        }
+    }
+    parts
 }

@@ -30,6 +30,7 @@ pub use types::{
 };
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
@@ -72,6 +73,14 @@ impl Step {
         self.events.extend(more.events);
         self.patches.extend(more.patches);
     }
+}
+
+/// The answer as it streamed: `streamingText`, `thinkingText`, `streamingSegments`, `streamingParts`.
+struct Streamed {
+    text: String,
+    thinking: String,
+    segments: Vec<crate::event::Segment>,
+    parts: Vec<MessagePart>,
 }
 
 /// A tool call's part and segment in the streaming state (the first of each, if its id repeats).
@@ -134,8 +143,8 @@ impl StateMachine {
         if message.trim().is_empty() {
             return Err(ChatError { code: ErrorCode::ValidationError, message: "Message cannot be empty".into() });
         }
-        let user = ChatMessage::user((self.ids)(), message);
-        let mut patches = vec![Patch::Push { key: KEY.messages, value: PatchValue::Message(Box::new(user.clone())) }];
+        let user = Arc::new(ChatMessage::user((self.ids)(), message));
+        let mut patches = vec![Patch::Push { key: KEY.messages, value: PatchValue::Message(user.clone()) }];
         self.state.messages.push(user);
         self.context = if context.is_null() { json!({}) } else { context };
         self.start_turn(&mut patches);
@@ -163,7 +172,7 @@ impl StateMachine {
     /// Replaces the conversation. Messages without an id get one; stored messages without parts
     /// get theirs from their text and tools.
     pub fn set_messages(&mut self, messages: Vec<ChatMessage>) -> Vec<Patch> {
-        self.state.messages = messages.into_iter().map(|m| self.complete_stored(m)).collect();
+        self.state.messages = messages.into_iter().map(|m| Arc::new(self.complete_stored(m))).collect();
         let mut patches =
             vec![Patch::Set { key: KEY.messages, value: PatchValue::Messages(self.state.messages.clone()) }];
         self.set(&mut patches, Field::Error(None));
@@ -220,12 +229,12 @@ impl StateMachine {
     /// makes them again. (They are set aside while the JSON is written, not copied: hence `&mut`.)
     pub fn messages_json(&mut self) -> String {
         let set_aside: Vec<Option<Vec<MessagePart>>> = (self.state.messages.iter_mut())
-            .map(|m| m.parts_follow_from_the_rest().then(|| std::mem::take(&mut m.parts)))
+            .map(|m| m.parts_follow_from_the_rest().then(|| std::mem::take(&mut Arc::make_mut(m).parts)))
             .collect();
         let json = to_json(&self.state.messages);
         for (message, parts) in self.state.messages.iter_mut().zip(set_aside) {
             if let Some(parts) = parts {
-                message.parts = parts;
+                Arc::make_mut(message).parts = parts;
             }
         }
         json
@@ -240,7 +249,7 @@ impl StateMachine {
                 code: ErrorCode::ValidationError,
                 message: format!("Invalid saved messages{e}"),
             })?;
-        let messages = messages.into_iter().map(|m| self.complete_stored(m)).collect();
+        let messages = messages.into_iter().map(|m| Arc::new(self.complete_stored(m))).collect();
         self.state = ChatState { messages, ..ChatState::default() };
         Ok(vec![Patch::Reset { value: PatchValue::State(Box::new(self.state.clone())) }])
     }
@@ -316,23 +325,33 @@ impl StateMachine {
     }
 
     fn clear_streaming(&mut self, patches: &mut Vec<Patch>) {
+        self.take_streaming(patches);
+    }
+
+    /// The answer as it streamed, taken out of the state (not copied: a long answer's text
+    /// becomes its message's), with the patches that clear it in the snapshot.
+    fn take_streaming(&mut self, patches: &mut Vec<Patch>) -> Streamed {
         self.tool_places.clear();
-        if !self.state.streaming_text.is_empty() {
-            self.state.streaming_text.clear();
+        let s = &mut self.state;
+        let streamed = Streamed {
+            text: std::mem::take(&mut s.streaming_text),
+            thinking: std::mem::take(&mut s.thinking_text),
+            segments: std::mem::take(&mut s.streaming_segments),
+            parts: std::mem::take(&mut s.streaming_parts),
+        };
+        if !streamed.text.is_empty() {
             patches.push(Patch::Set { key: KEY.streaming_text, value: Value::from("").into() });
         }
-        if !self.state.thinking_text.is_empty() {
-            self.state.thinking_text.clear();
+        if !streamed.thinking.is_empty() {
             patches.push(Patch::Set { key: KEY.thinking_text, value: Value::from("").into() });
         }
-        if !self.state.streaming_segments.is_empty() {
-            self.state.streaming_segments.clear();
+        if !streamed.segments.is_empty() {
             patches.push(Patch::Set { key: KEY.streaming_segments, value: json!([]).into() });
         }
-        if !self.state.streaming_parts.is_empty() {
-            self.state.streaming_parts.clear();
+        if !streamed.parts.is_empty() {
             patches.push(Patch::Set { key: KEY.streaming_parts, value: json!([]).into() });
         }
+        streamed
     }
 
     fn enter(&mut self, patches: &mut Vec<Patch>, phase: Phase) {

@@ -2,6 +2,8 @@
 //! changes by their keys ([`ChatState::KEY`]), so that what applies them (the JS snapshot) knows
 //! no field names of its own.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::parts::MessagePart;
@@ -88,10 +90,10 @@ pub enum Patch tag "op" {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(untagged)]
 pub enum PatchValue {
-    /// A message.
-    Message(Box<ChatMessage>),
-    /// The messages.
-    Messages(Vec<ChatMessage>),
+    /// A message, shared with the state.
+    Message(Arc<ChatMessage>),
+    /// The messages, shared with the state.
+    Messages(Vec<Arc<ChatMessage>>),
     /// A segment of `streamingSegments`.
     Segment(Segment),
     /// A part of `streamingParts`.

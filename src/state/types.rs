@@ -1,5 +1,7 @@
 //! What a chat UI renders ([`ChatState`]) and the messages it keeps ([`ChatMessage`]).
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::parts::{is_part_of_segment, parts_of_answer, MessagePart};
@@ -44,6 +46,14 @@ pub struct ChatMessage reads saved_fields {
 }
 }
 
+/// An answer's long fields, each as its message keeps it.
+pub(crate) struct Answer {
+    pub content: String,
+    pub thinking: Option<String>,
+    pub segments: Vec<Segment>,
+    pub parts: Vec<MessagePart>,
+}
+
 impl ChatMessage {
     /// A user message.
     pub fn user(id: String, content: impl Into<String>) -> ChatMessage {
@@ -65,15 +75,17 @@ impl ChatMessage {
         }
     }
 
-    /// The answer a `complete` describes, with its parts as they streamed.
-    pub(crate) fn assistant(id: String, payload: &CompletePayload, parts: Vec<MessagePart>) -> ChatMessage {
+    /// The answer a `complete` describes: its text, thinking, segments and parts as given, the
+    /// rest from the payload.
+    pub(crate) fn assistant(id: String, payload: &CompletePayload, answer: Answer) -> ChatMessage {
+        let Answer { content, thinking, segments, parts } = answer;
         ChatMessage {
             id,
             role: "assistant".into(),
-            content: payload.message.clone(),
+            content,
             parts,
-            thinking: payload.thinking.clone(),
-            segments: payload.segments.clone(),
+            thinking,
+            segments,
             tool_history: payload.tool_history.clone(),
             suggested_values: payload.suggested_values.clone(),
             suggested_actions: payload.suggested_actions.clone(),
@@ -174,8 +186,9 @@ wire! {
 /// where the turn is (`phase`). Its keys are the JS snapshot's ([`ChatState::KEY`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatState keys StateKeys {
-    /// The conversation.
-    pub messages: Vec<ChatMessage>,
+    /// The conversation. Each message is shared with the patch that added it (an answer's
+    /// text is held once, however many patches and snapshots name it): `Arc::make_mut` changes one.
+    pub messages: Vec<Arc<ChatMessage>>,
     /// An answer is coming: from the request until the answer's `complete`, or the turn's end
     /// (the response may stay open a little after its `complete`: see `chat::ChatSession`).
     pub is_loading: bool as "isLoading",
