@@ -259,6 +259,8 @@ run_bench() {
   node bench-js/run.js
   say "memory: a 20 MB tool argument in 1 KB deltas (node bench-js/memory.js)"
   node bench-js/memory.js
+  say "the AI SDK backend mode against the AI SDK's own chat, one event per read (node bench-js/ai-sdk-chat.js)"
+  node bench-js/ai-sdk-chat.js
   say "loading: time to first event from a cold load, against the AI SDK (node bench-js/loading.js)"
   node bench-js/loading.js
   twiggy_tops
@@ -271,9 +273,10 @@ run_bench() {
   say "the fast paths per recording (cargo bench --bench fast_paths, built with --cfg fuzzing in a target folder of its own)"
   RUSTFLAGS="--cfg fuzzing" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/fuzzing" cargo bench --bench fast_paths
   node bench-js/report.js
-  say "BENCHMARKS.md's loading and memory sections, put back after the report wrote the file anew"
+  say "BENCHMARKS.md's loading, memory and AI SDK backend mode sections, put back after the report wrote the file anew"
   node bench-js/loading.js --section
   node bench-js/memory.js --section
+  node bench-js/ai-sdk-chat.js --section
 }
 
 # Each module as built (wasm-opt included) with its function names kept, with its JS glue, in
@@ -324,6 +327,7 @@ test_bench_smoke() {
   node --expose-gc bench-js/live-run.js --smoke
   node bench-js/run.js --smoke
   node bench-js/memory.js --smoke
+  node bench-js/ai-sdk-chat.js --smoke
   node bench-js/loading.js --smoke
 }
 

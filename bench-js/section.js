@@ -1,6 +1,6 @@
 // One section of BENCHMARKS.md, written by the benchmark that measured it and leaving the rest of
 // the file as it is: bench-js/report.js writes the file anew from a whole run, and `./build.sh bench`
-// has bench-js/loading.js and bench-js/memory.js put their sections back after it. A section is its
+// has bench-js/loading.js, bench-js/memory.js and bench-js/ai-sdk-chat.js put their sections back after it. A section is its
 // `## heading` to the next one; a new one goes before the proxy's section, which `./build.sh load`
 // writes at the end.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";

@@ -344,7 +344,8 @@ export function makeAiSdkChat(wasm, module) {
      * changed shown (an answer that ended before it showed has no place), the callbacks it calls for.
      */
     #apply(update, response = null) {
-      const message = update.message === undefined ? undefined : JSON.parse(update.message);
+      let message = update.message === undefined ? undefined : JSON.parse(update.message);
+      if (update.appendText !== undefined) message = appended(this.#snapshot.messages[update.index], update.appendPart, update.appendText);
       if (response !== null) {
         if (message !== undefined) response.message = message;
         if (update.error !== undefined) response.error ??= update.error;
@@ -419,6 +420,16 @@ export function makeAiSdkChat(wasm, module) {
       }
     }
   };
+}
+
+/**
+ * `message` with `text` added to the text of its part `at`: new objects for what changed, the rest
+ * shared (a snapshot shown is never changed).
+ */
+function appended(message, at, text) {
+  const parts = [...message.parts];
+  parts[at] = { ...parts[at], text: parts[at].text + text };
+  return { ...message, parts };
 }
 
 function string(value, name) {

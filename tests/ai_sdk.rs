@@ -651,3 +651,78 @@ fn a_tool_input_cut_anywhere_holds_what_the_ai_sdk_makes_of_it() {
         assert_eq!((&part["state"], &part["rawInput"]), (&Value::from("input-streaming"), &Value::from(raw.as_str())));
     }
 }
+
+/// The messages as a page holds them: the module's view before the answer, then every update
+/// applied as the package's JS applies it (a whole message in its place, or text added to a part).
+struct PageCopy {
+    messages: Vec<Value>,
+    appends: usize,
+}
+
+impl PageCopy {
+    fn take(&mut self, update: &Update) {
+        let Some(index) = update.index else { return };
+        if index == self.messages.len() {
+            self.messages.push(Value::Null);
+        }
+        if let Some(message) = &update.message {
+            self.messages[index] = serde_json::from_str(message).unwrap();
+        } else if let Some(append) = &update.append {
+            self.appends += 1;
+            let text = &mut self.messages[index]["parts"][append.part]["text"];
+            *text = Value::from(format!("{}{}", text.as_str().unwrap(), append.text));
+        }
+    }
+}
+
+#[test]
+fn the_page_built_from_updates_holds_the_messages_the_module_holds_after_every_push() {
+    // Recorded answers, and one where a text part stays open across a step's start and a delta
+    // carries provider metadata (the page must get those whole, not as text added).
+    let mut bodies = recorded_bodies();
+    let frame = |json: &str| format!("data: {json}\n\n");
+    bodies.push(
+        [
+            r#"{"type":"start","messageId":"a1"}"#,
+            r#"{"type":"text-start","id":"t"}"#,
+            r#"{"type":"text-delta","id":"t","delta":"one "}"#,
+            r#"{"type":"start-step"}"#,
+            r#"{"type":"text-delta","id":"t","delta":"two "}"#,
+            r#"{"type":"text-delta","id":"t","delta":"three","providerMetadata":{"acme":{"n":1}}}"#,
+            r#"{"type":"text-delta","id":"t","delta":" four"}"#,
+            r#"{"type":"text-end","id":"t"}"#,
+            r#"{"type":"finish"}"#,
+        ]
+        .map(frame)
+        .concat(),
+    );
+    let seed = seed();
+    let mut appends = 0;
+    for body in &bodies {
+        for split in [Split::OnePiece, Split::ByteAtATime, Split::Random(seed)] {
+            let mut chat = new_chat(r#"[{"id":"u0","role":"user","parts":[{"type":"text","text":"hi"}]}]"#);
+            chat.continue_turn("{}", None).unwrap();
+            let mut page = PageCopy { messages: serde_json::from_str(&chat.messages_json()).unwrap(), appends: 0 };
+            // One push an SSE event, then the body cut as `split` cuts it.
+            let pieces: Vec<Vec<u8>> = match split {
+                Split::OnePiece => body.split_inclusive("\n\n").map(|event| event.as_bytes().to_vec()).collect(),
+                split => {
+                    cut(body.as_bytes(), body.len(), &split.cuts(body.len(), 0)).iter().map(|p| p.to_vec()).collect()
+                }
+            };
+            for piece in &pieces {
+                let update = chat.push(piece);
+                page.take(&update);
+                // A push that shows nothing (a step's start alone) leaves the page behind, as in the AI SDK.
+                if update.message.is_some() || update.append.is_some() {
+                    let held: Value = serde_json::from_str(&chat.messages_json()).unwrap();
+                    assert_eq!(Value::from(page.messages.clone()), held, "after a push, split {split:?}, of:\n{body}");
+                }
+            }
+            page.take(&chat.finish());
+            assert_eq!(Value::from(page.messages), serde_json::from_str::<Value>(&chat.messages_json()).unwrap());
+            appends += page.appends;
+        }
+    }
+    assert!(appends > 100, "text went as appends {appends} times: the path is exercised");
+}

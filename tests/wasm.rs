@@ -79,7 +79,9 @@ fn the_ai_sdk_chat_class_reads_an_answer_as_the_ai_sdk_does() {
     let code = |error: JsValue| get(&error, "code").as_string();
 
     let chat = JsAiSdkChat::new("chat-1".into(), JsValue::NULL).unwrap();
-    let body = chat.send_message(text("sendMessage", "message").into(), r#"{"app":"replay"}"#.into(), JsValue::UNDEFINED).unwrap();
+    let body = chat
+        .send_message(text("sendMessage", "message").into(), r#"{"app":"replay"}"#.into(), JsValue::UNDEFINED)
+        .unwrap();
     assert_eq!(body, text("response", "body"));
     let busy = chat.send_message(text("sendMessage", "message").into(), JsValue::NULL, JsValue::UNDEFINED).unwrap_err();
     assert_eq!(code(busy), Some("CONFLICT".into()));
@@ -98,5 +100,9 @@ fn the_ai_sdk_chat_class_reads_an_answer_as_the_ai_sdk_does() {
     assert!(refused.is_instance_of::<js_sys::TypeError>());
     assert_eq!(code(refused), Some("VALIDATION_ERROR".into()));
     assert!(chat.push(&JsValue::from(42)).unwrap_err().is_instance_of::<js_sys::TypeError>());
-    assert_eq!(js_sys::Object::keys(chat.cancel().unwrap().unchecked_ref::<js_sys::Object>()).length(), 0, "nothing to stop");
+    assert_eq!(
+        js_sys::Object::keys(chat.cancel().unwrap().unchecked_ref::<js_sys::Object>()).length(),
+        0,
+        "nothing to stop"
+    );
 }

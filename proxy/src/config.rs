@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use clap::Parser;
 
-
 /// The thin proxy for chatstream: forwards chat requests to the configured providers and answers every
 /// other provider with an offline simulated one.
 ///

@@ -48,6 +48,9 @@ struct Reading {
     written: bool,
     /// A `finish` chunk came.
     finished: bool,
+    /// The message changed since the page was last given it whole, in a way the AI SDK does not
+    /// show at once: the next change goes whole, not as an append.
+    unshown: bool,
 }
 
 /// What a call changed, for the page.
@@ -59,6 +62,10 @@ pub struct Update {
     /// The message's place in the messages (a new answer is appended); none when it never showed
     /// (an answer that ended before any chunk).
     pub index: Option<usize>,
+    /// In place of `message`, when a push did nothing but add text to one part of the message the
+    /// page already shows (a live answer's usual read): the page adds it to its copy, where a whole
+    /// message each time would cost the answer's length on every delta.
+    pub append: Option<Append>,
     /// The data parts that came (transient ones too), as a JSON array, for `onData`.
     pub data: Option<String>,
     /// The tool calls the page is to run (their `tool-input-available` chunks), as a JSON array.
@@ -67,6 +74,15 @@ pub struct Update {
     pub error: Option<ChatError>,
     /// The answer is over (once per answer).
     pub finish: Option<Finish>,
+}
+
+/// Text added to the end of a text or reasoning part's `text`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Append {
+    /// The part's place in the message's `parts`.
+    pub part: usize,
+    /// The text added.
+    pub text: String,
 }
 
 /// How an answer ended (the AI SDK's `onFinish` flags).
@@ -225,8 +241,14 @@ impl AiSdkChat {
         body.set("messages", Field::Json(into_string(messages).into()));
         body.set("trigger", trigger);
         body.set("messageId", message_id.map_or(Field::Undefined, Field::Text));
-        self.reading =
-            Some(Reading { frames: SseDecoder::new(), writer, continues_earlier, written: false, finished: false });
+        self.reading = Some(Reading {
+            frames: SseDecoder::new(),
+            writer,
+            continues_earlier,
+            written: false,
+            finished: false,
+            unshown: false,
+        });
         body.to_json()
     }
 
@@ -258,6 +280,8 @@ impl AiSdkChat {
     pub fn push(&mut self, bytes: &[u8]) -> Update {
         let Some(reading) = self.reading.as_mut() else { return Update::default() };
         let (mut wrote, mut data, mut tool_calls, mut error) = (false, Vec::new(), Vec::new(), None);
+        // Whether every change was text added to one part: that part's place and its text's length before.
+        let (mut appended_only, mut unshown): (Option<Option<(usize, usize)>>, _) = (None, reading.unshown);
         let Reading { frames, writer, finished, .. } = reading;
         frames.push_each(bytes, |decoded| {
             if error.is_some() {
@@ -282,6 +306,14 @@ impl AiSdkChat {
             match applied {
                 Ok(applied) => {
                     wrote |= applied.wrote;
+                    unshown |= applied.unshown;
+                    if applied.wrote {
+                        appended_only = match (appended_only, applied.appended) {
+                            (None, appended) => Some(appended),
+                            (Some(Some((part, from))), Some((next, _))) if part == next => Some(Some((part, from))),
+                            _ => Some(None),
+                        };
+                    }
                     data.extend(applied.data);
                     tool_calls.extend(applied.tool_call);
                     *finished |= applied.finish;
@@ -293,14 +325,26 @@ impl AiSdkChat {
                 Err(ChunkError(reason)) => error = Some(unreadable(&reason)),
             }
         });
+        // Text added to a message the page shows as it is here goes as that text alone.
+        let append = appended_only.flatten().filter(|_| reading.written && !unshown).and_then(|(part, from)| {
+            let text = writer.message.parts.get(part)?.str("text")?.get(from..)?;
+            Some(Append { part, text: text.to_owned() })
+        });
         reading.written |= wrote;
+        // A whole message (sent when something was written and is not an append) shows what was not shown yet.
+        reading.unshown = unshown && !wrote;
         let mut update = Update {
             data: (!data.is_empty()).then(|| json_array(&data)),
             tool_calls: (!tool_calls.is_empty()).then(|| json_array(&tool_calls)),
             ..Update::default()
         };
-        if wrote {
-            update.set_message(self.written_message());
+        match append {
+            Some(append) => {
+                update.index = self.reading.as_ref().map(|reading| self.place(reading));
+                update.append = Some(append);
+            }
+            None if wrote => update.set_message(self.written_message()),
+            None => {}
         }
         if let Some(error) = error {
             self.end(&mut update, Finish { is_error: true, ..Finish::default() }, Some(error));
@@ -356,6 +400,7 @@ impl AiSdkChat {
     fn end(&mut self, update: &mut Update, mut finish: Finish, error: Option<ChatError>) {
         let Some(reading) = self.reading.take() else { return };
         update.message = Some(reading.writer.message.to_json());
+        update.append = None;
         update.index = None;
         if reading.written {
             let at = self.place(&reading);

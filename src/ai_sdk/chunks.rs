@@ -36,6 +36,11 @@ pub(crate) struct Applied {
     pub(crate) error_text: Option<String>,
     /// A `finish` chunk: the answer is complete.
     pub(crate) finish: bool,
+    /// The message changed where the AI SDK does not show it yet (a step's start).
+    pub(crate) unshown: bool,
+    /// The chunk did nothing but append its delta to the text of the part at this place, whose text
+    /// was this many bytes long before.
+    pub(crate) appended: Option<(usize, usize)>,
 }
 
 /// A chunk that breaks the protocol.
@@ -141,7 +146,7 @@ impl MessageWriter {
                 let id = text("id");
                 let end = kind.ends_with("-end");
                 let found = if end { active.remove(&id) } else { active.get(&id).copied() };
-                let Some(part) = found.and_then(|at| self.message.parts.get_mut(at)) else {
+                let Some((at, part)) = found.and_then(|at| Some((at, self.message.parts.get_mut(at)?))) else {
                     return Err(ChunkError(format!(
                         "{kind} for a {what} part that is not open (id {}): a \"{what}-start\" must come first",
                         quoted(&id)
@@ -149,7 +154,12 @@ impl MessageWriter {
                 };
                 if let Some(delta) = chunk.str("delta").filter(|_| !end) {
                     match part.text_mut("text") {
-                        Some(text) => text.push_str(delta),
+                        Some(text) => {
+                            if chunk.get("providerMetadata").is_nullish() {
+                                applied.appended = Some((at, text.len()));
+                            }
+                            text.push_str(delta)
+                        }
                         None => part.set("text", delta),
                     }
                 }
@@ -376,6 +386,7 @@ impl MessageWriter {
             "start-step" => {
                 self.push(Object::literal([("type", "step-start".into())]));
                 applied.wrote = false;
+                applied.unshown = true;
             }
             "reset-step" => {
                 let start = self.places.step_start;

@@ -26,7 +26,7 @@ mod message;
 mod object;
 mod partial_json;
 
-pub use chat::{AiSdkChat, Finish, Update};
+pub use chat::{AiSdkChat, Append, Finish, Update};
 
 /// The message a JSON error body gives, as [`crate::error::json_message`] finds it, read with this
 /// mode's JSON reader instead of serde_json (for [`crate::error::http_error_read`]).

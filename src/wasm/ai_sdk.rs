@@ -171,8 +171,8 @@ fn thrown(error: ChatError) -> JsValue {
     thrown.into()
 }
 
-/// `{ message?, index?, data?, toolCalls?, error?: { code, message }, finish?: { finishReason?,
-/// isAbort, isDisconnect, isError } }`.
+/// `{ message?, index?, appendPart?, appendText?, data?, toolCalls?, error?: { code, message },
+/// finish?: { finishReason?, isAbort, isDisconnect, isError } }`.
 fn update_to_js(update: Update) -> JsValue {
     let object = Object::new();
     // Setting fields on a new plain object cannot fail.
@@ -184,6 +184,10 @@ fn update_to_js(update: Update) -> JsValue {
     }
     if let Some(index) = update.index {
         set(&object, "index", (index as f64).into());
+    }
+    if let Some(append) = update.append {
+        set(&object, "appendPart", (append.part as f64).into());
+        set(&object, "appendText", append.text.into());
     }
     if let Some(data) = update.data {
         set(&object, "data", data.into());
