@@ -320,8 +320,8 @@ fn values_json<'v>(values: &'v [&dyn ToJson], mark: &str) -> (String, Vec<AsideS
 /// session's state) is decoded once and is one JS string, not one per hand-over.
 ///
 /// A key stands for one string of one shared value, kept by a weak pointer: while the value
-/// lives, nothing can change it (`Arc::get_mut` and `make_mut` do not write into a value that has
-/// weak pointers), so its string is where it was, as it was. Once the value is gone, its keys are
+/// lives, nothing can change it in place (`Arc::get_mut` refuses a value that has weak pointers,
+/// and `make_mut` moves it to a new one), so its string is where it was, as it was. Once the value is gone, its keys are
 /// let go: JS forgets them at the next hand-over with values. A hand-over still says where each
 /// string is: JS reads it there when it does not hold the key (a hand-over it did not read).
 #[derive(Default)]
@@ -391,6 +391,7 @@ thread_local! {
         let half = || (js_sys::Math::random() * 4_294_967_296.0) as u64;
         format!("~chatstream-{:016x}~", half() << 32 | half())
     };
+    /// The keys of the strings of shared values JS keeps (see [`Handed`]).
     static HANDED: RefCell<Handed> = RefCell::new(Handed::default());
     /// What a `partial_input` getter calls: one closure for the module's lifetime.
     static PARSE: Function = partial_input::parser();
