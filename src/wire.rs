@@ -327,7 +327,7 @@ pub(crate) fn missing(key: &str) -> String {
 
 /// A tagged object of a kind its type does not have: `expected` says which it has.
 pub(crate) fn unknown(tag: &str, kind: &str, expected: &str) -> String {
-    format!("unknown {tag} {kind:?}, {expected}")
+    format!("unknown {tag} {}, {expected}", crate::json::to_json(kind))
 }
 
 /// The leaves, each read by its reader in [`Fields`].

@@ -191,7 +191,8 @@ impl AgentTurn {
     pub fn check_call(&self, call: &PendingCall) -> Result<(), Value> {
         let Some(tool) = self.config.tools.iter().find(|t| t.name == call.name) else {
             let known: Vec<&str> = self.config.tools.iter().map(|t| t.name.as_str()).collect();
-            let message = format!("Unknown tool {:?}; the tools are: {}", call.name, known.join(", "));
+            let message =
+                format!("Unknown tool {}; the tools are: {}", crate::json::to_json(&call.name), known.join(", "));
             return Err(tool_error(ErrorCode::ValidationError, message));
         };
         schema::check(&tool.input_schema, &call.input).map_err(|problem| {

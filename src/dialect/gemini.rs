@@ -274,7 +274,7 @@ const MAX_PATH_DEPTH: usize = 100;
 /// The value at an RFC 9535 normalized path (`$.a.b[0]`, `$['a b']`), made (as objects, arrays
 /// and nulls) where it does not exist yet; an array grows by one item at a time.
 fn slot_at<'a>(root: &'a mut Value, path: &str) -> Result<&'a mut Value, String> {
-    let bad = || format!("a function call argument has an unreadable JSON path: {path:?}");
+    let bad = || format!("a function call argument has an unreadable JSON path: {}", crate::json::to_json(path));
     let mut rest = path.strip_prefix('$').ok_or_else(bad)?;
     let mut slot = root;
     let mut depth = 0;

@@ -38,6 +38,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::ErrorCode;
+use crate::json::to_json;
 
 use anthropic::anthropic;
 use gemini::gemini;
@@ -241,14 +242,20 @@ pub fn validate(profile: &Profile, conversation: &[Turn], tools: &[ToolDef]) -> 
             && tool.name.len() <= 64
             && tool.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
         if !valid_name {
-            return Err(invalid("tools", format!("tool name {:?} must be 1-64 of a-z, A-Z, 0-9, _ or -", tool.name)));
+            return Err(invalid(
+                "tools",
+                format!("tool name {} must be 1-64 of a-z, A-Z, 0-9, _ or -", to_json(&tool.name)),
+            ));
         }
         // A scan, not a set: a request offers a few tools, and a set's code weighs in the module.
         if tools[..i].iter().any(|earlier| earlier.name == tool.name) {
-            return Err(invalid("tools", format!("two tools are named {:?}", tool.name)));
+            return Err(invalid("tools", format!("two tools are named {}", to_json(&tool.name))));
         }
         if !tool.input_schema.is_object() {
-            return Err(invalid("tools", format!("tool {:?}: input_schema must be a JSON Schema object", tool.name)));
+            return Err(invalid(
+                "tools",
+                format!("tool {}: input_schema must be a JSON Schema object", to_json(&tool.name)),
+            ));
         }
     }
     Ok(())

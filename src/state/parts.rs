@@ -86,7 +86,7 @@ impl ReadField for ToolState {
             .iter()
             .find(|state| state.as_str() == name)
             .copied()
-            .ok_or_else(|| format!("unknown tool state {name:?}"))
+            .ok_or_else(|| format!("unknown tool state {}", crate::json::to_json(&name)))
     }
 }
 

@@ -260,8 +260,8 @@ impl ChatMessage {
         if message.role != "user" && message.role != "assistant" {
             // The state and the requests know only these two: another role would be sent as one of them.
             return Err(format!(
-                "role {:?}{} is not supported, expected \"user\" or \"assistant\"",
-                message.role,
+                "role {}{} is not supported, expected \"user\" or \"assistant\"",
+                crate::json::to_json(&message.role),
                 named(&message.id)
             ));
         }
@@ -281,7 +281,7 @@ fn named(id: &str) -> String {
     if id.is_empty() {
         String::new()
     } else {
-        format!(" (id {id:?})")
+        format!(" (id {})", crate::json::to_json(id))
     }
 }
 

@@ -372,7 +372,8 @@ mod provider {
         let provider = Provider::from_name(&name).ok_or_else(|| {
             let known: Vec<&str> = Provider::ALL.iter().map(|p| p.name()).collect();
             args::type_error(&format!(
-                "ChatSession options: unknown provider {name:?}: use one of {}",
+                "ChatSession options: unknown provider {}: use one of {}",
+                crate::json::to_json(&name),
                 known.join(", ")
             ))
         })?;

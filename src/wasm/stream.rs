@@ -82,7 +82,11 @@ impl JsStreamOptions {
             None | Some("auto") => None,
             Some(name) => Some(Dialect::from_name(name).ok_or_else(|| {
                 let known: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
-                JsError::new(&format!("unknown dialect {name:?}: use \"auto\" or one of {}", known.join(", ")))
+                JsError::new(&format!(
+                    "unknown dialect {}: use \"auto\" or one of {}",
+                    crate::json::to_json(name),
+                    known.join(", ")
+                ))
             })?),
         };
         options.content_type = self.content_type;
