@@ -67,9 +67,22 @@ pub struct JsonOut<'v> {
 struct Aside<'v> {
     /// Printable ASCII that needs no escaping.
     mark: String,
-    strings: Vec<&'v str>,
+    strings: Vec<AsideString<'v>>,
     /// How many strings the text written so far set aside.
     written: usize,
+    /// The shared value being written, if any: the strings set aside meanwhile lie in it.
+    within: Option<&'v Shared>,
+}
+
+/// A string set aside, and the shared value it lies in (a tool's input or output), if any: while
+/// that value lives, the string stays at its address unchanged, so the JS bindings can hand it to
+/// JS once however many hand-overs hold it.
+#[derive(Debug, Clone, Copy)]
+pub struct AsideString<'v> {
+    /// The string.
+    pub text: &'v str,
+    /// The shared value it lies in.
+    pub within: Option<&'v Shared>,
 }
 
 impl<'v> JsonOut<'v> {
@@ -78,7 +91,7 @@ impl<'v> JsonOut<'v> {
 
     /// A writer that sets long strings aside, written as `"<mark><n>"`.
     pub fn setting_aside(mark: String) -> JsonOut<'v> {
-        JsonOut { text: Vec::new(), aside: Some(Aside { mark, strings: Vec::new(), written: 0 }) }
+        JsonOut { text: Vec::new(), aside: Some(Aside { mark, strings: Vec::new(), written: 0, within: None }) }
     }
 
     /// The text written so far (UTF-8: serde_json's output and ASCII punctuation), and how many
@@ -94,7 +107,7 @@ impl<'v> JsonOut<'v> {
     }
 
     /// The strings set aside so far, by place.
-    pub fn aside(&self) -> &[&'v str] {
+    pub fn aside(&self) -> &[AsideString<'v>] {
         self.aside.as_ref().map_or(&[], |aside| &aside.strings)
     }
 
@@ -109,10 +122,10 @@ impl<'v> JsonOut<'v> {
     fn string(&mut self, text: &'v str) {
         match self.aside.as_mut() {
             Some(aside) if text.len() >= Self::ASIDE_FROM => {
-                let at = match aside.strings.iter().position(|s| *s == text) {
+                let at = match aside.strings.iter().position(|s| s.text == text) {
                     Some(at) => at,
                     None => {
-                        aside.strings.push(text);
+                        aside.strings.push(AsideString { text, within: aside.within });
                         aside.strings.len() - 1
                     }
                 };
@@ -307,9 +320,13 @@ impl<T: ToJson> ToJson for Vec<T> {
     }
 }
 
-impl<T: ToJson + ?Sized> ToJson for Arc<T> {
+impl ToJson for Shared {
     fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
+        let outer = out.aside.as_mut().map(|aside| aside.within.replace(self));
         (**self).write_json(out);
+        if let (Some(aside), Some(outer)) = (out.aside.as_mut(), outer) {
+            aside.within = outer;
+        }
     }
 }
 

@@ -33,7 +33,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::event::StreamEvent;
-use crate::json::{to_json, JsonOut, ToJson};
+use crate::json::{to_json, AsideString, JsonOut, Shared, ToJson};
 #[cfg(feature = "events")]
 use crate::state::ChatState;
 use partial_input::PartialInputs;
@@ -136,9 +136,10 @@ pub(crate) enum Op {
 /// A text item's length that stands for "the same text as the last text item".
 const SAME_TEXT: u32 = u32::MAX;
 
-/// The layout's head: the lengths of the JSON text of the values and of the mark, and how many
-/// strings were set aside (the address and length in bytes of each end the layout).
-const HEAD: usize = 3;
+/// The layout's head: the lengths of the JSON text of the values and of the mark, how many
+/// strings were set aside and how many keys of [`HANDED`] JS lets go. The layout ends with the
+/// address, length in bytes and key of each string set aside, then the keys let go.
+const HEAD: usize = 4;
 
 impl<'a> HandOver<'a> {
     /// A clean event: text and thinking deltas as text items, the others as values.
@@ -258,9 +259,17 @@ impl<'a> HandOver<'a> {
         let mark = ASIDE_MARK.with(Clone::clone);
         let (mut text, aside) = values_json(&self.values, &mark);
         let mark = if aside.is_empty() { "" } else { mark.as_str() };
-        self.layout[..HEAD].copy_from_slice(&[utf16_len(&text), utf16_len(mark), aside.len() as u32]);
-        // Addresses in the module's memory: wasm32's pointers are 32 bits.
-        aside.iter().for_each(|s| self.layout.extend([s.as_ptr() as u32, s.len() as u32]));
+        let let_go = HANDED.with_borrow_mut(|handed| {
+            let let_go = handed.sweep();
+            // Addresses in the module's memory: wasm32's pointers are 32 bits.
+            for s in &aside {
+                let key = s.within.map_or(0, |within| handed.key(within, s.text));
+                self.layout.extend([s.text.as_ptr() as u32, s.text.len() as u32, key]);
+            }
+            let_go
+        });
+        self.layout[..HEAD].copy_from_slice(&[utf16_len(&text), utf16_len(mark), aside.len() as u32, let_go.len() as u32]);
+        self.layout.extend(let_go);
         text.reserve_exact(mark.len() + self.texts.len());
         text.push_str(mark);
         text.push_str(&self.texts);
@@ -291,7 +300,7 @@ pub fn hand_over_parts() -> js_sys::Array {
 
 /// The JSON text of `values` as one array (empty for none), and the strings set aside from it
 /// (the values' own).
-fn values_json<'v>(values: &'v [&dyn ToJson], mark: &str) -> (String, Vec<&'v str>) {
+fn values_json<'v>(values: &'v [&dyn ToJson], mark: &str) -> (String, Vec<AsideString<'v>>) {
     if values.is_empty() {
         return (String::new(), Vec::new());
     }
@@ -304,6 +313,48 @@ fn values_json<'v>(values: &'v [&dyn ToJson], mark: &str) -> (String, Vec<&'v st
     // A string of the values themselves holds the mark (it is random: never by design). Then
     // nothing is set aside.
     (to_json(values), Vec::new())
+}
+
+/// The strings set aside that lie in a shared value (a tool's input or output) and that JS keeps
+/// by a key, so that a long input handed over again (in `tool_call`, then in `complete`, in a
+/// session's state) is decoded once and is one JS string, not one per hand-over.
+///
+/// A key stands for one string of one shared value, kept by a weak pointer: while the value
+/// lives, nothing can change it in place (`Arc::get_mut` refuses a value that has weak pointers,
+/// and `make_mut` moves it to a new one), so its string is where it was, as it was. Once the value is gone, its keys are
+/// let go: JS forgets them at the next hand-over with values. A hand-over still says where each
+/// string is: JS reads it there when it does not hold the key (a hand-over it did not read).
+#[derive(Default)]
+struct Handed {
+    strings: Vec<(std::sync::Weak<serde_json::Value>, usize, u32)>,
+    last_key: u32,
+}
+
+impl Handed {
+    /// The keys of strings whose values are gone, forgotten here.
+    fn sweep(&mut self) -> Vec<u32> {
+        let mut gone = Vec::new();
+        self.strings.retain(|(value, _, key)| value.strong_count() > 0 || {
+            gone.push(*key);
+            false
+        });
+        gone
+    }
+
+    /// The key of `text`, a string of `within`: the one it had, or a new one.
+    fn key(&mut self, within: &Shared, text: &str) -> u32 {
+        let at = text.as_ptr() as usize;
+        let same = |(value, address, _): &(std::sync::Weak<serde_json::Value>, usize, u32)| {
+            *address == at && std::ptr::eq(value.as_ptr(), std::sync::Arc::as_ptr(within))
+        };
+        if let Some((_, _, key)) = self.strings.iter().find(|s| same(s)) {
+            return *key;
+        }
+        // Keys are never used again (after four billion, 0 is skipped: it means "no key").
+        self.last_key = self.last_key.checked_add(1).unwrap_or(1);
+        self.strings.push((std::sync::Arc::downgrade(within), at, self.last_key));
+        self.last_key
+    }
 }
 
 /// A string's length in UTF-16 code units, as JS counts it.
@@ -340,6 +391,8 @@ thread_local! {
         let half = || (js_sys::Math::random() * 4_294_967_296.0) as u64;
         format!("~chatstream-{:016x}~", half() << 32 | half())
     };
+    /// The keys of the strings of shared values JS keeps (see [`Handed`]).
+    static HANDED: RefCell<Handed> = RefCell::new(Handed::default());
     /// What a `partial_input` getter calls: one closure for the module's lifetime.
     static PARSE: Function = partial_input::parser();
 }
@@ -348,6 +401,9 @@ thread_local! {
 const SAME_TEXT = 4294967295;
 // A string set aside may begin with U+FEFF: it is kept.
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+// The strings of shared values (tools' inputs and outputs) already handed over, by their key in
+// the module (Handed in mod.rs): one JS string however many hand-overs hold one.
+const kept = new Map();
 // `layout[from..to]` is the layout: the package's JS passes all of the module's memory, as words;
 // wasm-bindgen's glue passes a view of it. Either way `layout.buffer` is the module's memory.
 export function handOver(text, layout, from, to, many, inputs, parse) {
@@ -357,11 +413,23 @@ export function handOver(text, layout, from, to, many, inputs, parse) {
   const json = cut(layout[i++]);
   const mark = cut(layout[i++]);
   const aside = [];
-  const end = to - 2 * layout[i++];
-  if (end < to) {
-    // Each string set aside, read where the module holds it: its address and length in bytes.
+  const asideCount = layout[i++];
+  const letGo = to - layout[i++];
+  const end = letGo - 3 * asideCount;
+  for (let j = letGo; j < to; j++) kept.delete(layout[j]);
+  if (end < letGo) {
+    // Each string set aside: the one kept by its key, or read where the module holds it (its
+    // address and length in bytes), and kept when it has a key.
     const bytes = new Uint8Array(layout.buffer);
-    for (let j = end; j < to; j += 2) aside.push(decoder.decode(bytes.subarray(layout[j], layout[j] + layout[j + 1])));
+    for (let j = end; j < letGo; j += 3) {
+      const key = layout[j + 2];
+      let string = key === 0 ? undefined : kept.get(key);
+      if (string === undefined) {
+        string = decoder.decode(bytes.subarray(layout[j], layout[j] + layout[j + 1]));
+        if (key !== 0) kept.set(key, string);
+      }
+      aside.push(string);
+    }
   }
   let values;
   if (aside.length > 0) {

@@ -1,5 +1,6 @@
 // A long value is held once: the module hands its long strings over from where the values keep
-// them (not from a copy), and a stream lets a tool call's arguments go once the call is complete
+// them (not from a copy), a long string of a tool's input or output handed over again is the
+// string JS already has (not decoded again), and a stream lets a tool call's arguments go once the call is complete
 // (src/json.rs, src/wasm/mod.rs). What that must not change: every event still carries the whole
 // value, and a delta read after its call completed still knows its partial_input.
 import { test } from "node:test";
@@ -45,6 +46,19 @@ test("a long tool input arrives whole in tool_call and complete, and each delta'
   }
   assert.deepEqual(deltas.at(-1).partial_input, { content: long, n: 1 });
   stream.free();
+});
+
+test("long tool inputs of one length, one stream after another, each arrive as their own (a long input handed over again is not read again)", () => {
+  // Each stream's input is freed with it, and the next one's, as long, may be allocated where it
+  // was: what JS kept of the first must not stand for the second.
+  for (const [k, letter] of [..."ABCDEF"].entries()) {
+    const input = { content: letter + long, n: k };
+    const stream = new ChatStream({ dialect: "anthropic" });
+    const events = [stream.push(start + toolStart(0, `toolu_${k}`)), stream.push(inputDelta(0, JSON.stringify(input))), stream.push(end(0))].flat();
+    assert.deepEqual(events.find((e) => e.type === "tool_call").input, input, `tool_call ${k}`);
+    assert.deepEqual(events.find((e) => e.type === "complete").payload.tool_history[0].input, input, `complete ${k}`);
+    stream.free();
+  }
 });
 
 // A session over an Anthropic answer made of `frames`, sent one frame a read (so each is a push).
