@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::parts::{is_part_of_segment, parts_of_answer, MessagePart};
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, Segment, ToolRecord, Usage};
-use crate::json::Shared;
+use crate::json::{JsonOut, Shared, ToJson};
 use crate::wire::wire;
 
 wire! {
@@ -260,6 +260,13 @@ pub struct HistoryEntry {
     /// Its stored text.
     pub content: String,
 }
+}
+
+/// The state's messages are shared with the patches that add them; each is written as the message.
+impl ToJson for Arc<ChatMessage> {
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
+        (**self).write_json(out);
+    }
 }
 
 impl ChatMessage {

@@ -268,7 +268,12 @@ impl<'a> HandOver<'a> {
             }
             let_go
         });
-        self.layout[..HEAD].copy_from_slice(&[utf16_len(&text), utf16_len(mark), aside.len() as u32, let_go.len() as u32]);
+        self.layout[..HEAD].copy_from_slice(&[
+            utf16_len(&text),
+            utf16_len(mark),
+            aside.len() as u32,
+            let_go.len() as u32,
+        ]);
         self.layout.extend(let_go);
         text.reserve_exact(mark.len() + self.texts.len());
         text.push_str(mark);
@@ -334,9 +339,11 @@ impl Handed {
     /// The keys of strings whose values are gone, forgotten here.
     fn sweep(&mut self) -> Vec<u32> {
         let mut gone = Vec::new();
-        self.strings.retain(|(value, _, key)| value.strong_count() > 0 || {
-            gone.push(*key);
-            false
+        self.strings.retain(|(value, _, key)| {
+            value.strong_count() > 0 || {
+                gone.push(*key);
+                false
+            }
         });
         gone
     }
