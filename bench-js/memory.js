@@ -193,7 +193,10 @@ events dropped as an app that renders them would, the \`tool_call\` kept) and by
 deltas read by a session whose saved state (\`saveMessages()\`) is kept as well. Peak RSS growth
 (sampled every 256 frames, and the process's maximum RSS) ÷ the value's length, against the most
 the case may hold; wasm memory growth beside it (a wasm module's memory never shrinks). The value
-kept is checked whole by the length of its strings, without a copy of it.
+kept is checked whole by the length of its strings, without a copy of it. Under a case that missed:
+what had grown by its highest sample, the module's memory and the V8 heap's spaces (the young
+generation's semi-spaces grow with how much the engine allocates, up to 16 MB each; large objects
+are strings of 1 MB and more, such as the long value handed to JS).
 
 | case | value | peak RSS growth | ÷ value | at most | wasm memory growth | verdict |
 |---|---:|---:|---:|---:|---:|---|
