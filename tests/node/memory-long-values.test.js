@@ -127,7 +127,7 @@ test("a session holds a long multi-byte answer whole, one that begins with U+FEF
 // and the turn: an app may read an event it kept after the stream was freed (streamEvents frees it
 // at the end of the body) or after the session's turn ended. An input longer than the module's
 // blocks of argument text (64 KB), in deltas of 1,000 code points.
-const longInput = { content: long.repeat(20) }; // about 190 KB of UTF-8
+const longInput = { content: long.repeat(20) }; // 176,000 bytes of UTF-8
 const longPieces = () => {
   const chars = [...JSON.stringify(longInput)];
   const pieces = [];
