@@ -257,7 +257,7 @@ fn a_saved_answer_leaves_out_the_parts_its_text_makes_again_and_loads_back_whole
     let parts: Vec<usize> = (0..4).map(|i| written[i]["parts"].as_array().map_or(99, Vec::len)).collect();
     assert_eq!(parts, [0, 0, 0, 2], "only the answer with data writes its parts");
     assert_eq!(written[1]["content"], "Hello");
-    assert_eq!(written[1]["segments"], json!([{"type": "text", "text": "Hello"}]));
+    assert_eq!(written[1].get("segments"), None, "a plain answer's segments are its content: its text is written once");
 
     let mut restored = StateMachine::default();
     restored.load_messages(&saved).unwrap();
@@ -266,6 +266,54 @@ fn a_saved_answer_leaves_out_the_parts_its_text_makes_again_and_loads_back_whole
     let mut restored = StateMachine::default();
     restored.load_messages(&to_json(&messages)).unwrap();
     assert_eq!(restored.state().messages, messages, "a message saved with its parts reads back whole");
+}
+
+#[test]
+fn a_saved_answer_leaves_out_the_segments_its_content_makes_again_and_loads_back_whole() {
+    let mut machine = StateMachine::default();
+    let history = json!([{"tool_name": "search", "tool_use_id": "t1", "input": {"q": "x"}, "output": "5 hits"}]);
+    let stored = json!([
+        {"role": "user", "content": "  padded question  "},
+        // A plain answer, its text edged with whitespace: its one segment is the text trimmed.
+        {"role": "assistant", "content": "  Hello there.\n", "segments": [{"type": "text", "text": "Hello there."}]},
+        // Tools at their markers: the segments are what the content and the history make.
+        {"role": "assistant", "content": "Looking.[[tool:0]]Found 5.", "tool_history": history,
+         "segments": [{"type": "text", "text": "Looking."},
+                      {"type": "tool", "index": 0, "tool_use_id": "t1", "tool": "search", "input": {"q": "x"}, "output": "5 hits", "is_error": false},
+                      {"type": "text", "text": "Found 5."}]},
+        // A backend's answer without segments: reading it back must not give it some.
+        {"role": "assistant", "content": "No segments.[[tool:0]]", "tool_history": history},
+        // Segments that say otherwise than the content: written as they are.
+        {"role": "assistant", "content": "Short.", "segments": [{"type": "text", "text": "Longer, as the backend put it."}]},
+        // A marker that makes an empty card, and text with a single bracket.
+        {"role": "assistant", "content": "[[tool:3]] then [a] and [[", "segments": [
+            {"type": "tool", "index": 3, "input": null, "output": null, "is_error": false},
+            {"type": "text", "text": "then [a] and [["}]}
+    ]);
+    let stored = stored.as_array().unwrap().iter().map(|m| ChatMessage::from_value(m).unwrap()).collect();
+    machine.set_messages(stored);
+    let messages = machine.state().messages.clone();
+
+    let saved = machine.messages_json();
+    assert_eq!(machine.state().messages, messages, "saving changes nothing");
+    let written: Value = serde_json::from_str(&saved).unwrap();
+    let segments: Vec<bool> = (0..6).map(|i| written[i].get("segments").is_some()).collect();
+    assert_eq!(
+        segments,
+        [false, false, false, false, true, false],
+        "only segments the content does not make are written"
+    );
+    let parts: Vec<usize> = (0..6).map(|i| written[i]["parts"].as_array().map_or(99, Vec::len)).collect();
+    assert_eq!(parts, [0, 0, 0, 2, 0, 0], "the answer without segments keeps its parts");
+
+    let mut restored = StateMachine::default();
+    restored.load_messages(&saved).unwrap();
+    assert_eq!(restored.state().messages, messages, "read back whole");
+    assert!(restored.state().messages[3].segments.is_empty());
+    // As the format wrote them before: segments always written.
+    let mut restored = StateMachine::default();
+    restored.load_messages(&to_json(&messages)).unwrap();
+    assert_eq!(restored.state().messages, messages, "a message saved with its segments reads back whole");
 }
 
 #[test]

@@ -35,7 +35,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
-use crate::event::StreamEvent;
+use crate::event::{Segment, StreamEvent};
 use crate::json::{to_json, to_value, ToJson};
 #[cfg(feature = "provider")]
 use crate::request::Turn;
@@ -223,18 +223,29 @@ impl StateMachine {
         patches
     }
 
-    /// `messages` as JSON, to save. A message's `parts` are saved empty when they are what
-    /// reading it back makes of its other fields (as a finished answer's nearly always are), so
-    /// that a long answer's text is written twice, not three times; [`StateMachine::load_messages`]
+    /// `messages` as JSON, to save. What reading a message back makes again is left out: its
+    /// `parts` (written empty) when its other fields make them, as a finished answer's nearly always
+    /// do, and then an answer's `segments` too when its `content` makes them, as a plain answer's
+    /// do; so that a long answer's text is written once, not three times. [`StateMachine::load_messages`]
     /// makes them again. (They are set aside while the JSON is written, not copied: hence `&mut`.)
     pub fn messages_json(&mut self) -> String {
-        let set_aside: Vec<Option<Vec<MessagePart>>> = (self.state.messages.iter_mut())
-            .map(|m| m.parts_follow_from_the_rest().then(|| std::mem::take(&mut Arc::make_mut(m).parts)))
+        let set_aside: Vec<Option<(Vec<MessagePart>, Option<Vec<Segment>>)>> = (self.state.messages.iter_mut())
+            .map(|m| {
+                let (parts, segments) = m.made_again_when_read();
+                parts.then(|| {
+                    let m = Arc::make_mut(m);
+                    (std::mem::take(&mut m.parts), segments.then(|| std::mem::take(&mut m.segments)))
+                })
+            })
             .collect();
         let json = to_json(&self.state.messages);
-        for (message, parts) in self.state.messages.iter_mut().zip(set_aside) {
-            if let Some(parts) = parts {
-                Arc::make_mut(message).parts = parts;
+        for (message, set_aside) in self.state.messages.iter_mut().zip(set_aside) {
+            if let Some((parts, segments)) = set_aside {
+                let message = Arc::make_mut(message);
+                message.parts = parts;
+                if let Some(segments) = segments {
+                    message.segments = segments;
+                }
             }
         }
         json
@@ -244,7 +255,7 @@ impl StateMachine {
     pub fn load_messages(&mut self, json: &str) -> Result<Vec<Patch>, ChatError> {
         let messages = serde_json::from_str::<Value>(json)
             .map_err(|e| format!(": {e}"))
-            .and_then(|value| crate::json::list(&value, ChatMessage::from_value))
+            .and_then(|value| crate::json::list(&value, ChatMessage::from_saved))
             .map_err(|e| ChatError {
                 code: ErrorCode::ValidationError,
                 message: format!("Invalid saved messages{e}"),
