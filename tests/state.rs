@@ -67,14 +67,14 @@ impl Mirror {
     fn check(&mut self, patches: &[Patch]) {
         apply_patches(&mut self.snapshot, patches);
         let state = self.machine.state();
-        assert_eq!(self.snapshot, serde_json::to_value(state).unwrap(), "patches disagree with the state");
+        assert_eq!(self.snapshot, serde_json::to_value(&*state).unwrap(), "patches disagree with the state");
         // What the JS side gets is written by chatstream::json: the same text as serde's.
-        assert_eq!(to_json(state), serde_json::to_string(state).unwrap());
+        assert_eq!(to_json(&*state), serde_json::to_string(&*state).unwrap());
         for patch in patches {
             assert_eq!(to_json(patch), serde_json::to_string(patch).unwrap());
         }
     }
-    fn state(&self) -> &chatstream::state::ChatState {
+    fn state(&self) -> std::borrow::Cow<'_, chatstream::state::ChatState> {
         self.machine.state()
     }
 }
@@ -323,7 +323,8 @@ fn a_turn_that_produced_nothing_adds_no_empty_message() {
     m.apply(complete(""));
     m.apply(StreamEvent::error(ErrorCode::NetworkError, "Connection failed"));
     m.apply(StreamEvent::Cancelled);
-    let contents: Vec<&str> = m.state().messages.iter().map(|msg| msg.content.as_str()).collect();
+    let state = m.state();
+    let contents: Vec<&str> = state.messages.iter().map(|msg| msg.content.as_str()).collect();
     assert_eq!(contents, ["hello"], "the user's message stays last, ready to retry");
     assert_eq!(m.state().error.as_ref().map(|e| e.code), Some(ErrorCode::NetworkError));
 }
@@ -344,7 +345,8 @@ fn messages_have_stable_unique_ids_across_turns_saves_and_loads() {
     assert_eq!(unique.len(), 4, "{ids:?}");
     let mut restored = StateMachine::default();
     restored.load_messages(&m.machine.messages_json()).unwrap();
-    let kept: Vec<&str> = restored.state().messages.iter().map(|msg| msg.id.as_str()).collect();
+    let state = restored.state();
+    let kept: Vec<&str> = state.messages.iter().map(|msg| msg.id.as_str()).collect();
     assert_eq!(kept, ids, "ids survive a save and a load");
 }
 
@@ -425,7 +427,8 @@ fn regenerate_replaces_the_last_answer_and_asks_the_same_question_again() {
     assert_eq!(request.message, "second");
     assert_eq!(request.context, json!({"page": "reports"}), "the same context again");
     assert_eq!(request.conversation_history.len(), 2, "the first exchange only");
-    let contents: Vec<&str> = m.state().messages.iter().map(|msg| msg.content.as_str()).collect();
+    let state = m.state();
+    let contents: Vec<&str> = state.messages.iter().map(|msg| msg.content.as_str()).collect();
     assert_eq!(contents, ["first", "one", "second"]);
     assert!(m.state().is_loading);
     m.apply(complete("two, again"));
@@ -457,6 +460,55 @@ fn clear_error_clears_only_the_error() {
     m.check(&patches);
     assert_eq!(m.state().error, None);
     assert_eq!(m.state().messages.len(), 1);
+}
+
+#[test]
+fn a_run_of_text_split_into_parts_by_data_and_reasoning_stays_one_segment_and_reads_whole_at_every_step() {
+    let mut m = Mirror::new();
+    m.begin("go");
+    let text = |t: &str| StreamEvent::TextDelta { text: t.into() };
+    m.apply(text("  Hello"));
+    m.apply(text(" there"));
+    m.apply(StreamEvent::Data { data: json!({"type": "data-x", "data": 1}) });
+    m.apply(text(" world"));
+    m.apply(StreamEvent::ThinkingDelta { text: "hmm".into() });
+    m.apply(text("!"));
+    let state = m.state();
+    assert_eq!(state.streaming_text, "  Hello there world!");
+    assert_eq!(
+        serde_json::to_value(&state.streaming_segments).unwrap(),
+        json!([{"type": "text", "text": "Hello there world!"}]),
+        "data and reasoning parts do not split the segment"
+    );
+    assert_eq!(
+        serde_json::to_value(&state.streaming_parts).unwrap(),
+        json!([
+            {"type": "text", "text": "Hello there"},
+            {"type": "data", "data": {"type": "data-x", "data": 1}},
+            {"type": "text", "text": "world"},
+            {"type": "reasoning", "text": "hmm"},
+            {"type": "text", "text": "!"}
+        ])
+    );
+    drop(state);
+    let said = "Hello there world!";
+    let segments = vec![Segment::Text { text: said.into() }];
+    m.apply(StreamEvent::Complete {
+        payload: CompletePayload {
+            message: said.into(),
+            text: said.into(),
+            thinking: Some("hmm".into()),
+            segments,
+            ..Default::default()
+        },
+    });
+    let answer = m.state().messages[1].clone();
+    assert_eq!(answer.segments, [Segment::Text { text: said.into() }]);
+    let texts: Vec<String> = (answer.parts.iter())
+        .filter_map(|p| serde_json::to_value(p).unwrap()["text"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(texts, ["Hello there", "world", "hmm", "!"], "the message keeps the parts as they streamed");
+    assert!(m.state().streaming_segments.is_empty() && m.state().streaming_parts.is_empty());
 }
 
 #[test]

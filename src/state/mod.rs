@@ -29,6 +29,7 @@ pub use types::{
     ToolProgressState,
 };
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -55,6 +56,36 @@ pub struct StateMachine {
     /// Where each tool call of the turn is in `streaming_parts` and `streaming_segments`, so that
     /// an event about a call finds it at once however many calls the turn made.
     tool_places: HashMap<String, ToolPlace>,
+    /// Where the last text segment's and text part's texts are in `streaming_text` while they grow.
+    open: OpenRun,
+}
+
+/// The answer's last run of text, held once. While it grows, the last text segment's text and
+/// the last text part's are `streaming_text[from..]` (each its own `from`: a data part starts a
+/// new part, not a new segment), and they themselves hold nothing: a long answer's text grew
+/// three times over, each copy doubling its buffer, and the freed buffers were the module's
+/// memory for good. They get their texts when their run ends (another segment or part, the end
+/// of the answer), and a copy of the state read meanwhile has them ([`StateMachine::state`]).
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub(super) struct OpenRun {
+    pub(super) segment: Option<usize>,
+    pub(super) part: Option<usize>,
+}
+
+impl OpenRun {
+    /// `state`'s last text segment and text part, those of this run, get their texts.
+    pub(super) fn fill(self, state: &mut ChatState) {
+        let run = |from: Option<usize>| from.map(|from| state.streaming_text[from..].to_owned());
+        if let (Some(text), Some(Segment::Text { text: last })) =
+            (run(self.segment), state.streaming_segments.last_mut())
+        {
+            *last = text;
+        }
+        if let (Some(text), Some(MessagePart::Text { text: last })) = (run(self.part), state.streaming_parts.last_mut())
+        {
+            *last = text;
+        }
+    }
 }
 
 /// Events applied to the state, in order: what one step of a turn hands out (the events) and the
@@ -122,12 +153,19 @@ impl StateMachine {
             context: Value::Null,
             ids: Box::new(ids),
             tool_places: HashMap::new(),
+            open: OpenRun::default(),
         }
     }
 
-    /// What the UI renders.
-    pub fn state(&self) -> &ChatState {
-        &self.state
+    /// What the UI renders. While answer text streams, a copy with the last text segment's and
+    /// part's texts filled in ([`OpenRun`]): the state itself holds them once.
+    pub fn state(&self) -> Cow<'_, ChatState> {
+        if self.open == OpenRun::default() {
+            return Cow::Borrowed(&self.state);
+        }
+        let mut state = self.state.clone();
+        self.open.fill(&mut state);
+        Cow::Owned(state)
     }
 
     /// Applies `events` in order ([`StateMachine::apply`]), handing them back with their patches.
@@ -343,6 +381,7 @@ impl StateMachine {
     /// becomes its message's), with the patches that clear it in the snapshot.
     fn take_streaming(&mut self, patches: &mut Vec<Patch>) -> Streamed {
         self.tool_places.clear();
+        std::mem::take(&mut self.open).fill(&mut self.state);
         let s = &mut self.state;
         let streamed = Streamed {
             text: std::mem::take(&mut s.streaming_text),
