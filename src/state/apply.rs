@@ -27,16 +27,18 @@ impl StateMachine {
                 self.enter(&mut patches, Phase::Streaming);
             }
             StreamEvent::ThinkingDelta { text } => {
+                // The last reasoning part's text grows in `thinking_text` alone, as answer text does.
+                let from = self.state.thinking_text.len();
                 self.state.thinking_text.push_str(text);
-                match self.state.streaming_parts.last_mut() {
-                    Some(MessagePart::Reasoning { text: last }) => {
-                        last.push_str(text);
-                        patches.push(Patch::AppendThinking { text: text.clone() });
-                    }
-                    _ => {
-                        patches.push(Patch::Append { key: KEY.thinking_text, text: text.clone() });
-                        self.push_part(MessagePart::Reasoning { text: text.clone() }, &mut patches);
-                    }
+                if self.open.reasoning.is_some() {
+                    patches.push(Patch::AppendThinking { text: text.clone() });
+                } else {
+                    patches.push(Patch::Append { key: KEY.thinking_text, text: text.clone() });
+                    self.close_part_run();
+                    let value = PatchValue::Part(MessagePart::Reasoning { text: text.clone() });
+                    patches.push(Patch::Push { key: KEY.streaming_parts, value });
+                    self.state.streaming_parts.push(MessagePart::Reasoning { text: String::new() });
+                    self.open.reasoning = Some(from);
                 }
                 self.enter(&mut patches, Phase::Streaming);
             }
@@ -210,12 +212,14 @@ impl StateMachine {
 
     /// The last text segment's run of text ended: the segment gets its text.
     fn close_segment_run(&mut self) {
-        OpenRun { segment: self.open.segment.take(), part: None }.fill(&mut self.state);
+        let run = OpenRun { segment: self.open.segment.take(), ..OpenRun::default() };
+        run.fill(&mut self.state);
     }
 
-    /// The last text part's run of text ended: the part gets its text.
+    /// The last part's run of text or thinking ended: the part gets its text.
     fn close_part_run(&mut self) {
-        OpenRun { segment: None, part: self.open.part.take() }.fill(&mut self.state);
+        let run = OpenRun { part: self.open.part.take(), reasoning: self.open.reasoning.take(), ..OpenRun::default() };
+        run.fill(&mut self.state);
     }
 
     /// Where the tool part of this call is in `streaming_parts`.

@@ -60,30 +60,34 @@ pub struct StateMachine {
     open: OpenRun,
 }
 
-/// The answer's last run of text, held once. While it grows, the last text segment's text and
-/// the last text part's are `streaming_text[from..]` (each its own `from`: a data part starts a
-/// new part, not a new segment), and they themselves hold nothing: a long answer's text grew
-/// three times over, each copy doubling its buffer, and the freed buffers were the module's
-/// memory for good. They get their texts when their run ends (another segment or part, the end
-/// of the answer), and a copy of the state read meanwhile has them ([`StateMachine::state`]).
+/// The answer's last runs of text and thinking, each held once. While it grows, the last text
+/// segment's text and the last text part's are `streaming_text[from..]` (each its own `from`: a
+/// data part starts a new part, not a new segment), the last reasoning part's is
+/// `thinking_text[from..]`, and they themselves hold nothing: a long answer's text grew three
+/// times over, each copy doubling its buffer, and the freed buffers were the module's memory for
+/// good. They get their texts when their run ends (another segment or part, the end of the
+/// answer), and a copy of the state read meanwhile has them ([`StateMachine::state`]).
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 pub(super) struct OpenRun {
     pub(super) segment: Option<usize>,
     pub(super) part: Option<usize>,
+    pub(super) reasoning: Option<usize>,
 }
 
 impl OpenRun {
-    /// `state`'s last text segment and text part, those of this run, get their texts.
+    /// `state`'s last text segment and last part, those of this run, get their texts.
     pub(super) fn fill(self, state: &mut ChatState) {
-        let run = |from: Option<usize>| from.map(|from| state.streaming_text[from..].to_owned());
-        if let (Some(text), Some(Segment::Text { text: last })) =
-            (run(self.segment), state.streaming_segments.last_mut())
+        let run = |text: &String, from: Option<usize>| from.map(|from| text[from..].to_owned());
+        let (text, thinking) = (&state.streaming_text, &state.thinking_text);
+        if let (Some(run), Some(Segment::Text { text: last })) =
+            (run(text, self.segment), state.streaming_segments.last_mut())
         {
-            *last = text;
+            *last = run;
         }
-        if let (Some(text), Some(MessagePart::Text { text: last })) = (run(self.part), state.streaming_parts.last_mut())
-        {
-            *last = text;
+        match (state.streaming_parts.last_mut(), run(text, self.part), run(thinking, self.reasoning)) {
+            (Some(MessagePart::Text { text: last }), Some(run), _)
+            | (Some(MessagePart::Reasoning { text: last }), _, Some(run)) => *last = run,
+            _ => {}
         }
     }
 }
