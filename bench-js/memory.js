@@ -12,6 +12,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { getHeapSpaceStatistics } from "node:v8";
 import { writeSection } from "./section.js";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -92,10 +93,27 @@ async function runCase(which) {
   let held = 0;
   let warm = null; // the text case's baseline after its warm-up turn
 
+  /** The process's memory now: RSS, the wasm module's memory and the V8 heap's spaces. */
+  const memoryNow = () => {
+    const space = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_size]));
+    return {
+      rss: process.memoryUsage().rss,
+      wasm: exports.memory.buffer.byteLength,
+      young: space.new_space + space.new_large_object_space,
+      old: space.old_space,
+      large: space.large_object_space,
+    };
+  };
   globalThis.gc();
-  const before = { rss: process.memoryUsage().rss, wasm: exports.memory.buffer.byteLength };
+  const before = memoryNow();
   let peakRss = before.rss;
-  const sample = () => (peakRss = Math.max(peakRss, process.memoryUsage().rss));
+  let atPeak = null; // memoryNow() at the highest sample
+  const sample = () => {
+    const rss = process.memoryUsage().rss;
+    if (rss <= peakRss) return;
+    peakRss = rss;
+    atPeak = memoryNow();
+  };
 
   if (which === "push") {
     const stream = new ChatStream({ dialect: "anthropic" });
@@ -119,7 +137,7 @@ async function runCase(which) {
       warmUp.saveMessages();
       warmUp.dispose();
       globalThis.gc();
-      warm = { rss: process.memoryUsage().rss, wasm: exports.memory.buffer.byteLength };
+      warm = memoryNow();
     }
     const chat = await readBySession(ChatSession, which === "text" ? textFrames(TEXT_BYTES) : toolCallFrames(ARGUMENT_BYTES), sample);
     const last = chat.getSnapshot().messages.at(-1);
@@ -134,7 +152,7 @@ async function runCase(which) {
     chat.dispose();
   }
   const usage = process.resourceUsage();
-  console.log(JSON.stringify({ before, warm, peakRss: Math.max(peakRss, usage.maxRSS * 1024), wasm: exports.memory.buffer.byteLength, held }));
+  console.log(JSON.stringify({ before, warm, peakRss: Math.max(peakRss, usage.maxRSS * 1024), wasm: exports.memory.buffer.byteLength, held, atPeak }));
 }
 
 function main() {
@@ -147,20 +165,32 @@ function main() {
     });
     const r = JSON.parse(printed.trim().split("\n").at(-1));
     const mb = (bytes) => bytes / (1024 * 1024);
+    const base = r.warm ?? r.before;
     const row = {
       case: name,
       target,
       argumentMb: mb(bytes),
       heldMb: mb(r.held),
       // From after the warm-up turn when the case has one (the cold figures beside them).
-      peakGrowthMb: mb(r.peakRss - (r.warm ?? r.before).rss),
-      wasmGrowthMb: mb(r.wasm - (r.warm ?? r.before).wasm),
+      peakGrowthMb: mb(r.peakRss - base.rss),
+      wasmGrowthMb: mb(r.wasm - base.wasm),
+      // At the highest sample, growth since the start (or the warm-up): the module's memory, the
+      // V8 heap's young generation (its semi-spaces, sized by how fast the engine allocates), its
+      // old generation and its large objects (strings of 1 MB and more: a long value handed to JS).
+      atPeak: r.atPeak && {
+        rssMb: mb(r.atPeak.rss - base.rss),
+        wasmMb: mb(r.atPeak.wasm - base.wasm),
+        youngMb: mb(r.atPeak.young - base.young),
+        oldMb: mb(r.atPeak.old - base.old),
+        largeMb: mb(r.atPeak.large - base.large),
+      },
     };
     row.multiple = row.peakGrowthMb / row.argumentMb;
     if (r.warm) Object.assign(row, { coldPeakGrowthMb: mb(r.peakRss - r.before.rss), coldWasmGrowthMb: mb(r.wasm - r.before.wasm) });
     rows.push(row);
     const cold = r.warm ? `; cold (warm-up turn included) +${row.coldPeakGrowthMb.toFixed(1)} MB (${(row.coldPeakGrowthMb / row.argumentMb).toFixed(2)}x), wasm +${row.coldWasmGrowthMb.toFixed(1)} MB` : "";
     console.log(`${name.padEnd(44)} value ${row.argumentMb.toFixed(1)} MB, peak RSS +${row.peakGrowthMb.toFixed(1)} MB (${row.multiple.toFixed(2)}x), wasm memory +${row.wasmGrowthMb.toFixed(1)} MB${cold}`);
+    if (row.atPeak) console.log(`${"".padEnd(44)} at the highest sample: ${atPeakText(row.atPeak)}`);
     if (!(r.held >= bytes)) throw new Error(`${name}: the value did not arrive whole (${r.held} bytes)`);
   }
   if (smoke) return console.log("memory smoke: every case ran and held the whole value");
@@ -181,7 +211,10 @@ events dropped as an app that renders them would, the \`tool_call\` kept) and by
 deltas read by a session whose saved state (\`saveMessages()\`) is kept as well. Peak RSS growth
 (sampled every 256 frames, and the process's maximum RSS) ÷ the value's length, against the most
 the case may hold; wasm memory growth beside it (a wasm module's memory never shrinks). The value
-kept is checked whole by the length of its strings, without a copy of it.
+kept is checked whole by the length of its strings, without a copy of it. Under a case that missed:
+what had grown by its highest sample, the module's memory and the V8 heap's spaces (the young
+generation's semi-spaces grow with how much the engine allocates, up to 16 MB each; large objects
+are strings of 1 MB and more, such as the long value handed to JS).
 
 | case | value | peak RSS growth | ÷ value | at most | wasm memory growth | verdict |
 |---|---:|---:|---:|---:|---:|---|
@@ -189,13 +222,19 @@ ${rows.map((m) => `| ${m.case} | ${m.argumentMb.toFixed(1)} MB | ${m.peakGrowthM
 ${misses(rows)}`;
 }
 
-/** For each case that missed: by how much, and how much of its growth was the wasm module's memory. */
+/** What grew by the highest sample (see `atPeak` in `main`). */
+function atPeakText(p) {
+  const f = (mb) => `${mb.toFixed(1)} MB`;
+  return `RSS +${f(p.rssMb)}: wasm memory +${f(p.wasmMb)}, the V8 heap's young generation +${f(p.youngMb)}, old generation +${f(p.oldMb)}, large objects +${f(p.largeMb)}`;
+}
+
+/** For each case that missed: by how much, and what grew by its highest sample. */
 function misses(rows) {
   const missed = rows.filter((m) => m.multiple > m.target);
   if (missed.length === 0) return "";
   const line = (m) =>
-    `- ${m.case}: ${(m.peakGrowthMb - m.target * m.argumentMb).toFixed(1)} MB over the ${(m.target * m.argumentMb).toFixed(1)} MB its target allows; ` +
-    `${m.wasmGrowthMb.toFixed(1)} MB of its ${m.peakGrowthMb.toFixed(1)} MB growth is the wasm module's memory, the rest is outside it (the JS heap, the engine).`;
+    `- ${m.case}: ${(m.peakGrowthMb - m.target * m.argumentMb).toFixed(1)} MB over the ${(m.target * m.argumentMb).toFixed(1)} MB its target allows` +
+    (m.atPeak ? `; at its highest sample, ${atPeakText(m.atPeak)} (the rest: the engine's other memory).` : ".");
   return `\n${missed.map(line).join("\n")}\n`;
 }
 

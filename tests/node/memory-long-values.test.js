@@ -122,3 +122,41 @@ test("a session holds a long multi-byte answer whole, one that begins with U+FEF
   assert.deepEqual(chat.getSnapshot().messages.at(-1), answer);
   chat.dispose();
 });
+
+// The arguments behind each delta's partial_input, however they are kept, must outlive the stream
+// and the turn: an app may read an event it kept after the stream was freed (streamEvents frees it
+// at the end of the body) or after the session's turn ended. An input longer than the module's
+// blocks of argument text (64 KB), in deltas of 1,000 code points.
+const longInput = { content: long.repeat(20) }; // 176,000 bytes of UTF-8
+const longPieces = () => {
+  const chars = [...JSON.stringify(longInput)];
+  const pieces = [];
+  for (let at = 0; at < chars.length; at += 1000) pieces.push(chars.slice(at, at + 1000).join(""));
+  return pieces;
+};
+// What partial_input is after the first `n` pieces: the content so far (the opening `{"content":"`
+// is 12 code points; the last piece closes the object).
+const partialAfter = (pieces, n) =>
+  n === pieces.length ? longInput : { content: [...longInput.content].slice(0, 1000 * n - 12).join("") };
+
+test("a long tool input's deltas know their partial_input after the stream is freed, read last first", () => {
+  const pieces = longPieces();
+  assert.ok(pieces.length > 100, `${pieces.length} deltas`);
+  const stream = new ChatStream({ dialect: "anthropic" });
+  const events = [stream.push(start + toolStart(0, "toolu_1")), ...pieces.map((p) => stream.push(inputDelta(0, p))), stream.push(end(0))].flat();
+  stream.free();
+  const deltas = events.filter((e) => e.type === "tool_input_delta");
+  assert.equal(deltas.length, pieces.length);
+  for (const n of [pieces.length, pieces.length - 1, 70, 1]) assert.deepEqual(deltas[n - 1].partial_input, partialAfter(pieces, n), `after ${n} deltas`);
+  assert.deepEqual(events.find((e) => e.type === "tool_call").input, longInput);
+});
+
+test("a session's long tool input: each delta's partial_input is read after the turn ended", async () => {
+  const pieces = longPieces();
+  const { chat, events } = await sessionOver([start, toolStart(0, "toolu_1"), ...pieces.map((p) => inputDelta(0, p)), end(0)]);
+  assert.equal(chat.getSnapshot().isLoading, false, "the turn is over");
+  const deltas = events.filter((e) => e.type === "tool_input_delta");
+  assert.equal(deltas.length, pieces.length);
+  for (const n of [pieces.length, pieces.length - 2, 65, 2]) assert.deepEqual(deltas[n - 1].partial_input, partialAfter(pieces, n), `after ${n} deltas`);
+  chat.dispose();
+});
