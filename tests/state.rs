@@ -230,6 +230,24 @@ fn messages_save_and_load_as_json() {
 }
 
 #[test]
+fn saved_messages_loaded_while_text_streams_replace_the_answer_in_the_making() {
+    let mut machine = StateMachine::default();
+    machine.begin("hi", Value::Null).unwrap();
+    machine.apply(&complete("hello"));
+    let saved = machine.messages_json();
+    let mut restored = Mirror::new();
+    restored.begin("a turn in the way");
+    restored.apply(StreamEvent::TextDelta { text: "an answer cut short".into() });
+    restored.apply(StreamEvent::ThinkingDelta { text: "a thought cut short".into() });
+    let patches = restored.machine.load_messages(&saved).unwrap();
+    restored.check(&patches);
+    assert_eq!(restored.state().messages, machine.state().messages);
+    assert_eq!(restored.state().streaming_text, "");
+    restored.apply(StreamEvent::TextDelta { text: "new".into() });
+    assert_eq!(restored.state().streaming_segments, vec![Segment::Text { text: "new".into() }]);
+}
+
+#[test]
 fn a_saved_answer_leaves_out_the_parts_its_text_makes_again_and_loads_back_whole() {
     let mut machine = StateMachine::default();
     let text = |t: &str| StreamEvent::TextDelta { text: t.into() };

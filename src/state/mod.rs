@@ -304,6 +304,9 @@ impl StateMachine {
             })?;
         let messages = messages.into_iter().map(|m| Arc::new(self.complete_stored(m))).collect();
         self.state = ChatState { messages, ..ChatState::default() };
+        // The answer in the making went with the old state: no run of it is open any more.
+        self.open = OpenRun::default();
+        self.tool_places.clear();
         Ok(vec![Patch::Reset { value: PatchValue::State(Box::new(self.state.clone())) }])
     }
 
