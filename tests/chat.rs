@@ -59,7 +59,8 @@ fn the_turn_is_in_flight_until_its_response_ends_not_until_its_complete() {
     assert_eq!(after, After::Done);
     let (request, _) = chat.send("two", Value::Null, ENDPOINT).expect("the response ended");
     assert_eq!(request["message"], "two");
-    let contents: Vec<&str> = chat.state_machine().state().messages.iter().map(|m| m.content.as_str()).collect();
+    let state = chat.state_machine().state();
+    let contents: Vec<&str> = state.messages.iter().map(|m| m.content.as_str()).collect();
     assert_eq!(contents, ["one", "Hello", "two"]);
 }
 

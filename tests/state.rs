@@ -67,14 +67,14 @@ impl Mirror {
     fn check(&mut self, patches: &[Patch]) {
         apply_patches(&mut self.snapshot, patches);
         let state = self.machine.state();
-        assert_eq!(self.snapshot, serde_json::to_value(state).unwrap(), "patches disagree with the state");
+        assert_eq!(self.snapshot, serde_json::to_value(&*state).unwrap(), "patches disagree with the state");
         // What the JS side gets is written by chatstream::json: the same text as serde's.
-        assert_eq!(to_json(state), serde_json::to_string(state).unwrap());
+        assert_eq!(to_json(&*state), serde_json::to_string(&*state).unwrap());
         for patch in patches {
             assert_eq!(to_json(patch), serde_json::to_string(patch).unwrap());
         }
     }
-    fn state(&self) -> &chatstream::state::ChatState {
+    fn state(&self) -> std::borrow::Cow<'_, chatstream::state::ChatState> {
         self.machine.state()
     }
 }
@@ -257,7 +257,7 @@ fn a_saved_answer_leaves_out_the_parts_its_text_makes_again_and_loads_back_whole
     let parts: Vec<usize> = (0..4).map(|i| written[i]["parts"].as_array().map_or(99, Vec::len)).collect();
     assert_eq!(parts, [0, 0, 0, 2], "only the answer with data writes its parts");
     assert_eq!(written[1]["content"], "Hello");
-    assert_eq!(written[1]["segments"], json!([{"type": "text", "text": "Hello"}]));
+    assert_eq!(written[1].get("segments"), None, "a plain answer's segments are its content: its text is written once");
 
     let mut restored = StateMachine::default();
     restored.load_messages(&saved).unwrap();
@@ -269,13 +269,62 @@ fn a_saved_answer_leaves_out_the_parts_its_text_makes_again_and_loads_back_whole
 }
 
 #[test]
+fn a_saved_answer_leaves_out_the_segments_its_content_makes_again_and_loads_back_whole() {
+    let mut machine = StateMachine::default();
+    let history = json!([{"tool_name": "search", "tool_use_id": "t1", "input": {"q": "x"}, "output": "5 hits"}]);
+    let stored = json!([
+        {"role": "user", "content": "  padded question  "},
+        // A plain answer, its text edged with whitespace: its one segment is the text trimmed.
+        {"role": "assistant", "content": "  Hello there.\n", "segments": [{"type": "text", "text": "Hello there."}]},
+        // Tools at their markers: the segments are what the content and the history make.
+        {"role": "assistant", "content": "Looking.[[tool:0]]Found 5.", "tool_history": history,
+         "segments": [{"type": "text", "text": "Looking."},
+                      {"type": "tool", "index": 0, "tool_use_id": "t1", "tool": "search", "input": {"q": "x"}, "output": "5 hits", "is_error": false},
+                      {"type": "text", "text": "Found 5."}]},
+        // A backend's answer without segments: reading it back must not give it some.
+        {"role": "assistant", "content": "No segments.[[tool:0]]", "tool_history": history},
+        // Segments that say otherwise than the content: written as they are.
+        {"role": "assistant", "content": "Short.", "segments": [{"type": "text", "text": "Longer, as the backend put it."}]},
+        // A marker that makes an empty card, and text with a single bracket.
+        {"role": "assistant", "content": "[[tool:3]] then [a] and [[", "segments": [
+            {"type": "tool", "index": 3, "input": null, "output": null, "is_error": false},
+            {"type": "text", "text": "then [a] and [["}]}
+    ]);
+    let stored = stored.as_array().unwrap().iter().map(|m| ChatMessage::from_value(m).unwrap()).collect();
+    machine.set_messages(stored);
+    let messages = machine.state().messages.clone();
+
+    let saved = machine.messages_json();
+    assert_eq!(machine.state().messages, messages, "saving changes nothing");
+    let written: Value = serde_json::from_str(&saved).unwrap();
+    let segments: Vec<bool> = (0..6).map(|i| written[i].get("segments").is_some()).collect();
+    assert_eq!(
+        segments,
+        [false, false, false, false, true, false],
+        "only segments the content does not make are written"
+    );
+    let parts: Vec<usize> = (0..6).map(|i| written[i]["parts"].as_array().map_or(99, Vec::len)).collect();
+    assert_eq!(parts, [0, 0, 0, 2, 0, 0], "the answer without segments keeps its parts");
+
+    let mut restored = StateMachine::default();
+    restored.load_messages(&saved).unwrap();
+    assert_eq!(restored.state().messages, messages, "read back whole");
+    assert!(restored.state().messages[3].segments.is_empty());
+    // As the format wrote them before: segments always written.
+    let mut restored = StateMachine::default();
+    restored.load_messages(&to_json(&messages)).unwrap();
+    assert_eq!(restored.state().messages, messages, "a message saved with its segments reads back whole");
+}
+
+#[test]
 fn a_turn_that_produced_nothing_adds_no_empty_message() {
     let mut m = Mirror::new();
     m.begin("hello");
     m.apply(complete(""));
     m.apply(StreamEvent::error(ErrorCode::NetworkError, "Connection failed"));
     m.apply(StreamEvent::Cancelled);
-    let contents: Vec<&str> = m.state().messages.iter().map(|msg| msg.content.as_str()).collect();
+    let state = m.state();
+    let contents: Vec<&str> = state.messages.iter().map(|msg| msg.content.as_str()).collect();
     assert_eq!(contents, ["hello"], "the user's message stays last, ready to retry");
     assert_eq!(m.state().error.as_ref().map(|e| e.code), Some(ErrorCode::NetworkError));
 }
@@ -296,7 +345,8 @@ fn messages_have_stable_unique_ids_across_turns_saves_and_loads() {
     assert_eq!(unique.len(), 4, "{ids:?}");
     let mut restored = StateMachine::default();
     restored.load_messages(&m.machine.messages_json()).unwrap();
-    let kept: Vec<&str> = restored.state().messages.iter().map(|msg| msg.id.as_str()).collect();
+    let state = restored.state();
+    let kept: Vec<&str> = state.messages.iter().map(|msg| msg.id.as_str()).collect();
     assert_eq!(kept, ids, "ids survive a save and a load");
 }
 
@@ -377,7 +427,8 @@ fn regenerate_replaces_the_last_answer_and_asks_the_same_question_again() {
     assert_eq!(request.message, "second");
     assert_eq!(request.context, json!({"page": "reports"}), "the same context again");
     assert_eq!(request.conversation_history.len(), 2, "the first exchange only");
-    let contents: Vec<&str> = m.state().messages.iter().map(|msg| msg.content.as_str()).collect();
+    let state = m.state();
+    let contents: Vec<&str> = state.messages.iter().map(|msg| msg.content.as_str()).collect();
     assert_eq!(contents, ["first", "one", "second"]);
     assert!(m.state().is_loading);
     m.apply(complete("two, again"));
@@ -409,6 +460,55 @@ fn clear_error_clears_only_the_error() {
     m.check(&patches);
     assert_eq!(m.state().error, None);
     assert_eq!(m.state().messages.len(), 1);
+}
+
+#[test]
+fn a_run_of_text_split_into_parts_by_data_and_reasoning_stays_one_segment_and_reads_whole_at_every_step() {
+    let mut m = Mirror::new();
+    m.begin("go");
+    let text = |t: &str| StreamEvent::TextDelta { text: t.into() };
+    m.apply(text("  Hello"));
+    m.apply(text(" there"));
+    m.apply(StreamEvent::Data { data: json!({"type": "data-x", "data": 1}) });
+    m.apply(text(" world"));
+    m.apply(StreamEvent::ThinkingDelta { text: "hmm".into() });
+    m.apply(text("!"));
+    let state = m.state();
+    assert_eq!(state.streaming_text, "  Hello there world!");
+    assert_eq!(
+        serde_json::to_value(&state.streaming_segments).unwrap(),
+        json!([{"type": "text", "text": "Hello there world!"}]),
+        "data and reasoning parts do not split the segment"
+    );
+    assert_eq!(
+        serde_json::to_value(&state.streaming_parts).unwrap(),
+        json!([
+            {"type": "text", "text": "Hello there"},
+            {"type": "data", "data": {"type": "data-x", "data": 1}},
+            {"type": "text", "text": "world"},
+            {"type": "reasoning", "text": "hmm"},
+            {"type": "text", "text": "!"}
+        ])
+    );
+    drop(state);
+    let said = "Hello there world!";
+    let segments = vec![Segment::Text { text: said.into() }];
+    m.apply(StreamEvent::Complete {
+        payload: CompletePayload {
+            message: said.into(),
+            text: said.into(),
+            thinking: Some("hmm".into()),
+            segments,
+            ..Default::default()
+        },
+    });
+    let answer = m.state().messages[1].clone();
+    assert_eq!(answer.segments, [Segment::Text { text: said.into() }]);
+    let texts: Vec<String> = (answer.parts.iter())
+        .filter_map(|p| serde_json::to_value(p).unwrap()["text"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(texts, ["Hello there", "world", "hmm", "!"], "the message keeps the parts as they streamed");
+    assert!(m.state().streaming_segments.is_empty() && m.state().streaming_parts.is_empty());
 }
 
 #[test]

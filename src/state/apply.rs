@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::types::Answer;
 use super::{
-    ChatError, ChatMessage, ChatState, Field, MessagePart, Patch, PatchValue, Phase, StateMachine, Streamed,
+    ChatError, ChatMessage, ChatState, Field, MessagePart, OpenRun, Patch, PatchValue, Phase, StateMachine, Streamed,
     ToolProgressState, ToolState,
 };
 use crate::event::{CompletePayload, Segment, StreamEvent};
@@ -27,16 +27,18 @@ impl StateMachine {
                 self.enter(&mut patches, Phase::Streaming);
             }
             StreamEvent::ThinkingDelta { text } => {
+                // The last reasoning part's text grows in `thinking_text` alone, as answer text does.
+                let from = self.state.thinking_text.len();
                 self.state.thinking_text.push_str(text);
-                match self.state.streaming_parts.last_mut() {
-                    Some(MessagePart::Reasoning { text: last }) => {
-                        last.push_str(text);
-                        patches.push(Patch::AppendThinking { text: text.clone() });
-                    }
-                    _ => {
-                        patches.push(Patch::Append { key: KEY.thinking_text, text: text.clone() });
-                        self.push_part(MessagePart::Reasoning { text: text.clone() }, &mut patches);
-                    }
+                if self.open.reasoning.is_some() {
+                    patches.push(Patch::AppendThinking { text: text.clone() });
+                } else {
+                    patches.push(Patch::Append { key: KEY.thinking_text, text: text.clone() });
+                    self.close_part_run();
+                    let value = PatchValue::Part(MessagePart::Reasoning { text: text.clone() });
+                    patches.push(Patch::Push { key: KEY.streaming_parts, value });
+                    self.state.streaming_parts.push(MessagePart::Reasoning { text: String::new() });
+                    self.open.reasoning = Some(from);
                 }
                 self.enter(&mut patches, Phase::Streaming);
             }
@@ -154,36 +156,42 @@ impl StateMachine {
 
     /// Answer text: appended to `streamingText`, and to the last text segment and text part, or
     /// starting new ones. A new segment or part (after a tool) drops its leading whitespace, as
-    /// the final message's segments do, so nothing jumps when the answer completes.
+    /// the final message's segments do, so nothing jumps when the answer completes. The last text
+    /// segment's and part's texts grow in `streamingText` alone ([`OpenRun`]).
     pub(super) fn append_text(&mut self, text: &str, patches: &mut Vec<Patch>) {
+        let fresh = text.trim_start();
+        // Where a new segment or part starts in `streaming_text`: past the whitespace it drops.
+        let fresh_at = self.state.streaming_text.len() + (text.len() - fresh.len());
         self.state.streaming_text.push_str(text);
-        let segment_continues = matches!(self.state.streaming_segments.last(), Some(Segment::Text { .. }));
-        let part_continues = matches!(self.state.streaming_parts.last(), Some(MessagePart::Text { .. }));
-        if let Some(Segment::Text { text: last }) = self.state.streaming_segments.last_mut() {
-            last.push_str(text);
-        }
-        if let Some(MessagePart::Text { text: last }) = self.state.streaming_parts.last_mut() {
-            last.push_str(text);
-        }
+        let segment_continues = self.open.segment.is_some();
+        let part_continues = self.open.part.is_some();
         if segment_continues && part_continues {
             patches.push(Patch::AppendText { text: text.to_owned() });
             return;
         }
         patches.push(Patch::Append { key: KEY.streaming_text, text: text.to_owned() });
-        let fresh = text.trim_start();
         if segment_continues {
             patches.push(Patch::AppendToLast { key: KEY.streaming_segments, text: text.to_owned() });
         } else if !fresh.is_empty() {
-            self.push_segment(Segment::Text { text: fresh.to_owned() }, patches);
+            self.close_segment_run();
+            let value = PatchValue::Segment(Segment::Text { text: fresh.to_owned() });
+            patches.push(Patch::Push { key: KEY.streaming_segments, value });
+            self.state.streaming_segments.push(Segment::Text { text: String::new() });
+            self.open.segment = Some(fresh_at);
         }
         if part_continues {
             patches.push(Patch::AppendToLast { key: KEY.streaming_parts, text: text.to_owned() });
         } else if !fresh.is_empty() {
-            self.push_part(MessagePart::Text { text: fresh.to_owned() }, patches);
+            self.close_part_run();
+            let value = PatchValue::Part(MessagePart::Text { text: fresh.to_owned() });
+            patches.push(Patch::Push { key: KEY.streaming_parts, value });
+            self.state.streaming_parts.push(MessagePart::Text { text: String::new() });
+            self.open.part = Some(fresh_at);
         }
     }
 
     pub(super) fn push_part(&mut self, part: MessagePart, patches: &mut Vec<Patch>) {
+        self.close_part_run();
         if let MessagePart::Tool { tool_use_id, .. } = &part {
             let place = self.tool_places.entry(tool_use_id.clone()).or_default();
             place.part.get_or_insert(self.state.streaming_parts.len());
@@ -193,12 +201,25 @@ impl StateMachine {
     }
 
     fn push_segment(&mut self, segment: Segment, patches: &mut Vec<Patch>) {
+        self.close_segment_run();
         if let Segment::Tool { tool_use_id: Some(id), .. } = &segment {
             let place = self.tool_places.entry(id.clone()).or_default();
             place.segment.get_or_insert(self.state.streaming_segments.len());
         }
         patches.push(Patch::Push { key: KEY.streaming_segments, value: PatchValue::Segment(segment.clone()) });
         self.state.streaming_segments.push(segment);
+    }
+
+    /// The last text segment's run of text ended: the segment gets its text.
+    fn close_segment_run(&mut self) {
+        let run = OpenRun { segment: self.open.segment.take(), ..OpenRun::default() };
+        run.fill(&mut self.state);
+    }
+
+    /// The last part's run of text or thinking ended: the part gets its text.
+    fn close_part_run(&mut self) {
+        let run = OpenRun { part: self.open.part.take(), reasoning: self.open.reasoning.take(), ..OpenRun::default() };
+        run.fill(&mut self.state);
     }
 
     /// Where the tool part of this call is in `streaming_parts`.

@@ -29,13 +29,14 @@ pub use types::{
     ToolProgressState,
 };
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
-use crate::event::StreamEvent;
+use crate::event::{Segment, StreamEvent};
 use crate::json::{to_json, to_value, ToJson};
 #[cfg(feature = "provider")]
 use crate::request::Turn;
@@ -55,6 +56,40 @@ pub struct StateMachine {
     /// Where each tool call of the turn is in `streaming_parts` and `streaming_segments`, so that
     /// an event about a call finds it at once however many calls the turn made.
     tool_places: HashMap<String, ToolPlace>,
+    /// Where the last text segment's and text part's texts are in `streaming_text` while they grow.
+    open: OpenRun,
+}
+
+/// The answer's last runs of text and thinking, each held once. While it grows, the last text
+/// segment's text and the last text part's are `streaming_text[from..]` (each its own `from`: a
+/// data part starts a new part, not a new segment), the last reasoning part's is
+/// `thinking_text[from..]`, and they themselves hold nothing: a long answer's text grew three
+/// times over, each copy doubling its buffer, and the freed buffers were the module's memory for
+/// good. They get their texts when their run ends (another segment or part, the end of the
+/// answer), and a copy of the state read meanwhile has them ([`StateMachine::state`]).
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub(super) struct OpenRun {
+    pub(super) segment: Option<usize>,
+    pub(super) part: Option<usize>,
+    pub(super) reasoning: Option<usize>,
+}
+
+impl OpenRun {
+    /// `state`'s last text segment and last part, those of this run, get their texts.
+    pub(super) fn fill(self, state: &mut ChatState) {
+        let run = |text: &String, from: Option<usize>| from.map(|from| text[from..].to_owned());
+        let (text, thinking) = (&state.streaming_text, &state.thinking_text);
+        if let (Some(run), Some(Segment::Text { text: last })) =
+            (run(text, self.segment), state.streaming_segments.last_mut())
+        {
+            *last = run;
+        }
+        match (state.streaming_parts.last_mut(), run(text, self.part), run(thinking, self.reasoning)) {
+            (Some(MessagePart::Text { text: last }), Some(run), _)
+            | (Some(MessagePart::Reasoning { text: last }), _, Some(run)) => *last = run,
+            _ => {}
+        }
+    }
 }
 
 /// Events applied to the state, in order: what one step of a turn hands out (the events) and the
@@ -122,12 +157,19 @@ impl StateMachine {
             context: Value::Null,
             ids: Box::new(ids),
             tool_places: HashMap::new(),
+            open: OpenRun::default(),
         }
     }
 
-    /// What the UI renders.
-    pub fn state(&self) -> &ChatState {
-        &self.state
+    /// What the UI renders. While answer text streams, a copy with the last text segment's and
+    /// part's texts filled in ([`OpenRun`]): the state itself holds them once.
+    pub fn state(&self) -> Cow<'_, ChatState> {
+        if self.open == OpenRun::default() {
+            return Cow::Borrowed(&self.state);
+        }
+        let mut state = self.state.clone();
+        self.open.fill(&mut state);
+        Cow::Owned(state)
     }
 
     /// Applies `events` in order ([`StateMachine::apply`]), handing them back with their patches.
@@ -223,18 +265,29 @@ impl StateMachine {
         patches
     }
 
-    /// `messages` as JSON, to save. A message's `parts` are saved empty when they are what
-    /// reading it back makes of its other fields (as a finished answer's nearly always are), so
-    /// that a long answer's text is written twice, not three times; [`StateMachine::load_messages`]
+    /// `messages` as JSON, to save. What reading a message back makes again is left out: its
+    /// `parts` (written empty) when its other fields make them, as a finished answer's nearly always
+    /// do, and then an answer's `segments` too when its `content` makes them, as a plain answer's
+    /// do; so that a long answer's text is written once, not three times. [`StateMachine::load_messages`]
     /// makes them again. (They are set aside while the JSON is written, not copied: hence `&mut`.)
     pub fn messages_json(&mut self) -> String {
-        let set_aside: Vec<Option<Vec<MessagePart>>> = (self.state.messages.iter_mut())
-            .map(|m| m.parts_follow_from_the_rest().then(|| std::mem::take(&mut Arc::make_mut(m).parts)))
+        let set_aside: Vec<Option<(Vec<MessagePart>, Option<Vec<Segment>>)>> = (self.state.messages.iter_mut())
+            .map(|m| {
+                let (parts, segments) = m.made_again_when_read();
+                parts.then(|| {
+                    let m = Arc::make_mut(m);
+                    (std::mem::take(&mut m.parts), segments.then(|| std::mem::take(&mut m.segments)))
+                })
+            })
             .collect();
         let json = to_json(&self.state.messages);
-        for (message, parts) in self.state.messages.iter_mut().zip(set_aside) {
-            if let Some(parts) = parts {
-                Arc::make_mut(message).parts = parts;
+        for (message, set_aside) in self.state.messages.iter_mut().zip(set_aside) {
+            if let Some((parts, segments)) = set_aside {
+                let message = Arc::make_mut(message);
+                message.parts = parts;
+                if let Some(segments) = segments {
+                    message.segments = segments;
+                }
             }
         }
         json
@@ -244,7 +297,7 @@ impl StateMachine {
     pub fn load_messages(&mut self, json: &str) -> Result<Vec<Patch>, ChatError> {
         let messages = serde_json::from_str::<Value>(json)
             .map_err(|e| format!(": {e}"))
-            .and_then(|value| crate::json::list(&value, ChatMessage::from_value))
+            .and_then(|value| crate::json::list(&value, ChatMessage::from_saved))
             .map_err(|e| ChatError {
                 code: ErrorCode::ValidationError,
                 message: format!("Invalid saved messages{e}"),
@@ -332,6 +385,7 @@ impl StateMachine {
     /// becomes its message's), with the patches that clear it in the snapshot.
     fn take_streaming(&mut self, patches: &mut Vec<Patch>) -> Streamed {
         self.tool_places.clear();
+        std::mem::take(&mut self.open).fill(&mut self.state);
         let s = &mut self.state;
         let streamed = Streamed {
             text: std::mem::take(&mut s.streaming_text),

@@ -96,10 +96,27 @@ impl ChatMessage {
         }
     }
 
+    /// Whether saving leaves out (its `parts`, its `segments`), as reading it back makes them
+    /// again ([`ChatMessage::from_saved`], then the loader): its parts when they are what its other
+    /// fields make ([`parts_of_answer`]), and then, for an answer, its segments when they are what
+    /// its `content` makes (`resolve_tool_markers`).
+    pub(crate) fn made_again_when_read(&self) -> (bool, bool) {
+        if !self.parts_follow_from_the_rest() {
+            return (false, false);
+        }
+        let answer = self.role == "assistant";
+        if answer && made_by_content(&self.segments, &self.content, &self.tool_history) {
+            return (true, true);
+        }
+        // Saved without parts or segments, an answer gets its segments from its content: one whose
+        // segments are empty though its content makes some (a backend's) keeps its parts, so that
+        // it reads back as it was.
+        (!(answer && self.segments.is_empty()), false)
+    }
+
     /// Whether `parts` are what reading the message back makes of its other fields when it has
-    /// none ([`parts_of_answer`]): then a saved message leaves them out, and its text is saved
-    /// twice (`content`, `segments`) instead of three times.
-    pub(crate) fn parts_follow_from_the_rest(&self) -> bool {
+    /// none ([`parts_of_answer`]).
+    fn parts_follow_from_the_rest(&self) -> bool {
         let thinking = self.thinking.as_deref().filter(|t| !t.is_empty());
         if self.segments.is_empty() {
             // The text split at its markers (rare: a message written by a backend).
@@ -112,6 +129,17 @@ impl ChatMessage {
             }
         }
         parts.len() == self.segments.len() && parts.zip(&self.segments).all(|(p, s)| is_part_of_segment(p, s))
+    }
+
+    /// A message as [`StateMachine::messages_json`](super::StateMachine::messages_json) saved it: an
+    /// answer saved with empty `parts` and no `segments` gets its segments from its content.
+    pub(crate) fn from_saved(value: &Value) -> Result<ChatMessage, String> {
+        let mut message = ChatMessage::from_value(value)?;
+        let parts_left_out = value.get("parts").and_then(Value::as_array).is_some_and(Vec::is_empty);
+        if message.role == "assistant" && message.segments.is_empty() && parts_left_out {
+            message.segments = crate::clean::resolve_tool_markers(&message.content, &message.tool_history);
+        }
+        Ok(message)
     }
 
     /// No text, thinking, tools or payloads.
@@ -293,6 +321,20 @@ impl ChatMessage {
             message.content = text_of_parts(&message.parts);
         }
         Ok(message)
+    }
+}
+
+/// Whether `segments` are what `content` makes (`resolve_tool_markers`). Text without a marker
+/// makes one text segment, trimmed (none when blank): compared in place, a long answer's text is
+/// not copied to be compared.
+fn made_by_content(segments: &[Segment], content: &str, tool_history: &[ToolRecord]) -> bool {
+    if content.contains("[[") {
+        return *segments == crate::clean::resolve_tool_markers(content, tool_history);
+    }
+    match (content.trim(), segments) {
+        ("", []) => true,
+        (text, [Segment::Text { text: segment }]) => !text.is_empty() && text == segment,
+        _ => false,
     }
 }
 

@@ -112,7 +112,7 @@ impl JsChatSession {
 
     /// The whole state, as a plain object.
     pub fn state(&self) -> Result<JsValue, JsError> {
-        self.with_chat(|chat| to_js(chat.state_machine().state()))?
+        self.with_chat(|chat| to_js(&*chat.state_machine().state()))?
     }
 
     /// Starts a turn for `message` (with the page's `context`), sent to `endpoint`:
