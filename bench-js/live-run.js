@@ -216,7 +216,7 @@ Produced by \`RUSTFLAGS="--cfg fuzzing" cargo bench --bench fast_paths\` (native
 three ways below and the counts exist only in test and fuzz builds, never in the package). Each recording
 as recorded (not tiled), its frames decoded by its dialect's decoder: the share of the frames that a
 learned shape (\`Shape\`, src/dialect/scan.rs) replayed, that the forward scanner read, and the rest (the
-general path, or a frame no fast path reads: \`[DONE]\`, a ping, an error, a whole tool call); then ns per
+general path, or a frame no fast path reads: \`[DONE]\`, a ping, an error, a whole tool call but OpenAI-compatible ones); then ns per
 frame as built, with the forward scanner alone reading every frame (no shape learned), and with no fast
 path (every frame parsed whole by serde_json). Medians of 5 runs of at least 20 ms each.
 

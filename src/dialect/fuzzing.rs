@@ -41,7 +41,7 @@ struct FastPath {
 }
 
 /// Every decoder's fast path.
-const FAST_PATHS: [FastPath; 7] = [
+const FAST_PATHS: [FastPath; 8] = [
     FastPath {
         dialect: Dialect::OpenAi,
         shape_agrees: Some(|learned, other| shape_agrees(learned, other, openai::plain::plain)),
@@ -59,6 +59,30 @@ const FAST_PATHS: [FastPath; 7] = [
             r#" { "choices" : [ { "delta" : { "content" : "x y" } , "index" : 0 } ] , "error" : null } "#,
             r#"{"choices":[{"index":0,"delta":{"content":null,"reasoning_content":"a\u00e9","reasoning":"b"},"finish_reason":null}]}"#,
             r#"{"choices":[{"index":0,"delta":{"reasoning_content":"","reasoning":"b","content":"c","refusal":null}}]}"#,
+        ],
+        #[cfg(test)]
+        recorded: 50,
+    },
+    FastPath {
+        dialect: Dialect::OpenAi,
+        shape_agrees: Some(|learned, other| shape_agrees(learned, other, openai::tools::chunk)),
+        #[cfg(test)]
+        general_agrees: |data| {
+            // The call at index 0 started.
+            let open = || {
+                after::<OpenAiDecoder>(&[
+                    r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","function":{"name":"f","arguments":""}}]}}]}"#,
+                ])
+            };
+            same_as_general(data, data.trim(), openai::tools::chunk, open, |d, out| d.decode_chunk(data.trim(), out))
+        },
+        #[cfg(test)]
+        replays_agree: Some(|frames| replays_agree(frames, openai::tools::chunk)),
+        #[cfg(test)]
+        edited: &[
+            r#"{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\u00e9"}}]},"logprobs":null,"finish_reason":null}],"usage":null}"#,
+            r#"{"id":"b","choices":[{"index":0,"delta":{"content":null,"tool_calls":[{"id":"g","function":{"name":"weather","arguments":"{\"x\": 1}"}}]},"finish_reason":"tool_calls","logprobs":null}],"usage":{"prompt_tokens":124,"total_tokens":146,"completion_tokens":22,"prompt_tokens_details":{"cached_tokens":3},"completion_tokens_details":null}}"#,
+            r#" { "choices" : [ { "delta" : { "role" : "assistant" , "reasoning_content" : "hm" , "tool_calls" : [ { "index" : 1 , "id" : "a" , "type" : "function" , "function" : { "name" : "f" , "arguments" : "" } } , { "index" : 0 , "id" : null , "function" : null } ] } } ] } "#,
         ],
         #[cfg(test)]
         recorded: 50,
@@ -206,9 +230,12 @@ pub fn shapes_agree(learned: &str, other: &str) -> usize {
     FAST_PATHS.iter().filter_map(|path| path.shape_agrees).filter(|agrees| agrees(learned, other)).count()
 }
 
-/// The dialects whose decoders learn shapes.
+/// The dialects whose decoders learn shapes, each once.
 pub fn with_shapes() -> Vec<Dialect> {
-    FAST_PATHS.iter().filter(|path| path.shape_agrees.is_some()).map(|path| path.dialect).collect()
+    let mut dialects: Vec<Dialect> =
+        FAST_PATHS.iter().filter(|path| path.shape_agrees.is_some()).map(|path| path.dialect).collect();
+    dialects.dedup();
+    dialects
 }
 
 /// A decoder of type `D` after `frames`: the state a fast path's frame comes in.
@@ -241,12 +268,17 @@ pub fn modes_agree(dialect: Dialect, frames: &[FrameRef<'_>]) {
     assert_eq!(warm, run(ShapeMode::Off), "{dialect}: the fast paths and the general paths differ on {frames:?}");
 }
 
-/// A text delta of each dialect with shapes: `{a}` where its text goes, `{b}` where another
-/// value goes that its fast path skips or takes (and the general path reads or ignores).
-pub const TEMPLATES: [(Dialect, &str); 6] = [
+/// A text delta of each dialect with shapes (and OpenAI's tool-argument delta): `{a}` where its
+/// text goes, `{b}` where another value goes that its fast path skips or takes (and the general
+/// path reads or ignores).
+pub const TEMPLATES: [(Dialect, &str); 7] = [
     (
         Dialect::OpenAi,
         r#"{"id":{b},"object":"chat.completion.chunk","created":17,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":{a}},"logprobs":null,"finish_reason":null}],"usage":null}"#,
+    ),
+    (
+        Dialect::OpenAi,
+        r#"{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":{b},"function":{"arguments":{a}}}]},"finish_reason":null}]}"#,
     ),
     (
         Dialect::Anthropic,
@@ -329,8 +361,10 @@ mod tests {
     /// or leaves it to the fast path; and it reads enough of them to show the check had work.
     #[test]
     fn every_learned_shape_reads_frames_as_its_fast_path_does() {
-        let replayed = FAST_PATHS.iter().filter(|path| path.replays_agree.is_some()).map(|path| path.dialect);
-        assert_eq!(replayed.collect::<Vec<_>>(), with_shapes());
+        let mut replayed: Vec<Dialect> =
+            FAST_PATHS.iter().filter(|path| path.replays_agree.is_some()).map(|path| path.dialect).collect();
+        replayed.dedup();
+        assert_eq!(replayed, with_shapes());
         // Each on a thread of its own: every frame's edits make it long.
         std::thread::scope(|threads| {
             for path in &FAST_PATHS {

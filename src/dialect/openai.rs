@@ -31,12 +31,13 @@
 //! ```
 
 pub(super) mod plain;
+pub(super) mod tools;
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::scan::Shape;
+use super::scan::{Shape, Taken};
 use super::{DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
@@ -60,6 +61,10 @@ pub struct OpenAiDecoder {
     finished: bool,
     /// The shape of the last plain chunk.
     plain: Shape<(), 3>,
+    /// The shape of the last chunk read by [`tools::chunk`]. While it is one with tool calls,
+    /// the next chunk is tried as such first, not as a plain chunk: a failed plain scan was a
+    /// tenth of reading a stream of argument deltas.
+    tools: Shape<tools::Chunk, { tools::SLOTS }>,
 }
 
 #[derive(Debug)]
@@ -79,19 +84,46 @@ impl DialectDecoder for OpenAiDecoder {
             self.close_calls(out);
             return out.push(ProviderEvent::End);
         }
-        if let Some(((), [content, reasoning_content, reasoning])) = self.plain.read(data, plain::plain) {
-            // As the general path reads it: the first reasoning field with text, then the text.
-            if let Some(thinking) = [reasoning_content, reasoning].into_iter().flatten().find(|t| !t.is_empty()) {
-                out.thinking(&thinking);
+        if !self.tools.learned().is_some_and(|chunk| chunk.calls > 0) {
+            if let Some(((), [content, reasoning_content, reasoning])) = self.plain.read(data, plain::plain) {
+                // As the general path reads it: the first reasoning field with text, then the text.
+                if let Some(thinking) = [reasoning_content, reasoning].into_iter().flatten().find(|t| !t.is_empty()) {
+                    out.thinking(&thinking);
+                }
+                out.text(content.as_deref().unwrap_or_default());
+                return;
             }
-            out.text(content.as_deref().unwrap_or_default());
-            return;
+        }
+        if let Some((chunk, taken)) = self.tools.read(data, tools::chunk) {
+            return self.read_scanned(chunk, &taken, out);
         }
         self.decode_chunk(data, out);
     }
 }
 
 impl OpenAiDecoder {
+    /// A chunk [`tools::chunk`] read, in the general path's order: reasoning, text, calls,
+    /// finish, usage.
+    fn read_scanned(&mut self, chunk: tools::Chunk, taken: &Taken<'_, { tools::SLOTS }>, out: &mut ProviderEvents) {
+        let text = |slot: usize| taken[slot].as_deref();
+        if let Some(thinking) =
+            [plain::REASONING_CONTENT, plain::REASONING].into_iter().filter_map(text).find(|t| !t.is_empty())
+        {
+            out.thinking(thinking);
+        }
+        out.text(text(plain::CONTENT).unwrap_or_default());
+        for (at, index) in chunk.index.into_iter().enumerate().take(chunk.calls) {
+            let field = |field| text(tools::slot(at, field));
+            self.call_delta(index, field(tools::ID), field(tools::NAME), field(tools::ARGUMENTS), out);
+        }
+        if let Some(reason) = chunk.finish {
+            self.finish(reason, out);
+        }
+        if let Some(usage) = chunk.usage() {
+            out.push(ProviderEvent::Usage(usage));
+        }
+    }
+
     /// Any chunk, read as a `Value` (the general path).
     pub(super) fn decode_chunk(&mut self, data: &str, out: &mut ProviderEvents) {
         let chunk: Value = match serde_json::from_str(data) {
@@ -136,12 +168,17 @@ impl OpenAiDecoder {
             self.tool_call(call, out);
         }
         if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
-            self.close_calls(out);
-            if !self.finished {
-                self.finished = true;
-                let reason = if self.refused { FinishReason::Refusal } else { normalize_finish(reason) };
-                out.push(ProviderEvent::Finish { reason });
-            }
+            self.finish(normalize_finish(reason), out);
+        }
+    }
+
+    /// The choice finished: every open call ends, and the first finish is reported.
+    fn finish(&mut self, reason: FinishReason, out: &mut ProviderEvents) {
+        self.close_calls(out);
+        if !self.finished {
+            self.finished = true;
+            let reason = if self.refused { FinishReason::Refusal } else { reason };
+            out.push(ProviderEvent::Finish { reason });
         }
     }
 
@@ -167,9 +204,24 @@ impl OpenAiDecoder {
 
     /// `{"index", "id"?, "function": {"name"?, "arguments"?}}`.
     fn tool_call(&mut self, call: &Value, out: &mut ProviderEvents) {
-        let index = call.get("index").and_then(Value::as_u64);
-        let id = call.get("id").and_then(Value::as_str).filter(|id| !id.is_empty());
         let function = &call["function"];
+        let index = call.get("index").and_then(Value::as_u64);
+        let id = call.get("id").and_then(Value::as_str);
+        let name = function.get("name").and_then(Value::as_str);
+        self.call_delta(index, id, name, function.get("arguments").and_then(Value::as_str), out);
+    }
+
+    /// One call's delta, however it was read: starts the call if it is new, then streams its
+    /// arguments while it is open.
+    fn call_delta(
+        &mut self,
+        index: Option<u64>,
+        id: Option<&str>,
+        name: Option<&str>,
+        arguments: Option<&str>,
+        out: &mut ProviderEvents,
+    ) {
+        let id = id.filter(|id| !id.is_empty());
         let position = match (index, id) {
             (Some(index), _) => self.by_index.get(&index).copied(),
             (None, Some(id)) => self.by_id.get(id).copied(),
@@ -183,7 +235,7 @@ impl OpenAiDecoder {
                     (Some(id), _) => id.to_owned(),
                     (None, index) => format!("call_{}", index.unwrap_or(self.calls.len() as u64)),
                 };
-                let name = function.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+                let name = name.unwrap_or_default().to_owned();
                 out.push(ProviderEvent::ToolCallStart { id: id.clone(), name });
                 let position = self.calls.len();
                 if let Some(index) = index {
@@ -195,7 +247,7 @@ impl OpenAiDecoder {
             }
         };
         let call = &self.calls[position];
-        if let Some(delta) = function.get("arguments").and_then(Value::as_str).filter(|a| !a.is_empty()) {
+        if let Some(delta) = arguments.filter(|a| !a.is_empty()) {
             if call.open {
                 out.push(ProviderEvent::ToolCallDelta { id: call.id.clone(), delta: delta.to_owned() });
             }

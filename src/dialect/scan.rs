@@ -135,6 +135,11 @@ impl<T: Copy, const N: usize> Shape<T, N> {
         found
     }
 
+    /// What the fast path made of the last frame this shape read, when it learned that frame.
+    pub(super) fn learned(&self) -> Option<&T> {
+        self.kind.as_ref()
+    }
+
     /// Keeps the bytes of `data` outside the holes just recorded (in `data`'s positions), and
     /// moves the holes to their places in those bytes: a frame with a long text leaves a layout
     /// as short as its fixed parts. False if the holes do not fit `data`.

@@ -7,6 +7,8 @@
 //! finish, no usage, no error. `Some` exactly when the general path would read the chunk as that
 //! text and reasoning and nothing else; `None` for anything else.
 
+use std::borrow::Cow;
+
 use crate::dialect::scan::{Reader, Seen, Taken};
 
 /// Where [`plain`] puts each string it takes.
@@ -23,17 +25,44 @@ pub(super) fn plain_chunk(data: &str) -> Option<Taken<'_, 3>> {
 
 /// A plain chunk, its strings taken; `None` for any other chunk.
 pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a, 3>)> {
-    let mut taken = None;
+    let mut taken = [const { None }; 3];
+    // Beside the text, a `role` only.
+    let mut role = Seen::default();
+    let mut plain_delta = |r: &mut Reader<'a>, key: &[u8], _: &mut Taken<'a, 3>| {
+        (key == b"role").then_some(())?;
+        role.once(0)?;
+        r.skip_value(2)
+    };
+    chunk(
+        r,
+        |r| choice(r, |r| delta(r, &mut taken, &mut plain_delta)).filter(Option::is_none).map(drop),
+        Reader::null,
+    )?;
+    Some(((), taken))
+}
+
+/// A chunk's top level, which every fast path of Chat Completions reads alike: `choices` by
+/// `choices`, `usage` by `usage`; a non-null `error`, an `object` of `"error"` or one of these
+/// fields twice refused, the other fields skipped. `None` without `choices`.
+pub(super) fn chunk<'a>(
+    r: &mut Reader<'a>,
+    mut choices: impl FnMut(&mut Reader<'a>) -> Option<()>,
+    mut usage: impl FnMut(&mut Reader<'a>) -> Option<()>,
+) -> Option<()> {
     let mut seen = Seen::default();
     r.object(|r, key| {
         match key {
             b"choices" => {
                 seen.once(0)?;
-                taken = Some(choices(r)?);
+                choices(r)?;
             }
-            b"error" | b"usage" => {
-                seen.once(if key == b"error" { 1 } else { 2 })?;
+            b"error" => {
+                seen.once(1)?;
                 r.null()?;
+            }
+            b"usage" => {
+                seen.once(2)?;
+                usage(r)?;
             }
             b"object" => {
                 seen.once(3)?;
@@ -45,13 +74,17 @@ pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a,
         }
         Some(())
     })?;
-    Some(((), taken?))
+    seen.once(0).is_none().then_some(())
 }
 
-/// `choices`: one choice, index 0, a plain delta, no finish.
-fn choices<'a>(r: &mut Reader<'a>) -> Option<Taken<'a, 3>> {
+/// `choices`: one choice, index 0, its delta read by `delta`; its `finish_reason`, `None` for
+/// `null`.
+pub(super) fn choice<'a>(
+    r: &mut Reader<'a>,
+    mut delta: impl FnMut(&mut Reader<'a>) -> Option<()>,
+) -> Option<Option<Cow<'a, str>>> {
     r.eat(b'[')?;
-    let mut taken = [const { None }; 3];
+    let mut finish = None;
     let mut seen = Seen::default();
     r.object(|r, key| {
         match key {
@@ -62,41 +95,60 @@ fn choices<'a>(r: &mut Reader<'a>) -> Option<Taken<'a, 3>> {
             }
             b"finish_reason" => {
                 seen.once(1)?;
-                r.null()?;
+                if r.peek()? == b'n' {
+                    r.null()?;
+                } else {
+                    finish = Some(r.string()?);
+                }
             }
             b"delta" => {
                 seen.once(2)?;
-                let mut delta = Seen::default();
-                r.object(|r, key| {
-                    let slot = match key {
-                        b"content" => CONTENT,
-                        b"reasoning_content" => REASONING_CONTENT,
-                        b"reasoning" => REASONING,
-                        b"role" => {
-                            delta.once(3)?;
-                            return r.skip_value(2);
-                        }
-                        // OpenAI's first chunk says `"refusal": null`; a refusal's text is the general path's.
-                        b"refusal" => {
-                            delta.once(4)?;
-                            return r.null();
-                        }
-                        _ => return None,
-                    };
-                    delta.once(slot as u32)?;
-                    if r.peek()? == b'n' {
-                        return r.null();
-                    }
-                    taken[slot] = Some(r.take(slot)?);
-                    Some(())
-                })?;
+                delta(r)?;
             }
             _ => r.skip_value(1)?,
         }
         Some(())
     })?;
     r.eat(b']')?;
-    Some(taken)
+    Some(finish)
+}
+
+/// A delta's text, which every fast path reads alike: `content`, `reasoning_content` and
+/// `reasoning`, each a string (taken in its slot) or `null`, and a `null` `refusal` (OpenAI's
+/// first chunk says so; a refusal's text is the general path's). Other fields go to `other`.
+pub(super) fn delta<'a, const N: usize>(
+    r: &mut Reader<'a>,
+    taken: &mut Taken<'a, N>,
+    mut other: impl FnMut(&mut Reader<'a>, &[u8], &mut Taken<'a, N>) -> Option<()>,
+) -> Option<()> {
+    let mut seen = Seen::default();
+    r.object(|r, key| {
+        let slot = match key {
+            b"content" => CONTENT,
+            b"reasoning_content" => REASONING_CONTENT,
+            b"reasoning" => REASONING,
+            b"refusal" => {
+                seen.once(3)?;
+                return r.null();
+            }
+            _ => return other(r, key, taken),
+        };
+        seen.once(slot as u32)?;
+        string_or_null(r, slot, taken)
+    })
+}
+
+/// A string, taken in `slot`, or `null`.
+pub(super) fn string_or_null<'a, const N: usize>(
+    r: &mut Reader<'a>,
+    slot: usize,
+    taken: &mut Taken<'a, N>,
+) -> Option<()> {
+    if r.peek()? == b'n' {
+        return r.null();
+    }
+    taken[slot] = Some(r.take(slot)?);
+    Some(())
 }
 
 #[cfg(test)]

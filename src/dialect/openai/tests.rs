@@ -216,3 +216,59 @@ fn truncated_stream_has_no_end() {
     ]);
     assert_eq!(events, [start("c", "f"), delta("c", "{\"a")]);
 }
+
+/// A stream of tool calls as real servers vary them: escapes and non-ASCII text in names and
+/// arguments, a surrogate pair, `null` fields, several calls in one chunk (and more than the fast
+/// path reads), a call without index, text between, a finish with usage. The events are the ones
+/// the contract gives; the fast path reads every chunk it should, and the stream reads alike
+/// with shapes, without them and without any fast path.
+#[test]
+fn tool_call_chunks_read_alike_on_the_fast_and_the_general_path() {
+    let frames = [
+        r#"{"id":"a1","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_w\u00e9ather","arguments":""}}]},"finish_reason":null}],"usage":null}"#,
+        r#"{"id":"a2","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\": \"Z\u00fcrich \ud83d\ude00"}}]}}]}"#,
+        r#"{"id":"a3","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\", \"emoji\": \"😀\"}"}}]}}]}"#,
+        r#"{"id":"a4","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_2","function":{"name":"ls","arguments":"{}"}},{"index":2,"id":"call_3","function":{"name":"cat","arguments":null}}]}}]}"#,
+        r#"{"id":"a5","choices":[{"index":0,"delta":{"tool_calls":[{"index":2,"id":null,"function":{"name":null,"arguments":"{\"path\":\"a\\b\"}"}}]}}]}"#,
+        r#"{"id":"a6","choices":[{"index":0,"delta":{"content":"line\nnext \"q\""}}]}"#,
+        r#"{"id":"a7","choices":[{"index":0,"delta":{"tool_calls":[{"id":"m1","function":{"name":"x","arguments":"{}"}}]}}]}"#,
+        r#"{"id":"a8","choices":[{"index":0,"delta":{"tool_calls":[{"index":3,"id":"c3","function":{"name":"a"}},{"index":4,"id":"c4","function":{"name":"a"}},{"index":5,"id":"c5","function":{"name":"a"}},{"index":6,"id":"c6","function":{"name":"a"}},{"index":7,"id":"c7","function":{"name":"a"}}]}}]}"#,
+        r#"{"id":"a9","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":5,"completion_tokens":7,"total_tokens":12,"completion_tokens_details":{"reasoning_tokens":2}}}"#,
+        "[DONE]",
+    ];
+    let usage = Usage {
+        input_tokens: Some(5),
+        output_tokens: Some(7),
+        reasoning_tokens: Some(2),
+        total_tokens: Some(12),
+        ..Usage::default()
+    };
+    let mut expected = vec![
+        start("call_1", "get_wéather"),
+        delta("call_1", "{\"city\": \"Zürich 😀"),
+        delta("call_1", "\", \"emoji\": \"😀\"}"),
+        start("call_2", "ls"),
+        delta("call_2", "{}"),
+        start("call_3", "cat"),
+        delta("call_3", "{\"path\":\"a\\b\"}"),
+        text("line\nnext \"q\""),
+        start("m1", "x"),
+        delta("m1", "{}"),
+    ];
+    expected.extend(["c3", "c4", "c5", "c6", "c7"].map(|id| start(id, "a")));
+    expected.extend(["call_1", "call_2", "call_3", "m1", "c3", "c4", "c5", "c6", "c7"].map(end));
+    expected.extend([finish("tool_calls"), ProviderEvent::Usage(usage), ProviderEvent::End]);
+    assert_eq!(decode(&frames), expected);
+
+    // The surrogate pair (a2) and the five calls (a8) are the general path's; the rest the fast path's.
+    let read: Vec<bool> = frames[..9].iter().map(|f| crate::dialect::scan::scan(f, tools::chunk).is_some()).collect();
+    assert_eq!(read, [true, false, true, true, true, true, true, false, true]);
+    let frames = frames.map(FrameRef::data);
+    crate::dialect::fuzzing::modes_agree(crate::dialect::Dialect::OpenAi, &frames);
+    // Each chunk after each other one: the shape learned from one is tried on the next.
+    for a in &frames {
+        for b in &frames {
+            crate::dialect::fuzzing::modes_agree(crate::dialect::Dialect::OpenAi, &[*a, *b, *b, *a]);
+        }
+    }
+}
