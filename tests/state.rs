@@ -213,12 +213,18 @@ fn the_request_carries_the_agent_protocol_shape_and_the_history() {
     );
 }
 
-#[test]
-fn messages_save_and_load_as_json() {
+/// A machine whose conversation is one finished turn, and that conversation saved.
+fn a_saved_answer() -> (StateMachine, String) {
     let mut machine = StateMachine::default();
     machine.begin("hi", Value::Null).unwrap();
     machine.apply(&complete("hello"));
     let saved = machine.messages_json();
+    (machine, saved)
+}
+
+#[test]
+fn messages_save_and_load_as_json() {
+    let (machine, saved) = a_saved_answer();
     let mut restored = Mirror::new();
     restored.begin("a turn in the way");
     restored.apply(complete("to be replaced"));
@@ -231,10 +237,7 @@ fn messages_save_and_load_as_json() {
 
 #[test]
 fn saved_messages_loaded_while_text_streams_replace_the_answer_in_the_making() {
-    let mut machine = StateMachine::default();
-    machine.begin("hi", Value::Null).unwrap();
-    machine.apply(&complete("hello"));
-    let saved = machine.messages_json();
+    let (machine, saved) = a_saved_answer();
     let mut restored = Mirror::new();
     restored.begin("a turn in the way");
     restored.apply(StreamEvent::TextDelta { text: "an answer cut short".into() });
