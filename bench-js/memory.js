@@ -138,6 +138,9 @@ async function runCase(which) {
       warmUp.dispose();
       globalThis.gc();
       warm = memoryNow();
+      // The warm figure's peak is the highest sample from here on, not one reached during the warm-up.
+      peakRss = warm.rss;
+      atPeak = null;
     }
     const chat = await readBySession(ChatSession, which === "text" ? textFrames(TEXT_BYTES) : toolCallFrames(ARGUMENT_BYTES), sample);
     const last = chat.getSnapshot().messages.at(-1);
@@ -152,7 +155,9 @@ async function runCase(which) {
     chat.dispose();
   }
   const usage = process.resourceUsage();
-  console.log(JSON.stringify({ before, warm, peakRss: Math.max(peakRss, usage.maxRSS * 1024), wasm: exports.memory.buffer.byteLength, held, atPeak }));
+  // The process's maximum RSS may come from before the warm-up: it counts only toward the cold figure.
+  const maxRss = Math.max(peakRss, usage.maxRSS * 1024);
+  console.log(JSON.stringify({ before, warm, peakRss: warm ? peakRss : maxRss, maxRss, wasm: exports.memory.buffer.byteLength, held, atPeak }));
 }
 
 function main() {
@@ -176,7 +181,7 @@ function main() {
       wasmGrowthMb: mb(r.wasm - base.wasm),
       // At the highest sample, growth since the start (or the warm-up): the module's memory, the
       // V8 heap's young generation (its semi-spaces, sized by how fast the engine allocates), its
-      // old generation and its large objects (strings of 1 MB and more: a long value handed to JS).
+      // old generation and its large objects (objects over about 128 KB, such as a long value handed to JS).
       atPeak: r.atPeak && {
         rssMb: mb(r.atPeak.rss - base.rss),
         wasmMb: mb(r.atPeak.wasm - base.wasm),
@@ -186,7 +191,7 @@ function main() {
       },
     };
     row.multiple = row.peakGrowthMb / row.argumentMb;
-    if (r.warm) Object.assign(row, { coldPeakGrowthMb: mb(r.peakRss - r.before.rss), coldWasmGrowthMb: mb(r.wasm - r.before.wasm) });
+    if (r.warm) Object.assign(row, { coldPeakGrowthMb: mb(r.maxRss - r.before.rss), coldWasmGrowthMb: mb(r.wasm - r.before.wasm) });
     rows.push(row);
     const cold = r.warm ? `; cold (warm-up turn included) +${row.coldPeakGrowthMb.toFixed(1)} MB (${(row.coldPeakGrowthMb / row.argumentMb).toFixed(2)}x), wasm +${row.coldWasmGrowthMb.toFixed(1)} MB` : "";
     console.log(`${name.padEnd(44)} value ${row.argumentMb.toFixed(1)} MB, peak RSS +${row.peakGrowthMb.toFixed(1)} MB (${row.multiple.toFixed(2)}x), wasm memory +${row.wasmGrowthMb.toFixed(1)} MB${cold}`);
@@ -212,12 +217,12 @@ deltas read by a session whose saved state (\`saveMessages()\`) is kept as well,
 from after a warm-up turn (a 1 KB answer read and saved the same way first: what any first turn
 costs, such as the first \`Response\` and \`ReadableStream\` and the code compiled for them, is not
 this answer's; its growth counted from before the warm-up is given under the table). Peak RSS growth
-(sampled every 256 frames, and the process's maximum RSS) ÷ the value's length, against the most
+(sampled every 256 frames; without a warm-up, the process's maximum RSS too) ÷ the value's length, against the most
 the case may hold; wasm memory growth beside it (a wasm module's memory never shrinks). The value
 kept is checked whole by the length of its strings, without a copy of it. Under a case that missed:
 what had grown by its highest sample, the module's memory and the V8 heap's spaces (the young
 generation's semi-spaces grow with how much the engine allocates, up to 16 MB each; large objects
-are strings of 1 MB and more, such as the long value handed to JS).
+are objects over about 128 KB, such as the long value handed to JS).
 
 | case | value | peak RSS growth | ÷ value | at most | wasm memory growth | verdict |
 |---|---:|---:|---:|---:|---:|---|
