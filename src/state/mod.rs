@@ -297,7 +297,7 @@ impl StateMachine {
     pub fn load_messages(&mut self, json: &str) -> Result<Vec<Patch>, ChatError> {
         let messages = serde_json::from_str::<Value>(json)
             .map_err(|e| format!(": {e}"))
-            .and_then(|value| crate::json::list(&value, ChatMessage::from_saved))
+            .and_then(|value| crate::json::list(&value, ChatMessage::from_value))
             .map_err(|e| ChatError {
                 code: ErrorCode::ValidationError,
                 message: format!("Invalid saved messages{e}"),
@@ -331,8 +331,10 @@ impl StateMachine {
             .collect()
     }
 
-    /// A stored message made whole: an id if it has none, parts if it has none.
-    fn complete_stored(&mut self, mut message: ChatMessage) -> ChatMessage {
+    /// A stored message made whole: an id if it has none, an answer's segments if it has none
+    /// ([`ChatMessage::with_segments`]), parts if it has none.
+    fn complete_stored(&mut self, message: ChatMessage) -> ChatMessage {
+        let mut message = message.with_segments();
         if message.id.is_empty() {
             message.id = (self.ids)();
         }

@@ -75,8 +75,8 @@ impl ChatMessage {
         }
     }
 
-    /// The answer a `complete` describes: its text, thinking, segments and parts as given, the
-    /// rest from the payload.
+    /// The answer a `complete` describes: its text, thinking, segments and parts as given (and
+    /// segments from its text when none are given), the rest from the payload.
     pub(crate) fn assistant(id: String, payload: &CompletePayload, answer: Answer) -> ChatMessage {
         let Answer { content, thinking, segments, parts } = answer;
         ChatMessage {
@@ -94,24 +94,19 @@ impl ChatMessage {
             usage: payload.usage.clone(),
             cancelled: false,
         }
+        .with_segments()
     }
 
     /// Whether saving leaves out (its `parts`, its `segments`), as reading it back makes them
-    /// again ([`ChatMessage::from_saved`], then the loader): its parts when they are what its other
-    /// fields make ([`parts_of_answer`]), and then, for an answer, its segments when they are what
-    /// its `content` makes (`resolve_tool_markers`).
+    /// again ([`ChatMessage::with_segments`], then the loader): its parts when they are what its
+    /// other fields make ([`parts_of_answer`]), and then, for an answer, its segments when they
+    /// are what its `content` makes (`resolve_tool_markers`).
     pub(crate) fn made_again_when_read(&self) -> (bool, bool) {
         if !self.parts_follow_from_the_rest() {
             return (false, false);
         }
         let answer = self.role == "assistant";
-        if answer && made_by_content(&self.segments, &self.content, &self.tool_history) {
-            return (true, true);
-        }
-        // Saved without parts or segments, an answer gets its segments from its content: one whose
-        // segments are empty though its content makes some (a backend's) keeps its parts, so that
-        // it reads back as it was.
-        (!(answer && self.segments.is_empty()), false)
+        (true, answer && made_by_content(&self.segments, &self.content, &self.tool_history))
     }
 
     /// Whether `parts` are what reading the message back makes of its other fields when it has
@@ -131,15 +126,15 @@ impl ChatMessage {
         parts.len() == self.segments.len() && parts.zip(&self.segments).all(|(p, s)| is_part_of_segment(p, s))
     }
 
-    /// A message as [`StateMachine::messages_json`](super::StateMachine::messages_json) saved it: an
-    /// answer saved with empty `parts` and no `segments` gets its segments from its content.
-    pub(crate) fn from_saved(value: &Value) -> Result<ChatMessage, String> {
-        let mut message = ChatMessage::from_value(value)?;
-        let parts_left_out = value.get("parts").and_then(Value::as_array).is_some_and(Vec::is_empty);
-        if message.role == "assistant" && message.segments.is_empty() && parts_left_out {
-            message.segments = crate::clean::resolve_tool_markers(&message.content, &message.tool_history);
+    /// An answer without segments gets those its `content` makes (`resolve_tool_markers`): one
+    /// saved with them left out, a backend's, or one whose `complete` had none. So a message reads
+    /// to one result however it arrives (a `complete`, `setMessages`, `loadMessages`) and whichever
+    /// version saved it.
+    pub(crate) fn with_segments(mut self) -> ChatMessage {
+        if self.role == "assistant" && self.segments.is_empty() {
+            self.segments = crate::clean::resolve_tool_markers(&self.content, &self.tool_history);
         }
-        Ok(message)
+        self
     }
 
     /// No text, thinking, tools or payloads.
