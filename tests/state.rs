@@ -397,6 +397,38 @@ fn an_answer_with_tools_saved_without_parts_or_segments_reads_to_one_result_both
 }
 
 #[test]
+fn a_streamed_answer_is_held_once_by_its_complete_its_message_its_segments_and_parts() {
+    use chatstream::stream::{ChatStream, StreamOptions};
+    let frame = |data: Value| format!("data: {data}\n\n");
+    let mut body = String::new();
+    for piece in ["Hello ", "there, ", "a long answer."] {
+        body += &frame(json!({"choices": [{"index": 0, "delta": {"content": piece}}]}));
+    }
+    body += &frame(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}));
+    body += "data: [DONE]\n\n";
+    let mut stream = ChatStream::new(StreamOptions::default());
+    let mut events = Vec::new();
+    stream.push(body.as_bytes(), &mut events);
+    stream.finish(&mut events);
+
+    let mut machine = StateMachine::default();
+    machine.begin("hi", Value::Null).unwrap();
+    let step = machine.step(events);
+    let Some(StreamEvent::Complete { payload }) = step.events.last() else { panic!("{:?}", step.events) };
+    assert_eq!(payload.text, "Hello there, a long answer.");
+    let message = machine.state().messages[1].clone();
+    let [Segment::Text { text: segment }] = &message.segments[..] else { panic!("{:?}", message.segments) };
+    let [chatstream::state::MessagePart::Text { text: part }] = &message.parts[..] else {
+        panic!("{:?}", message.parts)
+    };
+    for (what, text) in
+        [("message", &payload.message), ("content", &message.content), ("segment", segment), ("part", part)]
+    {
+        assert!(text.same_copy(&payload.text), "the {what} holds its own copy of the text");
+    }
+}
+
+#[test]
 fn a_turn_that_produced_nothing_adds_no_empty_message() {
     let mut m = Mirror::new();
     m.begin("hello");

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::parts::{is_part_of_segment, parts_of_answer, MessagePart};
 use crate::error::ErrorCode;
-use crate::event::{CompletePayload, FinishReason, Segment, ToolRecord, Usage};
+use crate::event::{CompletePayload, FinishReason, Segment, SharedText, ToolRecord, Usage};
 use crate::json::{JsonOut, Shared, ToJson};
 use crate::wire::wire;
 
@@ -22,7 +22,7 @@ pub struct ChatMessage reads saved_fields {
     pub role: String,
     /// The text as it is stored: `[[tool:N]]` kept where tools ran. A stored message without it
     /// gets its text parts, joined (empty for a stored turn that only called tools).
-    pub content: String => or_default,
+    pub content: SharedText => or_default,
     /// The message in reading order: text, reasoning, tools with their state, data.
     pub parts: Vec<MessagePart>,
     /// The thinking text.
@@ -48,7 +48,7 @@ pub struct ChatMessage reads saved_fields {
 
 /// An answer's long fields, each as its message keeps it.
 pub(crate) struct Answer {
-    pub content: String,
+    pub content: SharedText,
     pub thinking: Option<String>,
     pub segments: Vec<Segment>,
     pub parts: Vec<MessagePart>,
@@ -56,7 +56,7 @@ pub(crate) struct Answer {
 
 impl ChatMessage {
     /// A user message.
-    pub fn user(id: String, content: impl Into<String>) -> ChatMessage {
+    pub fn user(id: String, content: impl Into<SharedText>) -> ChatMessage {
         let content = content.into();
         ChatMessage {
             id,
@@ -280,8 +280,8 @@ wire! {
 pub struct HistoryEntry {
     /// `user` or `assistant`.
     pub role: String,
-    /// Its stored text.
-    pub content: String,
+    /// Its stored text (shared with its message).
+    pub content: SharedText,
 }
 }
 
@@ -313,7 +313,7 @@ impl ChatMessage {
                 return Err(format!("the message{} has no `content` and no `parts`", named(&message.id)));
             }
             // A stored turn that only called tools has no text: its content is empty.
-            message.content = text_of_parts(&message.parts);
+            message.content = text_of_parts(&message.parts).into();
         }
         Ok(message)
     }
