@@ -24,7 +24,7 @@ use crate::wire::{wire, ReadField};
 /// A 2 MB answer was held six times at once when its `complete` was handed out. An `Arc`, not
 /// an `Rc`: events and messages cross threads on the native side (the proxy). It holds a `String`,
 /// so that a text built in a `String` becomes one without a copy.
-#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct SharedText(Arc<String>);
 
 impl SharedText {

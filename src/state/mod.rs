@@ -37,7 +37,7 @@ use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
 use crate::event::{Segment, SharedText, StreamEvent};
-use crate::json::{to_json, to_value, ToJson};
+use crate::json::{to_json_within, to_value, ToJson};
 #[cfg(feature = "provider")]
 use crate::request::Turn;
 use parts::parts_of_answer;
@@ -292,7 +292,11 @@ impl StateMachine {
                 })
             })
             .collect();
-        let json = to_json(&self.state.messages);
+        // Their texts, and room for the rest of each message (ids, keys, tools).
+        let about: usize = (self.state.messages.iter())
+            .map(|m| m.content.len() + m.thinking.as_ref().map_or(0, String::len) + 256)
+            .sum();
+        let json = to_json_within(&self.state.messages, about + about / 16);
         for (message, set_aside) in self.state.messages.iter_mut().zip(set_aside) {
             if let Some((parts, segments)) = set_aside {
                 let message = Arc::make_mut(message);
