@@ -41,6 +41,15 @@ fn conversation() -> Vec<Turn> {
     ]
 }
 
+/// The conversation with the tool's result replaced by `output`.
+fn with_result(output: Value, is_error: bool) -> Vec<Turn> {
+    let mut turns = conversation();
+    turns[2] = Turn::Tool {
+        results: vec![ToolResult { tool_use_id: "call_1".into(), name: "get_weather".into(), output, is_error }],
+    };
+    turns
+}
+
 fn profile() -> Profile {
     Profile {
         model: "m".into(),
@@ -177,15 +186,7 @@ fn thinking_in_the_other_formats() {
 
 #[test]
 fn an_anthropic_error_result_is_marked_and_text_is_escaped() {
-    let mut turns = conversation();
-    turns[2] = Turn::Tool {
-        results: vec![ToolResult {
-            tool_use_id: "call_1".into(),
-            name: "get_weather".into(),
-            output: json!("no \"Paris\"\n\u{1}"),
-            is_error: true,
-        }],
-    };
+    let turns = with_result(json!("no \"Paris\"\n\u{1}"), true);
     let body = build(Provider::Anthropic, &profile(), &turns, &[], false).unwrap();
     assert_eq!(
         body["messages"][2],
@@ -218,25 +219,10 @@ fn gemini_contents() {
 
 #[test]
 fn gemini_wraps_outputs_that_are_not_objects() {
-    let mut turns = conversation();
-    turns[2] = Turn::Tool {
-        results: vec![ToolResult {
-            tool_use_id: "call_1".into(),
-            name: "get_weather".into(),
-            output: json!("sunny"),
-            is_error: false,
-        }],
-    };
+    let turns = with_result(json!("sunny"), false);
     let body = build(Provider::Gemini, &profile(), &turns, &[], false).unwrap();
     assert_eq!(body["contents"][2]["parts"][0]["functionResponse"]["response"], json!({"result": "sunny"}));
-    turns[2] = Turn::Tool {
-        results: vec![ToolResult {
-            tool_use_id: "call_1".into(),
-            name: "get_weather".into(),
-            output: json!("boom"),
-            is_error: true,
-        }],
-    };
+    let turns = with_result(json!("boom"), true);
     let body = build(Provider::Gemini, &profile(), &turns, &[], false).unwrap();
     assert_eq!(body["contents"][2]["parts"][0]["functionResponse"]["response"], json!({"error": "boom"}));
 }
