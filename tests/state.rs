@@ -397,6 +397,33 @@ fn an_answer_with_tools_saved_without_parts_or_segments_reads_to_one_result_both
 }
 
 #[test]
+fn an_answer_whose_tool_calls_are_in_its_parts_only_gets_their_tool_cards_as_segments() {
+    // A UI message of the AI SDK's shape: no content, no segments, the tool call a part between texts.
+    let saved = r#"[
+        {"id": "a1", "role": "assistant", "parts": [
+            {"type": "text", "text": "Let me check."},
+            {"type": "tool", "tool_use_id": "t1", "tool": "weather", "index": 0, "state": "output-available",
+             "input": {"city": "Oslo"}, "output": "sunny", "is_error": false},
+            {"type": "text", "text": "It is sunny."},
+            {"type": "text", "text": "Enjoy."}]}
+    ]"#;
+    let [given, loaded] = read_both_ways(saved);
+    assert_eq!(given, loaded);
+    assert_eq!(
+        serde_json::to_value(&loaded[0].segments).unwrap(),
+        json!([{"type": "text", "text": "Let me check."},
+               {"type": "tool", "index": 0, "tool_use_id": "t1", "tool": "weather", "input": {"city": "Oslo"},
+                "output": "sunny", "is_error": false},
+               {"type": "text", "text": "It is sunny.\n\nEnjoy."}])
+    );
+    // Saved and read back, it is the same message.
+    let mut machine = StateMachine::default();
+    machine.load_messages(saved).unwrap();
+    let [again, _] = read_both_ways(&machine.messages_json());
+    assert_eq!(again, loaded);
+}
+
+#[test]
 fn a_streamed_answer_is_held_once_by_its_complete_its_message_its_segments_and_parts() {
     use chatstream::stream::{ChatStream, StreamOptions};
     let frame = |data: Value| format!("data: {data}\n\n");

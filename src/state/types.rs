@@ -130,9 +130,17 @@ impl ChatMessage {
     /// saved with them left out, a backend's, or one whose `complete` had none. So a message reads
     /// to one result however it arrives (a `complete`, `setMessages`, `loadMessages`) and whichever
     /// version saved it.
+    ///
+    /// An answer whose tool calls are in its `parts` only (a UI message of the AI SDK's shape, its
+    /// content read from its text parts) gets the segments its parts make instead: its content
+    /// has no markers to place the tool cards.
     pub(crate) fn with_segments(mut self) -> ChatMessage {
         if self.role == "assistant" && self.segments.is_empty() {
-            self.segments = crate::clean::resolve_tool_markers(&self.content, &self.tool_history);
+            self.segments = if self.parts.iter().any(|part| matches!(part, MessagePart::Tool { .. })) {
+                segments_of_parts(&self.parts)
+            } else {
+                crate::clean::resolve_tool_markers(&self.content, &self.tool_history)
+            };
         }
         self
     }
@@ -343,6 +351,38 @@ fn named(id: &str) -> String {
 }
 
 /// A message's text parts, joined as paragraphs (the AI SDK starts a text part per step).
+/// The segments of an answer's parts: a tool card for each tool part, a text segment for each
+/// run of text parts between them (joined as [`text_of_parts`] joins them into the content).
+fn segments_of_parts(parts: &[MessagePart]) -> Vec<Segment> {
+    let mut segments = Vec::new();
+    let mut texts: Vec<&str> = Vec::new();
+    let close_text = |texts: &mut Vec<&str>, segments: &mut Vec<Segment>| {
+        if !texts.is_empty() {
+            segments.push(Segment::Text { text: texts.join("\n\n").into() });
+            texts.clear();
+        }
+    };
+    for part in parts {
+        match part {
+            MessagePart::Text { text } if !text.trim().is_empty() => texts.push(text),
+            MessagePart::Tool { tool_use_id, tool, index, input, output, is_error, .. } => {
+                close_text(&mut texts, &mut segments);
+                segments.push(Segment::Tool {
+                    index: *index,
+                    tool_use_id: Some(tool_use_id.clone()),
+                    tool: Some(tool.clone()),
+                    input: input.clone(),
+                    output: output.clone(),
+                    is_error: *is_error,
+                });
+            }
+            _ => {}
+        }
+    }
+    close_text(&mut texts, &mut segments);
+    segments
+}
+
 fn text_of_parts(parts: &[MessagePart]) -> String {
     let texts: Vec<&str> = parts
         .iter()
