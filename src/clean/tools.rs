@@ -274,7 +274,7 @@ impl Tool {
 pub fn partial_input(arguments: &str) -> Value {
     let mut partial = PartialJson::default();
     partial.push(arguments);
-    partial.value().unwrap_or_else(|| json!({}))
+    partial.into_value().unwrap_or_else(|| json!({}))
 }
 
 /// A tool call's argument text, shared with the WebAssembly bindings, which read a
@@ -385,7 +385,7 @@ impl Arguments {
             partial.push(block);
             left -= block.len();
         }
-        partial.value().unwrap_or_else(|| json!({}))
+        partial.into_value().unwrap_or_else(|| json!({}))
     }
 }
 
