@@ -125,27 +125,29 @@ test("a push into another stream from generateId, with the same tool call id: ea
 
   const other = new ChatStream({ dialect: "anthropic" });
   const otherEvents = [];
-  let pushed = false;
+  // Each call adds an "x" to the other stream's call (the first opens it): the session calls
+  // generateId for its question, then for its answer when it completes.
+  let calls = 0;
   const generateId = () => {
-    if (!pushed) {
-      pushed = true;
-      otherEvents.push(...other.push(start + toolStart + inputDelta('{"other": "fir')));
-    }
+    otherEvents.push(...other.push(calls++ === 0 ? start + toolStart + inputDelta('{"other": "') : inputDelta("x")));
     return crypto.randomUUID();
   };
   // One chunk: the session's deltas, its complete (generateId) and their hand-over in one push.
-  const body = start + toolStart + inputDelta('{"mine": ') + inputDelta('"yes"}') + end;
+  const toolDelta = (args) => ({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "toolu_1", type: "function", function: { name: "write", arguments: args } }] } }] });
+  const body =
+    sse([toolDelta('{"mine": '), toolDelta('"yes"}'), { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] }]) + "data: [DONE]\n\n";
   const session = new ChatSession({ generateId, fetch: async () => respond(body) });
   const events = [];
   for await (const event of session.send("Hi")) events.push(event);
-  assert.ok(pushed, "generateId ran");
-  otherEvents.push(...other.push(inputDelta('st"}') + end));
+  assert.ok(calls >= 2, `generateId ran ${calls} times`);
+  otherEvents.push(...other.push(inputDelta('"}') + end));
 
   const mine = events.filter((e) => e.type === "tool_input_delta");
   assert.deepEqual(mine.map((e) => e.delta).join(""), '{"mine": "yes"}');
   assert.deepEqual(mine.at(-1).partial_input, { mine: "yes" });
   const theirs = otherEvents.filter((e) => e.type === "tool_input_delta");
-  assert.deepEqual(theirs.map((e) => e.partial_input), [{ other: "fir" }, { other: "first" }]);
+  const xs = (n) => ({ other: "x".repeat(n) });
+  assert.deepEqual(theirs.map((e) => e.partial_input), [...Array(calls).keys()].map(xs).concat([xs(calls - 1)]));
   assert.equal(stillWorks(), null);
   other.free();
   session.dispose();
