@@ -1,18 +1,19 @@
 //! A plain Gemini response, read with the checking scanner ([`crate::dialect::scan`]).
 //!
 //! Nearly every response of a long answer has one shape: one candidate whose content is one
-//! text part (`thought: true` for thinking), no finish, the running `usageMetadata`, the model's
-//! version and the response's id. Every response repeats the usage and the id, so a plain
-//! forward scan (no learned layout) reads it. `Some` exactly when the general path would read
-//! the response as that part's text, that usage and that id and nothing else; `None` for
-//! anything else (a finish, a function call, a `thoughtSignature`, several parts or
-//! candidates, an error, a blocked prompt).
+//! text part (`thought: true` for thinking), the running `usageMetadata`, the model's version and
+//! the response's id; the last one adds a `finishReason`. Every response repeats the usage and the
+//! id, so a plain forward scan (no learned layout) reads it. `Some` exactly when the general path
+//! would read the response as that part's text, that finish reason, that usage and that id and
+//! nothing else; `None` for anything else (a `finishMessage`, a function call, a
+//! `thoughtSignature`, several parts or candidates, an error, a blocked prompt).
 
 use crate::dialect::scan::{Reader, Seen, Taken};
 
 /// Where [`plain`] puts each string it takes.
 pub(super) const TEXT: usize = 0;
 pub(super) const RESPONSE_ID: usize = 1;
+pub(super) const FINISH_REASON: usize = 2;
 
 /// The `usageMetadata` counts the general path reads ([`super::usage_of`]).
 pub(super) const COUNTS: [&str; 6] = [
@@ -41,9 +42,9 @@ impl Plain {
 }
 
 /// A plain response, its strings taken; `None` for any other.
-pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<(Plain, Taken<'a, 2>)> {
+pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<(Plain, Taken<'a, 3>)> {
     let mut plain = Plain::default();
-    let mut taken = [const { None }; 2];
+    let mut taken = [const { None }; 3];
     let mut seen = Seen::default();
     r.object(|r, key| {
         match key {
@@ -69,8 +70,9 @@ pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<(Plain, Taken<
     taken[TEXT].is_some().then_some((plain, taken))
 }
 
-/// The one candidate: its content, and no finish.
-fn candidate<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, 2>) -> Option<()> {
+/// The one candidate: its content, and maybe its `finishReason` (a string; the general path
+/// ignores one of another type, so that is left to it).
+fn candidate<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, 3>) -> Option<()> {
     let mut seen = Seen::default();
     r.object(|r, key| {
         match key {
@@ -86,7 +88,11 @@ fn candidate<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, 2>
                     _ => r.skip_value(2),
                 })?;
             }
-            b"finishReason" | b"finishMessage" => return None,
+            b"finishReason" => {
+                seen.once(2)?;
+                taken[FINISH_REASON] = Some(r.string()?);
+            }
+            b"finishMessage" => return None,
             _ => r.skip_value(1)?,
         }
         Some(())
@@ -94,7 +100,7 @@ fn candidate<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, 2>
 }
 
 /// The one part: `text`, and maybe `thought`; nothing else.
-fn part<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, 2>) -> Option<()> {
+fn part<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, 3>) -> Option<()> {
     let mut seen = Seen::default();
     r.object(|r, key| {
         match key {

@@ -272,7 +272,9 @@ fn an_unreadable_frame_is_not_fatal() {
 #[test]
 fn the_fast_path_leaves_every_other_response_to_the_general_path() {
     for other in [
-        r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP"}]}"#,
+        r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP","finishMessage":"m"}]}"#,
+        r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":null}]}"#,
+        r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP","finishReason":"STOP"}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"x","thoughtSignature":"s"}]}}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}}}]}}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"x"},{"text":"y"}]}}]}"#,
