@@ -221,6 +221,7 @@ const FAST_PATHS: [FastPath; 8] = [
             r#" { "candidates" : [ { "content" : { "role" : "model" , "parts" : [ { "thought" : true , "text" : "x y" } ] } } ] } "#,
             r#"{"candidates":[{"content":{"parts":[{"text":""}]},"safetyRatings":[{"probability":"NEGLIGIBLE"}]}],"usageMetadata":{"toolUsePromptTokenCount":2,"cachedContentTokenCount":1,"promptTokenCount":3}}"#,
             r#"{"candidates":[{"content":{"parts":[{"text":"."}],"role":"model"},"finishReason":"MAX_TOKENS","index":0}],"usageMetadata":{"promptTokenCount":9},"responseId":"r"}"#,
+            r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{"a":[1,"x\"y"],"b":null},"id":"c1"},"thoughtSignature":"s"}]},"finishReason":"STOP"}],"responseId":"r"}"#,
         ],
         #[cfg(test)]
         recorded: 10,

@@ -69,13 +69,33 @@ struct StreamingCall {
 
 impl DialectDecoder for GeminiDecoder {
     fn decode(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
-        if let Some((plain, [text, id, reason])) = scan(frame.data, plain::plain) {
-            // As the general path reads it: the id, the part's text, the finish, the usage.
+        if let Some((plain, [text, id, reason, signature, name, call_id, args])) = scan(frame.data, plain::plain) {
+            // A call's arguments as a value, before anything is read: where serde_json refuses
+            // them (what the scanner accepted), or a call is still streaming, the general path
+            // reads the response.
+            let args = match &args {
+                _ if name.is_some() && self.streaming.is_some() => return self.decode_value(frame.data, out),
+                Some(args) => match serde_json::from_str::<Value>(args) {
+                    Ok(args) => Some(args),
+                    Err(_) => return self.decode_value(frame.data, out),
+                },
+                None => None,
+            };
+            // As the general path reads it: the id, the part, its signature, the finish, the usage.
             if self.response_id.is_none() {
                 self.response_id = id.map(String::from);
             }
+            let mut call = None;
             if let Some(text) = text.filter(|t| !t.is_empty()).map(String::from) {
                 out.push(if plain.thought { ProviderEvent::Thinking(text) } else { ProviderEvent::Text(text) });
+            } else if let Some(name) = name {
+                let id = self.call_id(call_id.as_deref());
+                let input = args.unwrap_or_else(|| json!({}));
+                StreamingCall { id: id.clone(), name: name.into(), args: input, continuing: None }.end(out);
+                call = Some(id);
+            }
+            if let Some(signature) = signature {
+                out.push(thought_signature(Value::String(signature.into()), call));
             }
             if let Some(reason) = reason {
                 self.finish_with(&reason, out);
@@ -149,11 +169,7 @@ impl GeminiDecoder {
             call_id = self.function_call(call, out);
         }
         if let Some(signature) = part.get("thoughtSignature").filter(|s| s.is_string()) {
-            let mut value = json!({ "signature": signature });
-            if let Some(id) = call_id {
-                value["tool_use_id"] = Value::String(id);
-            }
-            out.push(ProviderEvent::attach("thought_signatures", value));
+            out.push(thought_signature(signature.clone(), call_id));
         }
     }
 
@@ -195,9 +211,14 @@ impl GeminiDecoder {
     }
 
     fn next_id(&mut self, call: &Value) -> String {
+        self.call_id(call.get("id").and_then(Value::as_str))
+    }
+
+    /// The id of the next call: its own `id`, or one made from the response's and its number.
+    fn call_id(&mut self, id: Option<&str>) -> String {
         let n = self.calls;
         self.calls += 1;
-        match (call.get("id").and_then(Value::as_str), &self.response_id) {
+        match (id, &self.response_id) {
             (Some(id), _) => id.to_owned(),
             (None, Some(response)) => format!("{response}-{n}"),
             (None, None) => format!("call_{n}"),
@@ -265,6 +286,15 @@ impl StreamingCall {
         self.continuing = will_continue.then(|| path.to_owned());
         Ok(())
     }
+}
+
+/// A part's `thoughtSignature`, attached to the payload with the id of the call it came with.
+fn thought_signature(signature: Value, call_id: Option<String>) -> ProviderEvent {
+    let mut value = json!({ "signature": signature });
+    if let Some(id) = call_id {
+        value["tool_use_id"] = Value::String(id);
+    }
+    ProviderEvent::attach("thought_signatures", value)
 }
 
 /// What `value.pointer` finds at the path of these tokens (an object's key, or an array's index),

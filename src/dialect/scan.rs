@@ -362,6 +362,15 @@ impl<'a> Reader<'a> {
         Some(())
     }
 
+    /// Past one JSON value of any kind, `depth` deep: its text. Not for a fast path that learns a
+    /// shape: what it skips becomes holes of the shape, and a replay would not take the text.
+    pub(super) fn raw_value(&mut self, depth: usize) -> Option<&'a str> {
+        self.peek()?;
+        let start = self.at;
+        self.skip_value(depth)?;
+        Some(&self.data[start..self.at])
+    }
+
     /// Past one JSON value of any kind.
     pub(super) fn skip_value(&mut self, depth: usize) -> Option<()> {
         if depth > MAX_DEPTH {
