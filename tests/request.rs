@@ -41,6 +41,15 @@ fn conversation() -> Vec<Turn> {
     ]
 }
 
+/// The conversation with the tool's result replaced by `output`.
+fn with_result(output: Value, is_error: bool) -> Vec<Turn> {
+    let mut turns = conversation();
+    turns[2] = Turn::Tool {
+        results: vec![ToolResult { tool_use_id: "call_1".into(), name: "get_weather".into(), output, is_error }],
+    };
+    turns
+}
+
 fn profile() -> Profile {
     Profile {
         model: "m".into(),
@@ -155,6 +164,38 @@ fn anthropic_thinking_drops_temperature_and_raises_max_tokens_above_the_budget()
     assert_eq!(build(Provider::Anthropic, &no_max, &conversation(), &[], false).unwrap()["max_tokens"], 8192);
 }
 
+fn without_tools(provider: Provider, profile: &Profile) -> Value {
+    build(provider, profile, &conversation(), &[], false).unwrap()
+}
+
+#[test]
+fn thinking_in_the_other_formats() {
+    let p = Profile { thinking: true, thinking_budget: Some(20_000), temperature: None, max_tokens: None, ..profile() };
+    assert_eq!(without_tools(Provider::OpenAi, &p)["reasoning_effort"], "high");
+    assert_eq!(without_tools(Provider::OpenAiResponses, &p)["reasoning"], json!({"effort": "high", "summary": "auto"}));
+    assert_eq!(
+        without_tools(Provider::Gemini, &p)["generationConfig"],
+        json!({"thinkingConfig": {"includeThoughts": true, "thinkingBudget": 20000}})
+    );
+    let ollama = without_tools(Provider::Ollama, &p);
+    assert_eq!(ollama["think"], true);
+    assert!(ollama.get("options").is_none(), "no temperature and no token limit: no options");
+    let plain = Profile { temperature: None, max_tokens: None, ..profile() };
+    assert!(without_tools(Provider::Gemini, &plain).get("generationConfig").is_none(), "nothing to configure");
+}
+
+#[test]
+fn an_anthropic_error_result_is_marked_and_text_is_escaped() {
+    let turns = with_result(json!("no \"Paris\"\n\u{1}"), true);
+    let body = build(Provider::Anthropic, &profile(), &turns, &[], false).unwrap();
+    assert_eq!(
+        body["messages"][2],
+        json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "call_1", "content": "no \"Paris\"\n\u{1}", "is_error": true}
+        ]})
+    );
+}
+
 #[test]
 fn gemini_contents() {
     assert_eq!(
@@ -178,25 +219,10 @@ fn gemini_contents() {
 
 #[test]
 fn gemini_wraps_outputs_that_are_not_objects() {
-    let mut turns = conversation();
-    turns[2] = Turn::Tool {
-        results: vec![ToolResult {
-            tool_use_id: "call_1".into(),
-            name: "get_weather".into(),
-            output: json!("sunny"),
-            is_error: false,
-        }],
-    };
+    let turns = with_result(json!("sunny"), false);
     let body = build(Provider::Gemini, &profile(), &turns, &[], false).unwrap();
     assert_eq!(body["contents"][2]["parts"][0]["functionResponse"]["response"], json!({"result": "sunny"}));
-    turns[2] = Turn::Tool {
-        results: vec![ToolResult {
-            tool_use_id: "call_1".into(),
-            name: "get_weather".into(),
-            output: json!("boom"),
-            is_error: true,
-        }],
-    };
+    let turns = with_result(json!("boom"), true);
     let body = build(Provider::Gemini, &profile(), &turns, &[], false).unwrap();
     assert_eq!(body["contents"][2]["parts"][0]["functionResponse"]["response"], json!({"error": "boom"}));
 }

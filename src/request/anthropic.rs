@@ -1,10 +1,8 @@
 //! Anthropic Messages API request bodies (docs.anthropic.com, "Messages"): `anthropic`.
 
-use serde_json::Value;
-
 use super::{
-    budget, declarations, insert, insert_some, object, output_text, streaming_body, string, system_text,
-    text_then_calls, Profile, ToolDef, Turn, ANTHROPIC_DEFAULT_MAX_TOKENS,
+    budget, declarations, message, output_text, streaming_body, system_text, text_then_calls, Profile, ToolDef, Turn,
+    Writer, ANTHROPIC_DEFAULT_MAX_TOKENS,
 };
 
 /// Anthropic Messages: tool calls are `tool_use` blocks of the assistant, results are
@@ -13,58 +11,75 @@ use super::{
 ///
 /// Limitation: thinking blocks are not sent back with their signatures, which Anthropic asks for
 /// when thinking and tool use are combined in one turn.
-pub(super) fn anthropic(profile: &Profile, conversation: &[Turn], tools: &[ToolDef], no_more_tools: bool) -> Value {
-    let mut messages: Vec<Value> = Vec::new();
+pub(super) fn anthropic(
+    body: &mut Writer,
+    profile: &Profile,
+    conversation: &[Turn],
+    tools: &[ToolDef],
+    no_more_tools: bool,
+) {
+    streaming_body(body, profile, "messages").open(b'[');
     for turn in conversation {
         match turn {
-            Turn::User { content } => messages.push(object([("role", string("user")), ("content", string(content))])),
+            Turn::User { content } => message(body, "user", content),
             Turn::Assistant { content, tool_calls } => {
-                let blocks = text_then_calls(
+                body.open(b'{').field("role", "assistant");
+                body.key("content").open(b'[');
+                text_then_calls(
+                    body,
                     content,
                     tool_calls,
-                    |text| object([("type", string("text")), ("text", string(text))]),
-                    |c| {
-                        let (id, name) = (string(&c.id), string(&c.name));
-                        object([("type", string("tool_use")), ("id", id), ("name", name), ("input", c.input.clone())])
+                    |body, text| {
+                        body.open(b'{').field("type", "text");
+                        body.field("text", text);
+                        body.close(b'}');
+                    },
+                    |body, c| {
+                        body.open(b'{').field("type", "tool_use");
+                        body.field("id", &c.id);
+                        body.field("name", &c.name);
+                        body.key("input").value(&c.input);
+                        body.close(b'}');
                     },
                 );
-                messages.push(object([("role", string("assistant")), ("content", Value::Array(blocks))]));
+                body.close(b']');
+                body.close(b'}');
             }
             Turn::Tool { results } => {
-                let blocks: Vec<Value> = results
-                    .iter()
-                    .map(|r| {
-                        let mut block = object([
-                            ("type", string("tool_result")),
-                            ("tool_use_id", string(&r.tool_use_id)),
-                            ("content", Value::String(output_text(&r.output))),
-                        ]);
-                        if r.is_error {
-                            block["is_error"] = Value::Bool(true);
-                        }
-                        block
-                    })
-                    .collect();
-                messages.push(object([("role", string("user")), ("content", Value::Array(blocks))]));
+                body.open(b'{').field("role", "user");
+                body.key("content").open(b'[');
+                for result in results {
+                    body.open(b'{').field("type", "tool_result");
+                    body.field("tool_use_id", &result.tool_use_id);
+                    output_text(body.key("content"), &result.output);
+                    if result.is_error {
+                        body.key("is_error").bool(true);
+                    }
+                    body.close(b'}');
+                }
+                body.close(b']');
+                body.close(b'}');
             }
         }
     }
-    let mut body = streaming_body(profile, "messages", messages);
-    insert_some(&mut body, "system", system_text(profile));
+    body.close(b']');
+    body.field_some("system", system_text(profile));
     let mut max_tokens = profile.max_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS);
     if profile.thinking {
         let budget = budget(profile).max(1024);
         max_tokens = max_tokens.max(budget + 1024);
-        insert(&mut body, "thinking", object([("type", string("enabled")), ("budget_tokens", budget.into())]));
+        body.key("thinking").open(b'{').field("type", "enabled");
+        body.key("budget_tokens").int(budget);
+        body.close(b'}');
     } else {
-        insert_some(&mut body, "temperature", profile.temperature);
+        body.float_some("temperature", profile.temperature);
     }
-    insert(&mut body, "max_tokens", max_tokens.into());
+    body.key("max_tokens").int(max_tokens);
     if !tools.is_empty() {
-        insert(&mut body, "tools", Value::Array(declarations(tools, "input_schema")));
+        declarations(body.key("tools"), tools, "input_schema");
         if no_more_tools {
-            insert(&mut body, "tool_choice", object([("type", string("none"))]));
+            body.key("tool_choice").object_of("type", "none");
         }
     }
-    Value::Object(body)
+    body.close(b'}');
 }

@@ -1,71 +1,98 @@
 //! Gemini `streamGenerateContent` request bodies (ai.google.dev, "Generating content"): `gemini`.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::{
-    budget, declarations, insert, insert_some, object, string, system_text, text_then_calls, Profile, ToolDef, Turn,
-};
+use super::{budget, declarations, system_text, text_then_calls, Profile, ToolDef, Turn, Writer};
 
 /// Gemini `streamGenerateContent`: `contents` of `user` and `model` turns; a function response
 /// must be an object, so other outputs are wrapped as `{"result": …}` (`{"error": …}` for errors).
 /// `model` is for the proxy, which puts it in the URL and removes it.
-pub(super) fn gemini(profile: &Profile, conversation: &[Turn], tools: &[ToolDef], no_more_tools: bool) -> Value {
-    let mut contents = Vec::new();
+pub(super) fn gemini(
+    body: &mut Writer,
+    profile: &Profile,
+    conversation: &[Turn],
+    tools: &[ToolDef],
+    no_more_tools: bool,
+) {
+    body.open(b'{').field("model", &profile.model);
+    if let Some(system) = system_text(profile) {
+        text_parts(body.key("systemInstruction").open(b'{'), system);
+        body.close(b'}');
+    }
+    body.key("contents").open(b'[');
     for turn in conversation {
         match turn {
-            Turn::User { content } => contents.push(object([("role", string("user")), ("parts", text_parts(content))])),
+            Turn::User { content } => {
+                body.open(b'{').field("role", "user");
+                text_parts(body, content);
+                body.close(b'}');
+            }
             Turn::Assistant { content, tool_calls } => {
-                let parts = text_then_calls(
+                body.open(b'{').field("role", "model");
+                body.key("parts").open(b'[');
+                text_then_calls(
+                    body,
                     content,
                     tool_calls,
-                    |text| object([("text", string(text))]),
-                    |c| object([("functionCall", object([("name", string(&c.name)), ("args", c.input.clone())]))]),
+                    |body, text| body.object_of("text", text),
+                    |body, c| {
+                        body.open(b'{').key("functionCall").open(b'{').field("name", &c.name);
+                        body.key("args").value(&c.input);
+                        body.close(b'}');
+                        body.close(b'}');
+                    },
                 );
-                contents.push(object([("role", string("model")), ("parts", Value::Array(parts))]));
+                body.close(b']');
+                body.close(b'}');
             }
             Turn::Tool { results } => {
-                let parts: Vec<Value> = results
-                    .iter()
-                    .map(|r| {
-                        let response = match (&r.output, r.is_error) {
-                            (output, true) => object([("error", output.clone())]),
-                            (Value::Object(_), false) => r.output.clone(),
-                            (output, false) => object([("result", output.clone())]),
-                        };
-                        object([("functionResponse", object([("name", string(&r.name)), ("response", response)]))])
-                    })
-                    .collect();
-                contents.push(object([("role", string("user")), ("parts", Value::Array(parts))]));
+                body.open(b'{').field("role", "user");
+                body.key("parts").open(b'[');
+                for result in results {
+                    body.open(b'{').key("functionResponse").open(b'{').field("name", &result.name);
+                    body.key("response");
+                    match (&result.output, result.is_error) {
+                        (Value::Object(_), false) => body.value(&result.output),
+                        (output, is_error) => {
+                            body.open(b'{').key(if is_error { "error" } else { "result" }).value(output);
+                            body.close(b'}');
+                        }
+                    }
+                    body.close(b'}');
+                    body.close(b'}');
+                }
+                body.close(b']');
+                body.close(b'}');
             }
         }
     }
-    let mut body = Map::new();
-    insert(&mut body, "model", string(&profile.model));
-    if let Some(system) = system_text(profile) {
-        insert(&mut body, "systemInstruction", object([("parts", text_parts(system))]));
-    }
-    insert(&mut body, "contents", Value::Array(contents));
-    let mut config = Map::new();
-    insert_some(&mut config, "temperature", profile.temperature);
-    insert_some(&mut config, "maxOutputTokens", profile.max_tokens);
-    if profile.thinking {
-        let thinking = object([("includeThoughts", Value::Bool(true)), ("thinkingBudget", budget(profile).into())]);
-        insert(&mut config, "thinkingConfig", thinking);
-    }
-    if !config.is_empty() {
-        insert(&mut body, "generationConfig", Value::Object(config));
+    body.close(b']');
+    if profile.temperature.is_some() || profile.max_tokens.is_some() || profile.thinking {
+        body.key("generationConfig").open(b'{');
+        body.float_some("temperature", profile.temperature);
+        body.int_some("maxOutputTokens", profile.max_tokens);
+        if profile.thinking {
+            body.key("thinkingConfig").open(b'{').key("includeThoughts").bool(true);
+            body.key("thinkingBudget").int(budget(profile));
+            body.close(b'}');
+        }
+        body.close(b'}');
     }
     if !tools.is_empty() {
-        let declared = Value::Array(declarations(tools, "parameters"));
-        insert(&mut body, "tools", Value::Array(vec![object([("functionDeclarations", declared)])]));
+        body.key("tools").open(b'[').open(b'{');
+        declarations(body.key("functionDeclarations"), tools, "parameters");
+        body.close(b'}');
+        body.close(b']');
         if no_more_tools {
-            insert(&mut body, "toolConfig", object([("functionCallingConfig", object([("mode", string("NONE"))]))]));
+            body.key("toolConfig").open(b'{').key("functionCallingConfig").object_of("mode", "NONE");
+            body.close(b'}');
         }
     }
-    Value::Object(body)
+    body.close(b'}');
 }
 
-/// `parts` of one text: `[{"text": …}]`.
-fn text_parts(text: &str) -> Value {
-    Value::Array(vec![object([("text", string(text))])])
+/// `"parts": [{"text": …}]`.
+fn text_parts(body: &mut Writer, text: &str) {
+    body.key("parts").open(b'[').object_of("text", text);
+    body.close(b']');
 }

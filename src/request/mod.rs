@@ -33,6 +33,7 @@ mod gemini;
 mod ollama;
 mod openai;
 mod openai_responses;
+mod writer;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -45,6 +46,7 @@ use gemini::gemini;
 use ollama::ollama;
 use openai::chat_completions;
 use openai_responses::responses;
+use writer::Writer;
 
 /// The provider formats a request can be built for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -198,7 +200,10 @@ impl ToolDef {
     /// The schema of a tool that takes no input (an object with no properties): what a tool that
     /// gives none gets.
     pub fn no_input() -> Value {
-        object([("type", string("object")), ("properties", Value::Object(Map::new()))])
+        let mut schema = Map::new();
+        schema.insert("type".to_owned(), Value::String("object".to_owned()));
+        schema.insert("properties".to_owned(), Value::Object(Map::new()));
+        Value::Object(schema)
     }
 }
 
@@ -272,21 +277,24 @@ pub fn build(
 ) -> Result<Value, RequestError> {
     validate(profile, conversation, tools)?;
     let conversation = context::fit(conversation, profile);
-    let body = match provider {
-        Provider::OpenAi | Provider::Compat => chat_completions(provider, profile, &conversation, tools, no_more_tools),
-        Provider::OpenAiResponses => responses(profile, &conversation, tools, no_more_tools),
-        Provider::Anthropic => anthropic(profile, &conversation, tools, no_more_tools),
-        Provider::Gemini => gemini(profile, &conversation, tools, no_more_tools),
-        Provider::Ollama => ollama(profile, &conversation, tools, no_more_tools),
-    };
-    Ok(body)
+    let mut body = Writer::default();
+    match provider {
+        Provider::OpenAi | Provider::Compat => {
+            chat_completions(&mut body, provider, profile, &conversation, tools, no_more_tools)
+        }
+        Provider::OpenAiResponses => responses(&mut body, profile, &conversation, tools, no_more_tools),
+        Provider::Anthropic => anthropic(&mut body, profile, &conversation, tools, no_more_tools),
+        Provider::Gemini => gemini(&mut body, profile, &conversation, tools, no_more_tools),
+        Provider::Ollama => ollama(&mut body, profile, &conversation, tools, no_more_tools),
+    }
+    Ok(body.into_value())
 }
 
 /// A tool's output as the text most providers want in a result.
-fn output_text(output: &Value) -> String {
+fn output_text(body: &mut Writer, output: &Value) {
     match output {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        Value::String(s) => body.string(s),
+        other => body.string(&other.to_string()),
     }
 }
 
@@ -307,65 +315,53 @@ fn reasoning_effort(profile: &Profile) -> &'static str {
     }
 }
 
-// The bodies are built as values directly, not with `json!`: its `to_value` brings serde_json's
-// value serializer into the wasm module, once for each type it is given.
+/// A tool as every format declares it at its core, `{"name", "description", <schema>`, the
+/// input schema under the format's key for it; left open for the Responses API's `type`.
+fn declaration(body: &mut Writer, tool: &ToolDef, schema: &str) {
+    body.open(b'{').field("name", &tool.name);
+    body.field("description", &tool.description);
+    body.key(schema).value(&tool.input_schema);
+}
 
-/// A JSON object of `fields`. Inserted one by one: collecting them instead builds the map by
-/// sorting, whose code weighs more in the wasm module.
-fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
-    let mut map = Map::new();
-    for (key, value) in fields {
-        insert(&mut map, key, value);
+/// Each tool's [`declaration`], as an array.
+fn declarations(body: &mut Writer, tools: &[ToolDef], schema: &str) {
+    body.open(b'[');
+    for tool in tools {
+        declaration(body, tool, schema);
+        body.close(b'}');
     }
-    Value::Object(map)
-}
-
-/// `map[key] = value`. Out of line, as [`string`] is: the builders set a key or make a string at
-/// a hundred places, each then a call rather than a copy of the map's insertion or the allocation.
-#[inline(never)]
-fn insert(map: &mut Map<String, Value>, key: &str, value: Value) {
-    map.insert(key.to_owned(), value);
-}
-
-/// Each tool as every format declares it at its core: `{name, description, <schema>}`, the
-/// input schema under the format's key for it.
-fn declarations(tools: &[ToolDef], schema: &str) -> Vec<Value> {
-    let declare = |t: &ToolDef| {
-        object([("name", string(&t.name)), ("description", string(&t.description)), (schema, t.input_schema.clone())])
-    };
-    tools.iter().map(declare).collect()
-}
-
-/// A JSON string.
-#[inline(never)]
-fn string(text: &str) -> Value {
-    Value::String(text.to_owned())
+    body.close(b']');
 }
 
 /// An assistant turn's items, as the formats that write its text and its calls side by side have
-/// them: the text (when there is any), then each call.
+/// them: the text (when there is any), then each call, into the array being written.
 /// (Function pointers, not generics: one copy of this in the wasm module for every format.)
 fn text_then_calls(
+    body: &mut Writer,
     content: &str,
     tool_calls: &[ToolCall],
-    text: fn(&str) -> Value,
-    call: fn(&ToolCall) -> Value,
-) -> Vec<Value> {
-    let text = (!content.is_empty()).then(|| text(content));
-    text.into_iter().chain(tool_calls.iter().map(call)).collect()
-}
-
-/// A streaming request's body as it begins: the model, and the conversation under `key`.
-fn streaming_body(profile: &Profile, key: &str, conversation: Vec<Value>) -> Map<String, Value> {
-    let mut body = Map::new();
-    insert(&mut body, "model", string(&profile.model));
-    insert(&mut body, key, Value::Array(conversation));
-    insert(&mut body, "stream", Value::Bool(true));
-    body
-}
-
-fn insert_some(body: &mut Map<String, Value>, key: &str, value: Option<impl Into<Value>>) {
-    if let Some(value) = value {
-        insert(body, key, value.into());
+    text: fn(&mut Writer, &str),
+    call: fn(&mut Writer, &ToolCall),
+) {
+    if !content.is_empty() {
+        text(body, content);
     }
+    for tool_call in tool_calls {
+        call(body, tool_call);
+    }
+}
+
+/// A streaming request's body as it begins: `{"model", "stream": true`, then the key of the
+/// conversation, which the caller writes next.
+fn streaming_body<'b>(body: &'b mut Writer, profile: &Profile, key: &str) -> &'b mut Writer {
+    body.open(b'{').field("model", &profile.model);
+    body.key("stream").bool(true);
+    body.key(key)
+}
+
+/// `{"role": role, "content": text}`.
+fn message(body: &mut Writer, role: &str, content: &str) {
+    body.open(b'{').field("role", role);
+    body.field("content", content);
+    body.close(b'}');
 }

@@ -1,32 +1,41 @@
 //! Ollama `/api/chat` request bodies (github.com/ollama/ollama, docs/api.md, "Generate a chat
 //! completion"): `ollama`, written with the Chat Completions message writer and tool declarations.
 
-use serde_json::{Map, Value};
-
 use super::openai::{chat_messages, function_tools};
-use super::{insert, insert_some, object, streaming_body, string, Profile, ToolDef, Turn};
+use super::{streaming_body, Profile, ToolDef, Turn, Writer};
 
 /// Ollama's `/api/chat`: arguments as objects, results as `tool` messages naming the tool. It
 /// has no way to forbid calls, so the last iteration sends no tools.
-pub(super) fn ollama(profile: &Profile, conversation: &[Turn], tools: &[ToolDef], no_more_tools: bool) -> Value {
-    let messages = chat_messages(
+pub(super) fn ollama(
+    body: &mut Writer,
+    profile: &Profile,
+    conversation: &[Turn],
+    tools: &[ToolDef],
+    no_more_tools: bool,
+) {
+    chat_messages(
+        streaming_body(body, profile, "messages"),
         profile,
         conversation,
-        |c| object([("function", object([("name", string(&c.name)), ("arguments", c.input.clone())]))]),
-        |r| ("tool_name", string(&r.name)),
+        |body, c| {
+            body.open(b'{').key("function").open(b'{').field("name", &c.name);
+            body.key("arguments").value(&c.input);
+            body.close(b'}');
+            body.close(b'}');
+        },
+        |r| ("tool_name", &r.name),
     );
-    let mut body = streaming_body(profile, "messages", messages);
     if profile.thinking {
-        insert(&mut body, "think", Value::Bool(true));
+        body.key("think").bool(true);
     }
-    let mut options = Map::new();
-    insert_some(&mut options, "temperature", profile.temperature);
-    insert_some(&mut options, "num_predict", profile.max_tokens);
-    if !options.is_empty() {
-        insert(&mut body, "options", Value::Object(options));
+    if profile.temperature.is_some() || profile.max_tokens.is_some() {
+        body.key("options").open(b'{');
+        body.float_some("temperature", profile.temperature);
+        body.int_some("num_predict", profile.max_tokens);
+        body.close(b'}');
     }
     if !tools.is_empty() && !no_more_tools {
-        insert(&mut body, "tools", function_tools(tools));
+        function_tools(body.key("tools"), tools);
     }
-    Value::Object(body)
+    body.close(b'}');
 }

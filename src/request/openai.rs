@@ -2,83 +2,101 @@
 //! completion"): `openai`, and the OpenAI-compatible servers of `compat`. The message writer and
 //! the tool declarations are Ollama's too.
 
-use serde_json::Value;
-
 use super::{
-    declarations, insert, insert_some, object, output_text, reasoning_effort, streaming_body, string, system_text,
-    Profile, Provider, ToolCall, ToolDef, ToolResult, Turn,
+    declaration, message, output_text, reasoning_effort, streaming_body, system_text, Profile, Provider, ToolCall,
+    ToolDef, ToolResult, Turn, Writer,
 };
 
 /// Chat Completions (`openai`, and `compat` servers, which take `max_tokens` and know no
 /// `reasoning_effort`).
 pub(super) fn chat_completions(
+    body: &mut Writer,
     provider: Provider,
     profile: &Profile,
     conversation: &[Turn],
     tools: &[ToolDef],
     no_more_tools: bool,
-) -> Value {
-    let messages = chat_messages(
+) {
+    chat_messages(
+        streaming_body(body, profile, "messages"),
         profile,
         conversation,
-        |c| {
-            let function = object([("name", string(&c.name)), ("arguments", Value::String(c.input.to_string()))]);
-            object([("id", string(&c.id)), ("type", string("function")), ("function", function)])
+        |body, c| {
+            body.open(b'{').field("id", &c.id);
+            body.field("type", "function");
+            body.key("function").open(b'{').field("name", &c.name);
+            body.field("arguments", &c.input.to_string());
+            body.close(b'}');
+            body.close(b'}');
         },
-        |r| ("tool_call_id", string(&r.tool_use_id)),
+        |r| ("tool_call_id", &r.tool_use_id),
     );
-    let mut body = streaming_body(profile, "messages", messages);
-    insert(&mut body, "stream_options", object([("include_usage", Value::Bool(true))]));
-    insert_some(&mut body, "temperature", profile.temperature);
+    body.key("stream_options").open(b'{').key("include_usage").bool(true);
+    body.close(b'}');
+    body.float_some("temperature", profile.temperature);
     let max_key = if provider == Provider::OpenAi { "max_completion_tokens" } else { "max_tokens" };
-    insert_some(&mut body, max_key, profile.max_tokens);
+    body.int_some(max_key, profile.max_tokens);
     if profile.thinking && provider == Provider::OpenAi {
-        insert(&mut body, "reasoning_effort", string(reasoning_effort(profile)));
+        body.field("reasoning_effort", reasoning_effort(profile));
     }
     if !tools.is_empty() {
-        insert(&mut body, "tools", function_tools(tools));
+        function_tools(body.key("tools"), tools);
         if no_more_tools {
-            insert(&mut body, "tool_choice", string("none"));
+            body.field("tool_choice", "none");
         }
     }
-    Value::Object(body)
+    body.close(b'}');
 }
 
 /// A system message, then the turns, for the two APIs shaped like Chat Completions (OpenAI and
 /// compatible servers, Ollama), which differ only in how a call is written and how a result's
 /// `tool` message names its call (`named`: the key and its value).
 pub(super) fn chat_messages(
+    body: &mut Writer,
     profile: &Profile,
     conversation: &[Turn],
-    call: impl Fn(&ToolCall) -> Value,
-    named: impl Fn(&ToolResult) -> (&'static str, Value),
-) -> Vec<Value> {
-    let result = |r: &ToolResult| {
-        let (key, name) = named(r);
-        object([("role", string("tool")), (key, name), ("content", Value::String(output_text(&r.output)))])
-    };
-    let mut messages = Vec::new();
+    call: fn(&mut Writer, &ToolCall),
+    named: fn(&ToolResult) -> (&'static str, &String),
+) {
+    body.open(b'[');
     if let Some(system) = system_text(profile) {
-        messages.push(object([("role", string("system")), ("content", string(system))]));
+        message(body, "system", system);
     }
     for turn in conversation {
         match turn {
-            Turn::User { content } => messages.push(object([("role", string("user")), ("content", string(content))])),
+            Turn::User { content } => message(body, "user", content),
             Turn::Assistant { content, tool_calls } => {
-                let mut message = object([("role", string("assistant")), ("content", string(content))]);
+                body.open(b'{').field("role", "assistant");
+                body.field("content", content);
                 if !tool_calls.is_empty() {
-                    message["tool_calls"] = tool_calls.iter().map(&call).collect();
+                    body.key("tool_calls").open(b'[');
+                    tool_calls.iter().for_each(|c| call(body, c));
+                    body.close(b']');
                 }
-                messages.push(message);
+                body.close(b'}');
             }
-            Turn::Tool { results } => messages.extend(results.iter().map(&result)),
+            Turn::Tool { results } => {
+                for result in results {
+                    let (key, name) = named(result);
+                    body.open(b'{').field("role", "tool");
+                    body.field(key, name);
+                    output_text(body.key("content"), &result.output);
+                    body.close(b'}');
+                }
+            }
         }
     }
-    messages
+    body.close(b']');
 }
 
 /// `tools` as Chat Completions and Ollama declare them: `{type: "function", function: {…}}`.
-pub(super) fn function_tools(tools: &[ToolDef]) -> Value {
-    let function = |declared| object([("type", string("function")), ("function", declared)]);
-    declarations(tools, "parameters").into_iter().map(function).collect()
+pub(super) fn function_tools(body: &mut Writer, tools: &[ToolDef]) {
+    body.open(b'[');
+    for tool in tools {
+        body.open(b'{').field("type", "function");
+        declaration(body.key("function"), tool, "parameters");
+        body.close(b'}');
+        body.close(b'}');
+    }
+    body.close(b']');
 }

@@ -1,61 +1,68 @@
 //! OpenAI Responses API request bodies (platform.openai.com, API reference, "Create a model
 //! response"): `openai-responses`.
 
-use serde_json::Value;
-
 use super::{
-    declarations, insert, insert_some, object, output_text, reasoning_effort, streaming_body, string, system_text,
-    text_then_calls, Profile, ToolDef, Turn,
+    declaration, message, output_text, reasoning_effort, streaming_body, system_text, text_then_calls, Profile,
+    ToolDef, Turn, Writer,
 };
 
 /// The Responses API: `input` items; calls and their outputs are items of their own.
-pub(super) fn responses(profile: &Profile, conversation: &[Turn], tools: &[ToolDef], no_more_tools: bool) -> Value {
-    let mut input = Vec::new();
+pub(super) fn responses(
+    body: &mut Writer,
+    profile: &Profile,
+    conversation: &[Turn],
+    tools: &[ToolDef],
+    no_more_tools: bool,
+) {
+    streaming_body(body, profile, "input").open(b'[');
     for turn in conversation {
         match turn {
-            Turn::User { content } => input.push(object([("role", string("user")), ("content", string(content))])),
-            Turn::Assistant { content, tool_calls } => input.extend(text_then_calls(
+            Turn::User { content } => message(body, "user", content),
+            Turn::Assistant { content, tool_calls } => text_then_calls(
+                body,
                 content,
                 tool_calls,
-                |text| object([("role", string("assistant")), ("content", string(text))]),
-                |c| {
-                    let (id, name, arguments) = (string(&c.id), string(&c.name), Value::String(c.input.to_string()));
-                    object([
-                        ("type", string("function_call")),
-                        ("call_id", id),
-                        ("name", name),
-                        ("arguments", arguments),
-                    ])
+                |body, text| message(body, "assistant", text),
+                |body, c| {
+                    body.open(b'{').field("type", "function_call");
+                    body.field("call_id", &c.id);
+                    body.field("name", &c.name);
+                    body.field("arguments", &c.input.to_string());
+                    body.close(b'}');
                 },
-            )),
-            Turn::Tool { results } => input.extend(results.iter().map(|r| {
-                object([
-                    ("type", string("function_call_output")),
-                    ("call_id", string(&r.tool_use_id)),
-                    ("output", Value::String(output_text(&r.output))),
-                ])
-            })),
+            ),
+            Turn::Tool { results } => {
+                for result in results {
+                    body.open(b'{').field("type", "function_call_output");
+                    body.field("call_id", &result.tool_use_id);
+                    output_text(body.key("output"), &result.output);
+                    body.close(b'}');
+                }
+            }
         }
     }
-    let mut body = streaming_body(profile, "input", input);
-    insert_some(&mut body, "instructions", system_text(profile));
+    body.close(b']');
+    body.field_some("instructions", system_text(profile));
     // The loop resends the whole conversation; nothing needs keeping on OpenAI's side.
-    insert(&mut body, "store", Value::Bool(false));
-    insert_some(&mut body, "temperature", profile.temperature);
-    insert_some(&mut body, "max_output_tokens", profile.max_tokens);
+    body.key("store").bool(false);
+    body.float_some("temperature", profile.temperature);
+    body.int_some("max_output_tokens", profile.max_tokens);
     if profile.thinking {
-        let reasoning = object([("effort", string(reasoning_effort(profile))), ("summary", string("auto"))]);
-        insert(&mut body, "reasoning", reasoning);
+        body.key("reasoning").open(b'{').field("effort", reasoning_effort(profile));
+        body.field("summary", "auto");
+        body.close(b'}');
     }
     if !tools.is_empty() {
-        let mut declared = declarations(tools, "parameters");
-        for tool in &mut declared {
-            tool["type"] = string("function");
+        body.key("tools").open(b'[');
+        for tool in tools {
+            declaration(body, tool, "parameters");
+            body.field("type", "function");
+            body.close(b'}');
         }
-        insert(&mut body, "tools", Value::Array(declared));
+        body.close(b']');
         if no_more_tools {
-            insert(&mut body, "tool_choice", string("none"));
+            body.field("tool_choice", "none");
         }
     }
-    Value::Object(body)
+    body.close(b'}');
 }
