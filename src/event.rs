@@ -9,11 +9,139 @@
 //! assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"type":"text_delta","text":"Hi"}"#);
 //! ```
 
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use crate::error::ErrorCode;
-use crate::json::{Fields, Shared};
+use crate::json::{Fields, JsonOut, Shared, ToJson};
 use crate::wire::{wire, ReadField};
+
+/// Text that may be long (an answer's): the `complete` payload's `message` and `text`, its
+/// segments, the message's `content` and its parts share one copy, and a clone copies a pointer.
+/// A 2 MB answer was held six times at once when its `complete` was handed out. An `Arc`, not
+/// an `Rc`: events and messages cross threads on the native side (the proxy). It holds a `String`,
+/// so that a text built in a `String` becomes one without a copy.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct SharedText(Arc<String>);
+
+impl SharedText {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The text to change: its own copy first if another holds it too.
+    pub fn make_mut(&mut self) -> &mut String {
+        Arc::make_mut(&mut self.0)
+    }
+
+    /// Whether `self` and `other` are one copy (not only equal texts).
+    pub fn same_copy(&self, other: &SharedText) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Deref for SharedText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for SharedText {
+    fn from(mut text: String) -> SharedText {
+        // A grown buffer gives back what it does not use (in place: not a copy).
+        text.shrink_to_fit();
+        SharedText(Arc::new(text))
+    }
+}
+
+impl From<&str> for SharedText {
+    fn from(text: &str) -> SharedText {
+        SharedText(Arc::new(text.to_owned()))
+    }
+}
+
+impl From<SharedText> for String {
+    fn from(text: SharedText) -> String {
+        Arc::try_unwrap(text.0).unwrap_or_else(|shared| (*shared).clone())
+    }
+}
+
+impl PartialEq<str> for SharedText {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for SharedText {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for SharedText {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<SharedText> for String {
+    fn eq(&self, other: &SharedText) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<SharedText> for str {
+    fn eq(&self, other: &SharedText) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<SharedText> for &str {
+    fn eq(&self, other: &SharedText) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl fmt::Debug for SharedText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for SharedText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self)
+    }
+}
+
+impl ToJson for SharedText {
+    fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
+        self.as_str().write_json(out);
+    }
+}
+
+impl serde::Serialize for SharedText {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self)
+    }
+}
+
+impl ReadField for SharedText {
+    fn read(fields: &Fields<'_>, key: &str) -> Result<Self, String> {
+        fields.string(key).map(SharedText::from)
+    }
+}
+
+impl ReadField for Option<SharedText> {
+    fn read(fields: &Fields<'_>, key: &str) -> Result<Self, String> {
+        Ok(fields.opt_string(key)?.map(SharedText::from))
+    }
+}
 
 wire! {
 /// One clean event: what the UI receives (`docs/events.md`).
@@ -216,9 +344,9 @@ wire! {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CompletePayload {
     /// Clean text with `[[tool:N]]` kept where tools ran (as an agent backend stores it).
-    pub message: String,
+    pub message: SharedText,
     /// Clean text with no markers at all.
-    pub text: String,
+    pub text: SharedText,
     /// The thinking text, or null.
     pub thinking: Option<String>,
     /// The message in reading order: text and tool cards.
@@ -303,7 +431,7 @@ pub enum Segment tag "type" reads from_value {
     /// Text.
     Text "text" {
         /// The text.
-        text: String,
+        text: SharedText,
     },
     /// A tool card. `tool_use_id`, `tool`, `input` and `output` are null for a marker whose
     /// tool never ran: the card stays visible with no output.

@@ -35,7 +35,14 @@ pub trait ToJson {
 
 /// The JSON text of `value`.
 pub fn to_json<T: ToJson + ?Sized>(value: &T) -> String {
-    let mut out = JsonOut::default();
+    to_json_within(value, 0)
+}
+
+/// [`to_json`], written into a buffer of `capacity` bytes to start with: a text about that long
+/// (saved messages that hold a long answer) is written without its buffer doubling past it, which
+/// would grow the module's memory, never to shrink, by twice the text.
+pub fn to_json_within<T: ToJson + ?Sized>(value: &T, capacity: usize) -> String {
+    let mut out = JsonOut { text: Vec::with_capacity(capacity), aside: None };
     value.write_json(&mut out);
     out.take_text()
 }

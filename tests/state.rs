@@ -302,7 +302,7 @@ fn a_saved_answer_leaves_out_the_segments_its_content_makes_again_and_loads_back
          "segments": [{"type": "text", "text": "Looking."},
                       {"type": "tool", "index": 0, "tool_use_id": "t1", "tool": "search", "input": {"q": "x"}, "output": "5 hits", "is_error": false},
                       {"type": "text", "text": "Found 5."}]},
-        // A backend's answer without segments: reading it back must not give it some.
+        // A backend's answer without segments: it gets those its content makes.
         {"role": "assistant", "content": "No segments.[[tool:0]]", "tool_history": history},
         // Segments that say otherwise than the content: written as they are.
         {"role": "assistant", "content": "Short.", "segments": [{"type": "text", "text": "Longer, as the backend put it."}]},
@@ -325,16 +325,134 @@ fn a_saved_answer_leaves_out_the_segments_its_content_makes_again_and_loads_back
         "only segments the content does not make are written"
     );
     let parts: Vec<usize> = (0..6).map(|i| written[i]["parts"].as_array().map_or(99, Vec::len)).collect();
-    assert_eq!(parts, [0, 0, 0, 2, 0, 0], "the answer without segments keeps its parts");
+    assert_eq!(parts, [0, 0, 0, 0, 0, 0]);
+    assert_eq!(
+        serde_json::to_value(&messages[3].segments).unwrap(),
+        json!([{"type": "text", "text": "No segments."},
+               {"type": "tool", "index": 0, "tool_use_id": "t1", "tool": "search", "input": {"q": "x"}, "output": "5 hits", "is_error": false}]),
+        "the answer given without segments has those its content makes"
+    );
 
     let mut restored = StateMachine::default();
     restored.load_messages(&saved).unwrap();
     assert_eq!(restored.state().messages, messages, "read back whole");
-    assert!(restored.state().messages[3].segments.is_empty());
     // As the format wrote them before: segments always written.
     let mut restored = StateMachine::default();
     restored.load_messages(&to_json(&messages)).unwrap();
     assert_eq!(restored.state().messages, messages, "a message saved with its segments reads back whole");
+}
+
+/// `messages` read back both ways: given to `set_messages` as parsed JSON, and loaded as saved.
+fn read_both_ways(saved: &str) -> [Vec<std::sync::Arc<ChatMessage>>; 2] {
+    let parsed: Value = serde_json::from_str(saved).unwrap();
+    let messages = parsed.as_array().unwrap().iter().map(|m| ChatMessage::from_value(m).unwrap()).collect();
+    let mut given = StateMachine::default();
+    given.set_messages(messages);
+    let mut loaded = StateMachine::default();
+    loaded.load_messages(saved).unwrap();
+    [given.state().messages.clone(), loaded.state().messages.clone()]
+}
+
+#[test]
+fn a_saved_plain_answer_given_to_set_messages_reads_back_as_load_messages_reads_it() {
+    let mut machine = StateMachine::default();
+    machine.begin("hi", Value::Null).unwrap();
+    let segments = vec![Segment::Text { text: "Hello".into() }];
+    let payload = CompletePayload { message: "Hello".into(), text: "Hello".into(), segments, ..Default::default() };
+    machine.apply(&StreamEvent::Complete { payload });
+    let saved = machine.messages_json();
+    assert!(!saved.contains("segments"), "the plain answer's segments are left out: {saved}");
+    let [given, loaded] = read_both_ways(&saved);
+    assert_eq!(given[1].segments, vec![Segment::Text { text: "Hello".into() }], "given, it has its segments again");
+    assert_eq!(given, loaded);
+    assert_eq!(loaded, machine.state().messages, "both read back the messages saved");
+}
+
+#[test]
+fn an_answer_with_tools_saved_without_parts_or_segments_reads_to_one_result_both_ways() {
+    // As the format wrote it before segments were left out only when the content makes them:
+    // a backend's answer without segments written with empty parts.
+    let saved = r#"[
+        {"id": "u1", "role": "user", "content": "Find CRISPR", "parts": []},
+        {"id": "a1", "role": "assistant", "content": "Searching.\n\n[[tool:0]]\n\nFound 5.", "parts": [],
+         "tool_history": [{"tool_name": "search", "tool_use_id": "t1", "input": {"q": "CRISPR"}, "output": "5 hits"}]}
+    ]"#;
+    let [given, loaded] = read_both_ways(saved);
+    assert_eq!(given, loaded);
+    let tool = json!({"type": "tool", "index": 0, "tool_use_id": "t1", "tool": "search", "input": {"q": "CRISPR"},
+                      "output": "5 hits", "is_error": false});
+    assert_eq!(
+        serde_json::to_value(&loaded[1].segments).unwrap(),
+        json!([{"type": "text", "text": "Searching."}, tool, {"type": "text", "text": "Found 5."}])
+    );
+    assert_eq!(
+        serde_json::to_value(&loaded[1].parts).unwrap(),
+        json!([{"type": "text", "text": "Searching."},
+               {"type": "tool", "tool_use_id": "t1", "tool": "search", "index": 0, "state": "output-available",
+                "input": {"q": "CRISPR"}, "output": "5 hits", "is_error": false},
+               {"type": "text", "text": "Found 5."}])
+    );
+    assert_eq!(serde_json::to_value(&loaded[0].parts).unwrap(), json!([{"type": "text", "text": "Find CRISPR"}]));
+    assert!(loaded[0].segments.is_empty(), "a user message has no segments");
+}
+
+#[test]
+fn an_answer_whose_tool_calls_are_in_its_parts_only_gets_their_tool_cards_as_segments() {
+    // A UI message of the AI SDK's shape: no content, no segments, the tool call a part between texts.
+    let saved = r#"[
+        {"id": "a1", "role": "assistant", "parts": [
+            {"type": "text", "text": "Let me check."},
+            {"type": "tool", "tool_use_id": "t1", "tool": "weather", "index": 0, "state": "output-available",
+             "input": {"city": "Oslo"}, "output": "sunny", "is_error": false},
+            {"type": "text", "text": "It is sunny."},
+            {"type": "text", "text": "Enjoy."}]}
+    ]"#;
+    let [given, loaded] = read_both_ways(saved);
+    assert_eq!(given, loaded);
+    assert_eq!(
+        serde_json::to_value(&loaded[0].segments).unwrap(),
+        json!([{"type": "text", "text": "Let me check."},
+               {"type": "tool", "index": 0, "tool_use_id": "t1", "tool": "weather", "input": {"city": "Oslo"},
+                "output": "sunny", "is_error": false},
+               {"type": "text", "text": "It is sunny.\n\nEnjoy."}])
+    );
+    // Saved and read back, it is the same message.
+    let mut machine = StateMachine::default();
+    machine.load_messages(saved).unwrap();
+    let [again, _] = read_both_ways(&machine.messages_json());
+    assert_eq!(again, loaded);
+}
+
+#[test]
+fn a_streamed_answer_is_held_once_by_its_complete_its_message_its_segments_and_parts() {
+    use chatstream::stream::{ChatStream, StreamOptions};
+    let frame = |data: Value| format!("data: {data}\n\n");
+    let mut body = String::new();
+    for piece in ["Hello ", "there, ", "a long answer."] {
+        body += &frame(json!({"choices": [{"index": 0, "delta": {"content": piece}}]}));
+    }
+    body += &frame(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}));
+    body += "data: [DONE]\n\n";
+    let mut stream = ChatStream::new(StreamOptions::default());
+    let mut events = Vec::new();
+    stream.push(body.as_bytes(), &mut events);
+    stream.finish(&mut events);
+
+    let mut machine = StateMachine::default();
+    machine.begin("hi", Value::Null).unwrap();
+    let step = machine.step(events);
+    let Some(StreamEvent::Complete { payload }) = step.events.last() else { panic!("{:?}", step.events) };
+    assert_eq!(payload.text, "Hello there, a long answer.");
+    let message = machine.state().messages[1].clone();
+    let [Segment::Text { text: segment }] = &message.segments[..] else { panic!("{:?}", message.segments) };
+    let [chatstream::state::MessagePart::Text { text: part }] = &message.parts[..] else {
+        panic!("{:?}", message.parts)
+    };
+    for (what, text) in
+        [("message", &payload.message), ("content", &message.content), ("segment", segment), ("part", part)]
+    {
+        assert!(text.same_copy(&payload.text), "the {what} holds its own copy of the text");
+    }
 }
 
 #[test]

@@ -95,7 +95,7 @@ fn text_and_invalid_utf8(body: &[u8], cut: usize) -> (String, u64) {
     let completes: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
-            StreamEvent::Complete { payload } => Some((payload.text.clone(), payload.invalid_utf8)),
+            StreamEvent::Complete { payload } => Some((payload.text.to_string(), payload.invalid_utf8)),
             _ => None,
         })
         .collect();

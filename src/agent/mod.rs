@@ -358,15 +358,15 @@ impl AgentTurn {
             }
             merged.push_str(next);
         };
-        separate(&mut self.merged.message, &renumber_markers(&payload.message, offset));
-        separate(&mut self.merged.text, &payload.text);
+        separate(self.merged.message.make_mut(), &renumber_markers(&payload.message, offset));
+        separate(self.merged.text.make_mut(), &payload.text);
         if let Some(thinking) = payload.thinking.filter(|t| !t.is_empty()) {
             separate(&mut self.thinking, &thinking);
         }
         for segment in payload.segments {
             match segment {
                 Segment::Text { text } => match self.merged.segments.last_mut() {
-                    Some(Segment::Text { text: last }) => separate(last, &text),
+                    Some(Segment::Text { text: last }) => separate(last.make_mut(), &text),
                     _ => self.merged.segments.push(Segment::Text { text }),
                 },
                 Segment::Tool { index, tool_use_id, tool, input, output, is_error } => {

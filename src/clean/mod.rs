@@ -61,7 +61,7 @@ use crate::event::{CompletePayload, FinishReason, StreamEvent, StreamEvents, Usa
 use backend::{merge_usage, BackendFields};
 use markers::{strip_unwanted_chars, without_unwanted_chars, MarkerStripper, Token};
 use payload::PayloadKind;
-use resolve::{message_of, parse_with_parts, segments_of, text_of, Part};
+use resolve::{parse_with_parts, resolved, segments_of, Part};
 use tools::Tools;
 use trim::EdgeTrimmed;
 
@@ -343,18 +343,19 @@ impl Cleaner {
         match backend.message {
             Some(message) => {
                 let (parsed, parts) = parse_with_parts(&message, &self.options);
-                payload.message = parsed.message;
-                payload.text = parsed.text;
+                payload.text = parsed.text.into();
+                // Without tools the text is the message: one copy for both.
+                payload.message =
+                    if payload.text == parsed.message { payload.text.clone() } else { parsed.message.into() };
                 payload.segments = segments_of(&parts, &tool_history);
                 payload.suggested_values = payload.suggested_values.or(parsed.suggested_values);
                 payload.suggested_actions = payload.suggested_actions.or(parsed.suggested_actions);
                 payload.custom_payload = payload.custom_payload.or(parsed.custom_payload);
             }
             None => {
-                payload.message = message_of(&self.parts);
-                payload.segments = segments_of(&self.parts, &tool_history);
                 // The text deltas joined: the parts' text, trimmed (taken: nothing reads them after this).
-                payload.text = text_of(std::mem::take(&mut self.parts));
+                (payload.message, payload.text, payload.segments) =
+                    resolved(std::mem::take(&mut self.parts), &tool_history);
             }
         }
         let thinking = std::mem::take(&mut self.thinking_text);

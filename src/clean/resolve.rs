@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::markers::{strip_unwanted_chars, MarkerStripper, Token};
 use super::payload::PayloadKind;
 use super::CleanOptions;
-use crate::event::{Segment, ToolRecord};
+use crate::event::{Segment, SharedText, ToolRecord};
 use crate::json::Shared;
 use crate::wire::wire;
 
@@ -71,6 +71,20 @@ fn trim_in_place(text: &mut String) {
     text.drain(..text.len() - text.trim_start().len());
 }
 
+/// `message`, `text` and `segments` from a message's parts. An answer without tools (nearly every
+/// long one) is one text in all three: it is held once, its parts' text moved into it.
+pub(crate) fn resolved(parts: Vec<Part>, tool_history: &[ToolRecord]) -> (SharedText, SharedText, Vec<Segment>) {
+    if parts.iter().all(|part| matches!(part, Part::Text(_))) {
+        // What `message_of`, `text_of` and `segments_of` make of text alone: the text, trimmed.
+        let text = SharedText::from(text_of(parts));
+        let segments = if text.is_empty() { Vec::new() } else { vec![Segment::Text { text: text.clone() }] };
+        return (text.clone(), text, segments);
+    }
+    let message = message_of(&parts);
+    let segments = segments_of(&parts, tool_history);
+    (message.into(), text_of(parts).into(), segments)
+}
+
 /// `segments`: text (trimmed, empty ones left out) and tool cards, in reading order. A card whose
 /// tool is not in `tool_history` has no tool, input or output: the card stays visible, empty.
 pub(crate) fn segments_of(parts: &[Part], tool_history: &[ToolRecord]) -> Vec<Segment> {
@@ -94,7 +108,7 @@ pub(crate) fn segments_of(parts: &[Part], tool_history: &[ToolRecord]) -> Vec<Se
 fn push_text_segment(text: &mut String, segments: &mut Vec<Segment>) {
     trim_in_place(text);
     if !text.is_empty() {
-        segments.push(Segment::Text { text: std::mem::take(text) });
+        segments.push(Segment::Text { text: std::mem::take(text).into() });
     }
 }
 

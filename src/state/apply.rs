@@ -8,7 +8,7 @@ use super::{
     ChatError, ChatMessage, ChatState, Field, MessagePart, OpenRun, Patch, PatchValue, Phase, StateMachine, Streamed,
     ToolProgressState, ToolState,
 };
-use crate::event::{CompletePayload, Segment, StreamEvent};
+use crate::event::{CompletePayload, Segment, SharedText, StreamEvent};
 use crate::json::{to_value, Shared};
 
 const KEY: super::StateKeys = ChatState::KEY;
@@ -119,7 +119,14 @@ impl StateMachine {
             StreamEvent::Complete { payload } => {
                 // A turn that produced nothing (failed or stopped before any output) adds no
                 // empty bubble: the user's message stays last, ready to retry.
-                let streamed = self.take_streaming(&mut patches);
+                // The runs of text still open take the payload's copy of their text when it is theirs.
+                let known: Vec<&SharedText> = std::iter::once(&payload.text)
+                    .chain(payload.segments.iter().filter_map(|s| match s {
+                        Segment::Text { text } => Some(text),
+                        Segment::Tool { .. } => None,
+                    }))
+                    .collect();
+                let streamed = self.take_streaming(&mut patches, &known);
                 let message = self.finished_message(payload, streamed);
                 if !message.is_empty() {
                     let message = Arc::new(message);
@@ -174,18 +181,18 @@ impl StateMachine {
             patches.push(Patch::AppendToLast { key: KEY.streaming_segments, text: text.to_owned() });
         } else if !fresh.is_empty() {
             self.close_segment_run();
-            let value = PatchValue::Segment(Segment::Text { text: fresh.to_owned() });
+            let value = PatchValue::Segment(Segment::Text { text: fresh.into() });
             patches.push(Patch::Push { key: KEY.streaming_segments, value });
-            self.state.streaming_segments.push(Segment::Text { text: String::new() });
+            self.state.streaming_segments.push(Segment::Text { text: SharedText::default() });
             self.open.segment = Some(fresh_at);
         }
         if part_continues {
             patches.push(Patch::AppendToLast { key: KEY.streaming_parts, text: text.to_owned() });
         } else if !fresh.is_empty() {
             self.close_part_run();
-            let value = PatchValue::Part(MessagePart::Text { text: fresh.to_owned() });
+            let value = PatchValue::Part(MessagePart::Text { text: fresh.into() });
             patches.push(Patch::Push { key: KEY.streaming_parts, value });
-            self.state.streaming_parts.push(MessagePart::Text { text: String::new() });
+            self.state.streaming_parts.push(MessagePart::Text { text: SharedText::default() });
             self.open.part = Some(fresh_at);
         }
     }
@@ -270,13 +277,13 @@ impl StateMachine {
         }
     }
 
-    /// The answer a `complete` describes. What streamed is usually what the payload says: then
-    /// it is moved into the message, not copied (a long answer's text is not held twice).
+    /// The answer a `complete` describes: its text and segments are the payload's, shared with it
+    /// (a long answer's text is held once, by the payload, the message, its segments and parts).
     fn finished_message(&mut self, payload: &CompletePayload, streamed: Streamed) -> ChatMessage {
-        let Streamed { text, thinking, segments, parts } = streamed;
+        let Streamed { thinking, parts, .. } = streamed;
         let parts = final_parts(payload, parts);
-        let content = if text == payload.message { text } else { payload.message.clone() };
-        let segments = if segments == payload.segments { segments } else { payload.segments.clone() };
+        let content = payload.message.clone();
+        let segments = payload.segments.clone();
         let thinking = match &payload.thinking {
             Some(said) if *said == thinking => Some(thinking),
             said => said.clone(),

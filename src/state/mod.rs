@@ -36,8 +36,8 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::error::ErrorCode;
-use crate::event::{Segment, StreamEvent};
-use crate::json::{to_json, to_value, ToJson};
+use crate::event::{Segment, SharedText, StreamEvent};
+use crate::json::{to_json_within, to_value, ToJson};
 #[cfg(feature = "provider")]
 use crate::request::Turn;
 use parts::parts_of_answer;
@@ -77,16 +77,28 @@ pub(super) struct OpenRun {
 impl OpenRun {
     /// `state`'s last text segment and last part, those of this run, get their texts.
     pub(super) fn fill(self, state: &mut ChatState) {
-        let run = |text: &String, from: Option<usize>| from.map(|from| text[from..].to_owned());
-        let (text, thinking) = (&state.streaming_text, &state.thinking_text);
-        if let (Some(run), Some(Segment::Text { text: last })) =
-            (run(text, self.segment), state.streaming_segments.last_mut())
-        {
+        self.fill_sharing(state, &[]);
+    }
+
+    /// [`OpenRun::fill`], a run whose text is one of `known` taking that copy of it, and a text
+    /// segment and text part of one run sharing theirs.
+    pub(super) fn fill_sharing(self, state: &mut ChatState, known: &[&SharedText]) {
+        let text_run = |from: usize| -> SharedText {
+            let run = &state.streaming_text[from..];
+            known.iter().find(|text| ***text == *run).map_or_else(|| run.into(), |text| (*text).clone())
+        };
+        let segment = self.segment.map(text_run);
+        let part = match (self.part, &segment) {
+            (Some(from), Some(run)) if self.segment == Some(from) => Some(run.clone()),
+            (from, _) => from.map(text_run),
+        };
+        let reasoning = self.reasoning.map(|from| state.thinking_text[from..].to_owned());
+        if let (Some(run), Some(Segment::Text { text: last })) = (segment, state.streaming_segments.last_mut()) {
             *last = run;
         }
-        match (state.streaming_parts.last_mut(), run(text, self.part), run(thinking, self.reasoning)) {
-            (Some(MessagePart::Text { text: last }), Some(run), _)
-            | (Some(MessagePart::Reasoning { text: last }), _, Some(run)) => *last = run,
+        match (state.streaming_parts.last_mut(), part, reasoning) {
+            (Some(MessagePart::Text { text: last }), Some(run), _) => *last = run,
+            (Some(MessagePart::Reasoning { text: last }), _, Some(run)) => *last = run,
             _ => {}
         }
     }
@@ -110,9 +122,9 @@ impl Step {
     }
 }
 
-/// The answer as it streamed: `streamingText`, `thinkingText`, `streamingSegments`, `streamingParts`.
+/// The answer as it streamed: `thinkingText`, `streamingSegments`, `streamingParts` (its text is
+/// the `complete`'s).
 struct Streamed {
-    text: String,
     thinking: String,
     segments: Vec<crate::event::Segment>,
     parts: Vec<MessagePart>,
@@ -280,7 +292,11 @@ impl StateMachine {
                 })
             })
             .collect();
-        let json = to_json(&self.state.messages);
+        // Their texts, and room for the rest of each message (ids, keys, tools).
+        let about: usize = (self.state.messages.iter())
+            .map(|m| m.content.len() + m.thinking.as_ref().map_or(0, String::len) + 256)
+            .sum();
+        let json = to_json_within(&self.state.messages, about + about / 16);
         for (message, set_aside) in self.state.messages.iter_mut().zip(set_aside) {
             if let Some((parts, segments)) = set_aside {
                 let message = Arc::make_mut(message);
@@ -297,7 +313,7 @@ impl StateMachine {
     pub fn load_messages(&mut self, json: &str) -> Result<Vec<Patch>, ChatError> {
         let messages = serde_json::from_str::<Value>(json)
             .map_err(|e| format!(": {e}"))
-            .and_then(|value| crate::json::list(&value, ChatMessage::from_saved))
+            .and_then(|value| crate::json::list(&value, ChatMessage::from_value))
             .map_err(|e| ChatError {
                 code: ErrorCode::ValidationError,
                 message: format!("Invalid saved messages{e}"),
@@ -318,21 +334,25 @@ impl StateMachine {
         let text_of = |content: &str| -> String {
             crate::clean::resolve_tool_markers(content, &[])
                 .into_iter()
-                .filter_map(|s| if let crate::event::Segment::Text { text } = s { Some(text) } else { None })
+                .filter_map(
+                    |s| if let crate::event::Segment::Text { text } = s { Some(String::from(text)) } else { None },
+                )
                 .collect()
         };
         self.state
             .messages
             .iter()
             .map(|m| match m.role.as_str() {
-                "user" => Turn::User { content: m.content.clone() },
+                "user" => Turn::User { content: m.content.to_string() },
                 _ => Turn::Assistant { content: text_of(&m.content), tool_calls: Vec::new() },
             })
             .collect()
     }
 
-    /// A stored message made whole: an id if it has none, parts if it has none.
-    fn complete_stored(&mut self, mut message: ChatMessage) -> ChatMessage {
+    /// A stored message made whole: an id if it has none, an answer's segments if it has none
+    /// ([`ChatMessage::with_segments`]), parts if it has none.
+    fn complete_stored(&mut self, message: ChatMessage) -> ChatMessage {
+        let mut message = message.with_segments();
         if message.id.is_empty() {
             message.id = (self.ids)();
         }
@@ -353,7 +373,7 @@ impl StateMachine {
     fn request(&self, at: usize) -> ChatRequest {
         let messages = &self.state.messages;
         ChatRequest {
-            message: messages[at].content.clone(),
+            message: messages[at].content.to_string(),
             context: self.context.clone(),
             interaction_type: "text_input".into(),
             conversation_id: self.state.conversation_id.clone(),
@@ -381,22 +401,23 @@ impl StateMachine {
     }
 
     fn clear_streaming(&mut self, patches: &mut Vec<Patch>) {
-        self.take_streaming(patches);
+        self.take_streaming(patches, &[]);
     }
 
-    /// The answer as it streamed, taken out of the state (not copied: a long answer's text
-    /// becomes its message's), with the patches that clear it in the snapshot.
-    fn take_streaming(&mut self, patches: &mut Vec<Patch>) -> Streamed {
+    /// The answer as it streamed, taken out of the state (not copied), with the patches that
+    /// clear it in the snapshot. The runs of text still open get their texts: those of `known`
+    /// that are theirs (the `complete`'s), so that a long answer's text is not copied again.
+    fn take_streaming(&mut self, patches: &mut Vec<Patch>, known: &[&SharedText]) -> Streamed {
         self.tool_places.clear();
-        std::mem::take(&mut self.open).fill(&mut self.state);
+        std::mem::take(&mut self.open).fill_sharing(&mut self.state, known);
         let s = &mut self.state;
+        let text = std::mem::take(&mut s.streaming_text);
         let streamed = Streamed {
-            text: std::mem::take(&mut s.streaming_text),
             thinking: std::mem::take(&mut s.thinking_text),
             segments: std::mem::take(&mut s.streaming_segments),
             parts: std::mem::take(&mut s.streaming_parts),
         };
-        if !streamed.text.is_empty() {
+        if !text.is_empty() {
             patches.push(Patch::Set { key: KEY.streaming_text, value: Value::from("").into() });
         }
         if !streamed.thinking.is_empty() {

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::clean::resolve_tool_markers;
-use crate::event::{Segment, ToolRecord};
+use crate::event::{Segment, SharedText, ToolRecord};
 use crate::json::{Fields, Shared};
 use crate::wire::{wire, ReadField};
 
@@ -16,7 +16,7 @@ pub enum MessagePart tag "type" reads from_value {
     /// Answer text.
     Text "text" {
         /// The text.
-        text: String,
+        text: SharedText,
     },
     /// The model's reasoning.
     Reasoning "reasoning" {

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::parts::{is_part_of_segment, parts_of_answer, MessagePart};
 use crate::error::ErrorCode;
-use crate::event::{CompletePayload, FinishReason, Segment, ToolRecord, Usage};
+use crate::event::{CompletePayload, FinishReason, Segment, SharedText, ToolRecord, Usage};
 use crate::json::{JsonOut, Shared, ToJson};
 use crate::wire::wire;
 
@@ -22,7 +22,7 @@ pub struct ChatMessage reads saved_fields {
     pub role: String,
     /// The text as it is stored: `[[tool:N]]` kept where tools ran. A stored message without it
     /// gets its text parts, joined (empty for a stored turn that only called tools).
-    pub content: String => or_default,
+    pub content: SharedText => or_default,
     /// The message in reading order: text, reasoning, tools with their state, data.
     pub parts: Vec<MessagePart>,
     /// The thinking text.
@@ -48,7 +48,7 @@ pub struct ChatMessage reads saved_fields {
 
 /// An answer's long fields, each as its message keeps it.
 pub(crate) struct Answer {
-    pub content: String,
+    pub content: SharedText,
     pub thinking: Option<String>,
     pub segments: Vec<Segment>,
     pub parts: Vec<MessagePart>,
@@ -56,7 +56,7 @@ pub(crate) struct Answer {
 
 impl ChatMessage {
     /// A user message.
-    pub fn user(id: String, content: impl Into<String>) -> ChatMessage {
+    pub fn user(id: String, content: impl Into<SharedText>) -> ChatMessage {
         let content = content.into();
         ChatMessage {
             id,
@@ -75,8 +75,8 @@ impl ChatMessage {
         }
     }
 
-    /// The answer a `complete` describes: its text, thinking, segments and parts as given, the
-    /// rest from the payload.
+    /// The answer a `complete` describes: its text, thinking, segments and parts as given (and
+    /// segments from its text when none are given), the rest from the payload.
     pub(crate) fn assistant(id: String, payload: &CompletePayload, answer: Answer) -> ChatMessage {
         let Answer { content, thinking, segments, parts } = answer;
         ChatMessage {
@@ -94,24 +94,19 @@ impl ChatMessage {
             usage: payload.usage.clone(),
             cancelled: false,
         }
+        .with_segments()
     }
 
     /// Whether saving leaves out (its `parts`, its `segments`), as reading it back makes them
-    /// again ([`ChatMessage::from_saved`], then the loader): its parts when they are what its other
-    /// fields make ([`parts_of_answer`]), and then, for an answer, its segments when they are what
-    /// its `content` makes (`resolve_tool_markers`).
+    /// again ([`ChatMessage::with_segments`], then the loader): its parts when they are what its
+    /// other fields make ([`parts_of_answer`]), and then, for an answer, its segments when they
+    /// are what its `content` makes (`resolve_tool_markers`).
     pub(crate) fn made_again_when_read(&self) -> (bool, bool) {
         if !self.parts_follow_from_the_rest() {
             return (false, false);
         }
         let answer = self.role == "assistant";
-        if answer && made_by_content(&self.segments, &self.content, &self.tool_history) {
-            return (true, true);
-        }
-        // Saved without parts or segments, an answer gets its segments from its content: one whose
-        // segments are empty though its content makes some (a backend's) keeps its parts, so that
-        // it reads back as it was.
-        (!(answer && self.segments.is_empty()), false)
+        (true, answer && made_by_content(&self.segments, &self.content, &self.tool_history))
     }
 
     /// Whether `parts` are what reading the message back makes of its other fields when it has
@@ -131,15 +126,23 @@ impl ChatMessage {
         parts.len() == self.segments.len() && parts.zip(&self.segments).all(|(p, s)| is_part_of_segment(p, s))
     }
 
-    /// A message as [`StateMachine::messages_json`](super::StateMachine::messages_json) saved it: an
-    /// answer saved with empty `parts` and no `segments` gets its segments from its content.
-    pub(crate) fn from_saved(value: &Value) -> Result<ChatMessage, String> {
-        let mut message = ChatMessage::from_value(value)?;
-        let parts_left_out = value.get("parts").and_then(Value::as_array).is_some_and(Vec::is_empty);
-        if message.role == "assistant" && message.segments.is_empty() && parts_left_out {
-            message.segments = crate::clean::resolve_tool_markers(&message.content, &message.tool_history);
+    /// An answer without segments gets those its `content` makes (`resolve_tool_markers`): one
+    /// saved with them left out, a backend's, or one whose `complete` had none. So a message reads
+    /// to one result however it arrives (a `complete`, `setMessages`, `loadMessages`) and whichever
+    /// version saved it.
+    ///
+    /// An answer whose tool calls are in its `parts` only (a UI message of the AI SDK's shape, its
+    /// content read from its text parts) gets the segments its parts make instead: its content
+    /// has no markers to place the tool cards.
+    pub(crate) fn with_segments(mut self) -> ChatMessage {
+        if self.role == "assistant" && self.segments.is_empty() {
+            self.segments = if self.parts.iter().any(|part| matches!(part, MessagePart::Tool { .. })) {
+                segments_of_parts(&self.parts)
+            } else {
+                crate::clean::resolve_tool_markers(&self.content, &self.tool_history)
+            };
         }
-        Ok(message)
+        self
     }
 
     /// No text, thinking, tools or payloads.
@@ -285,8 +288,8 @@ wire! {
 pub struct HistoryEntry {
     /// `user` or `assistant`.
     pub role: String,
-    /// Its stored text.
-    pub content: String,
+    /// Its stored text (shared with its message).
+    pub content: SharedText,
 }
 }
 
@@ -318,7 +321,7 @@ impl ChatMessage {
                 return Err(format!("the message{} has no `content` and no `parts`", named(&message.id)));
             }
             // A stored turn that only called tools has no text: its content is empty.
-            message.content = text_of_parts(&message.parts);
+            message.content = text_of_parts(&message.parts).into();
         }
         Ok(message)
     }
@@ -348,6 +351,38 @@ fn named(id: &str) -> String {
 }
 
 /// A message's text parts, joined as paragraphs (the AI SDK starts a text part per step).
+/// The segments of an answer's parts: a tool card for each tool part, a text segment for each
+/// run of text parts between them (joined as [`text_of_parts`] joins them into the content).
+fn segments_of_parts(parts: &[MessagePart]) -> Vec<Segment> {
+    let mut segments = Vec::new();
+    let mut texts: Vec<&str> = Vec::new();
+    let close_text = |texts: &mut Vec<&str>, segments: &mut Vec<Segment>| {
+        if !texts.is_empty() {
+            segments.push(Segment::Text { text: texts.join("\n\n").into() });
+            texts.clear();
+        }
+    };
+    for part in parts {
+        match part {
+            MessagePart::Text { text } if !text.trim().is_empty() => texts.push(text),
+            MessagePart::Tool { tool_use_id, tool, index, input, output, is_error, .. } => {
+                close_text(&mut texts, &mut segments);
+                segments.push(Segment::Tool {
+                    index: *index,
+                    tool_use_id: Some(tool_use_id.clone()),
+                    tool: Some(tool.clone()),
+                    input: input.clone(),
+                    output: output.clone(),
+                    is_error: *is_error,
+                });
+            }
+            _ => {}
+        }
+    }
+    close_text(&mut texts, &mut segments);
+    segments
+}
+
 fn text_of_parts(parts: &[MessagePart]) -> String {
     let texts: Vec<&str> = parts
         .iter()

@@ -313,6 +313,36 @@ test("messages save and load as JSON", async () => {
   assert.throws(() => restored.loadMessages("{oops"), /Invalid saved messages/);
 });
 
+test("saved messages given to setMessages read back as loadMessages reads them", async () => {
+  const plainTurn = sse([
+    { type: "text_delta", text: "Hello " },
+    { type: "text_delta", text: "there." },
+    { type: "complete", payload: { message: "Hello there." } },
+  ]);
+  const session = new ChatSession({ fetch: fetchReturning(() => new Response(body(plainTurn))) });
+  await collect(session.send("hi"));
+  const saved = session.saveMessages();
+  assert.equal(JSON.parse(saved)[1].segments, undefined, "the plain answer's segments are left out");
+  const given = new ChatSession({});
+  given.setMessages(JSON.parse(saved));
+  assert.deepEqual(given.getSnapshot().messages[1].segments, [{ type: "text", text: "Hello there." }]);
+  assert.deepEqual(given.getSnapshot().messages, session.getSnapshot().messages);
+
+  // Saved by the version before: an answer with tools, its parts empty and no segments.
+  const older = JSON.stringify([
+    { id: "u1", role: "user", content: "Find CRISPR", parts: [] },
+    { id: "a1", role: "assistant", content: "Searching.[[tool:0]]Found 5.", parts: [],
+      tool_history: [{ tool_name: "search", tool_use_id: "t1", input: { q: "CRISPR" }, output: "5 hits" }] },
+  ]);
+  const loaded = new ChatSession({});
+  loaded.loadMessages(older);
+  given.setMessages(JSON.parse(older));
+  assert.deepEqual(given.getSnapshot().messages, loaded.getSnapshot().messages);
+  assert.deepEqual(loaded.getSnapshot().messages[1].segments.map((s) => s.type), ["text", "tool", "text"]);
+  assert.equal(loaded.getSnapshot().messages[1].segments[1].output, "5 hits");
+  session.dispose();
+});
+
 test("a stored message without content is read from its text parts, and the backend gets its text", async () => {
   const requests = [];
   const session = new ChatSession({ fetch: fetchReturning(() => new Response(body(agentTurn)), requests) });
