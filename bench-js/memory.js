@@ -1,5 +1,6 @@
 // `./build.sh bench`, memory: what chatstream holds at its peak while a 20 MB tool argument
-// streams in as 1 KB deltas (an Anthropic tool call), against the size of that argument; and a
+// streams in as 1 KB deltas (an Anthropic tool call), against the size of that argument (read by a
+// ChatStream with and without its deltas' partial_input read now and then, and by a session); and a
 // 2 MB answer of plain text in 1 KB deltas read by a session, whose saved state (saveMessages) is
 // kept too. Each case runs in a fresh Node process (`--expose-gc`), so one case's garbage or grown
 // wasm memory does not count against another. Writes target/bench/memory.json and BENCHMARKS.md's
@@ -21,10 +22,13 @@ const smoke = process.argv.includes("--smoke");
 const ARGUMENT_BYTES = smoke ? 200 * 1024 : 20 * 1024 * 1024;
 const TEXT_BYTES = smoke ? 20 * 1024 : 2 * 1024 * 1024;
 const DELTA_BYTES = 1024;
+// How often the reading case reads a delta's partial_input: every so many frames (every 1 MB).
+const READ_EVERY = smoke ? 64 : 1024;
 
 // Each case: how it runs (runCase), how long its value is, and the most it may hold (÷ that length).
 export const CASES = {
   "ChatStream.push (pipeline only)": { run: "push", bytes: ARGUMENT_BYTES, target: 4 },
+  "ChatStream.push, partial_input read every 1 MB": { run: "pushRead", bytes: ARGUMENT_BYTES, target: 4 },
   "ChatSession (bytes → events → state)": { run: "session", bytes: ARGUMENT_BYTES, target: 6 },
   "ChatSession, 2 MB of text, saved state kept": { run: "text", bytes: TEXT_BYTES, target: 6 },
 };
@@ -115,13 +119,18 @@ async function runCase(which) {
     atPeak = memoryNow();
   };
 
-  if (which === "push") {
+  if (which === "push" || which === "pushRead") {
     const stream = new ChatStream({ dialect: "anthropic" });
     let n = 0;
     let call = null; // the one event kept: the deltas are dropped as an app that renders them would
     const keep = (events) => (call = events.find((e) => e.type === "tool_call") ?? call);
     for (const frame of toolCallFrames(ARGUMENT_BYTES)) {
-      keep(stream.push(encoder.encode(frame)));
+      const events = stream.push(encoder.encode(frame));
+      keep(events);
+      // As a view of the arguments as they stream would, throttled: the value of the last delta
+      // of every READ_EVERY-th frame (each read parses the arguments so far).
+      const delta = which === "pushRead" && n % READ_EVERY === 0 ? events.findLast((e) => e.type === "tool_input_delta") : undefined;
+      if (delta && !(stringLength(delta.partial_input) > 0)) throw new Error("partial_input is empty");
       if (++n % 256 === 0) sample();
     }
     keep(stream.finish());
@@ -211,7 +220,8 @@ function section(rows) {
   const verdict = (m) => (m.multiple <= m.target ? "met" : "**missed**");
   return `Produced by \`node bench-js/memory.js\` (Node, each case in a fresh process with \`--expose-gc\`): a
 ${rows[0].argumentMb.toFixed(0)} MB tool argument streamed in 1 KB deltas (an Anthropic tool call), read by a \`ChatStream\` (the
-events dropped as an app that renders them would, the \`tool_call\` kept) and by a \`ChatSession\`
+events dropped as an app that renders them would, the \`tool_call\` kept; once more with the \`partial_input\`
+of the last delta of every 1,024th frame read, as a throttled view of the arguments would) and by a \`ChatSession\`
 (bytes → events → state, the answer kept in its snapshot); and a 2 MB answer of plain text in 1 KB
 deltas read by a session whose saved state (\`saveMessages()\`) is kept as well, its growth counted
 from after a warm-up turn (a 1 KB answer read and saved the same way first: what any first turn

@@ -69,8 +69,8 @@ export function makeApi(wasm, { makeAiSdkChat } = {}) {
   // (src/wasm/mod.rs, `HandOver::into_memory`): fetched on the first call that needs it.
   let parts = null;
   const handOverParts = () => {
-    const [handOver, parse, memory, record, appendText, appendThinking] = wasm.__handOverParts();
-    parts = { handOver, parse, memory, record: record / 4, appendText, appendThinking, bytes: new Uint8Array(0), words: new Uint32Array(0) };
+    const [handOver, partial, memory, record, appendText, appendThinking] = wasm.__handOverParts();
+    parts = { handOver, partial, memory, record: record / 4, appendText, appendThinking, bytes: new Uint8Array(0), words: new Uint32Array(0) };
     return parts;
   };
   // Views of the module's memory, made again after it grew (that detaches the old buffer).
@@ -118,15 +118,15 @@ export function makeApi(wasm, { makeAiSdkChat } = {}) {
 
   /**
    * What a call left in the module's memory: `words` is its layout's length. Its items as one
-   * array, or with `many` as the arrays its lists make; `inputs` holds the tool arguments so far.
+   * array, or with `many` as the arrays its lists make.
    */
-  const fromMemory = (words, many, inputs) => {
-    const { bytes, words: memory, record, handOver, parse } = memoryViews();
+  const fromMemory = (words, many) => {
+    const { bytes, words: memory, record, handOver, partial } = memoryViews();
     const at = memory[record];
     const end = at + memory[record + 1];
     const text = (end - at <= SHORT && ascii(bytes, at, end)) || decoder.decode(bytes.subarray(at, end));
     const layout = memory[record + 2] / 4;
-    return handOver(text, memory, layout, layout + words, many, inputs, parse);
+    return handOver(text, memory, layout, layout + words, many, partial);
   };
   // The keys of a session's appendText and appendThinking patches: [the text, then the lists].
   const appendKeys = () => {
@@ -136,8 +136,6 @@ export function makeApi(wasm, { makeAiSdkChat } = {}) {
   const memory = { copyIn, fromMemory, appendKeys };
 
   class ChatStream extends wasm.ChatStream {
-    // Each stream's tool arguments so far, for `partial_input` (see `handOver`).
-    #inputs = new Map();
     // The stream's input buffer in the module's memory (`__input`): its address and size.
     #input = { at: 0, room: 0 };
 
@@ -167,7 +165,7 @@ export function makeApi(wasm, { makeAiSdkChat } = {}) {
 
     /** The events the module left in its memory: `words` is their layout's length (0 for none). */
     #events(words) {
-      return words === 0 ? [] : fromMemory(words, false, this.#inputs);
+      return words === 0 ? [] : fromMemory(words, false);
     }
   }
 

@@ -24,7 +24,6 @@ export function makeChatSession(wasm, module) {
   let appendKeys = null; // { appendText, appendThinking }: each patch's keys, [the text, then the lists], asked for once
   return class ChatSession {
     #wasmSession = null; // the module's ChatSession, which keeps the state: made once the module has loaded
-    #inputs = null; // its turn's tool arguments so far, for `partial_input` (a Map the module empties per turn)
     #input = { at: 0, room: 0 }; // its input buffer in the module's memory (see `module.memory.copyIn`)
     #wasmOptions; // what it is made with
     #firstRequestHere; // a first message's request may be built before the module has loaded
@@ -228,7 +227,6 @@ export function makeChatSession(wasm, module) {
     /** This session's ChatSession in the module, and the state of a new chat, shown; throws what the module refuses. */
     #makeWasmSession() {
       this.#wasmSession = new wasm.ChatSession(this.#wasmOptions);
-      this.#inputs = this.#wasmSession.__partialInputs();
       this.#snapshot = Object.freeze(this.#wasmSession.state());
     }
 
@@ -468,7 +466,7 @@ export function makeChatSession(wasm, module) {
       if (length < 0) return session.push(chunk);
       const words = length === 0 ? 0 : session.__push(length);
       if (words === 0) return NO_STEP;
-      const [events, patches] = module.memory.fromMemory(words, true, this.#inputs);
+      const [events, patches] = module.memory.fromMemory(words, true);
       return { events, patches };
     }
 

@@ -47,7 +47,7 @@ mod partial_json;
 mod payload;
 mod resolve;
 mod thinking;
-mod tools;
+pub(crate) mod tools;
 mod trim;
 
 pub use resolve::{parse_llm_response, resolve_tool_markers, ParsedResponse};

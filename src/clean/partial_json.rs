@@ -30,7 +30,7 @@ pub(crate) struct PartialJson {
     steps: usize,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Open {
     Array(Vec<Value>),
     /// The object so far, and the key whose value is being read.
@@ -96,30 +96,20 @@ impl PartialJson {
         if let Some(done) = &self.done {
             return Some(done.clone());
         }
-        let mut inner = match &self.token {
-            Token::None => None,
-            Token::Str(s) if s.is_key => None,
-            Token::Str(s) => Some(Value::String(s.text.clone())),
-            Token::Number(n) => number_prefix(n),
-            Token::Literal(l) => literal(l, true),
-        };
-        for open in self.stack.iter().rev() {
-            inner = Some(match open {
-                Open::Array(items) => {
-                    let mut items = items.clone();
-                    items.extend(inner);
-                    Value::Array(items)
-                }
-                Open::Object(map, key) => {
-                    let mut map = map.clone();
-                    if let (Some(key), Some(value)) = (key, inner) {
-                        map.insert(key.clone(), value);
-                    }
-                    Value::Object(map)
-                }
-            });
+        close(token_value(&self.token), self.stack.iter().rev().cloned())
+    }
+
+    /// [`PartialJson::value`] of a parser read for the last time: what it holds is moved into
+    /// the value, not copied (the string of a long input being read is as long as the input).
+    pub(crate) fn into_value(self) -> Option<Value> {
+        if self.done.is_some() {
+            return self.done;
         }
-        inner
+        let inner = match self.token {
+            Token::Str(s) if !s.is_key => Some(Value::String(s.text)),
+            token => token_value(&token),
+        };
+        close(inner, self.stack.into_iter().rev())
     }
 
     fn step(&mut self, c: char) {
@@ -325,6 +315,36 @@ fn flush_surrogate(s: &mut Str) {
 }
 
 /// `true`/`false`/`null` for a whole literal, or (with `prefix`) for any non-empty prefix of one.
+/// The value of the token being read, as far as it goes.
+fn token_value(token: &Token) -> Option<Value> {
+    match token {
+        Token::None => None,
+        Token::Str(s) if s.is_key => None,
+        Token::Str(s) => Some(Value::String(s.text.clone())),
+        Token::Number(n) => number_prefix(n),
+        Token::Literal(l) => literal(l, true),
+    }
+}
+
+/// `inner` inside the arrays and objects still open, innermost first.
+fn close(mut inner: Option<Value>, open: impl Iterator<Item = Open>) -> Option<Value> {
+    for open in open {
+        inner = Some(match open {
+            Open::Array(mut items) => {
+                items.extend(inner);
+                Value::Array(items)
+            }
+            Open::Object(mut map, key) => {
+                if let (Some(key), Some(value)) = (key, inner) {
+                    map.insert(key, value);
+                }
+                Value::Object(map)
+            }
+        });
+    }
+    inner
+}
+
 fn literal(text: &str, prefix: bool) -> Option<Value> {
     let words = [("true", Value::Bool(true)), ("false", Value::Bool(false)), ("null", Value::Null)];
     words.into_iter().find(|(word, _)| if prefix { word.starts_with(text) } else { *word == text }).map(|(_, v)| v)
@@ -353,6 +373,19 @@ mod tests {
         let mut p = PartialJson::default();
         p.push(text);
         p.value()
+    }
+
+    /// A parser read for the last time gives what it would give read again: at every prefix of a
+    /// text with each kind of token (and a key cut short), and past the end of the JSON.
+    #[test]
+    fn into_value_is_the_value() {
+        let text = r#"{"a": [1, -2.5e3, "x\u00e9🙂", true, null, {"k": "v"}], "b": {"c": "long"}, "d": false} x"#;
+        for (end, _) in text.char_indices().chain([(text.len(), ' ')]) {
+            let mut p = PartialJson::default();
+            p.push(&text[..end]);
+            let value = p.value();
+            assert_eq!(p.into_value(), value, "after {:?}", &text[..end]);
+        }
     }
 
     #[test]

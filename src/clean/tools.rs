@@ -3,6 +3,7 @@
 //! are complete, and the result once it ran.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::{json, Value};
 
@@ -30,7 +31,7 @@ struct Tool {
     /// The model asked for it (its arguments stream); otherwise a backend ran it.
     requested: bool,
     /// Until the call: released once they are parsed.
-    arguments: Arguments,
+    arguments: SharedArguments,
     partial: PartialJson,
     input: Shared,
     /// `tool_call` was emitted.
@@ -66,7 +67,7 @@ impl Tools {
             id,
             name,
             requested,
-            arguments: Arguments::default(),
+            arguments: SharedArguments::default(),
             partial: PartialJson::default(),
             input,
             called: false,
@@ -103,7 +104,16 @@ impl Tools {
         if tool.called {
             return;
         }
-        tool.arguments.push(delta);
+        tool.arguments.lock().push(delta);
+        // Without the value here, the WebAssembly bindings read it from these arguments when
+        // asked (`partial_input` in src/wasm/partial_input.rs): they keep them past the call.
+        #[cfg(target_arch = "wasm32")]
+        if !partial_input {
+            STREAMED.with_borrow_mut(|streamed| match streamed.last() {
+                Some((_, last)) if last.same(&tool.arguments) => {}
+                _ => streamed.push((tool.id.clone(), tool.arguments.clone())),
+            });
+        }
         let partial_input = if partial_input {
             tool.partial.push(delta);
             tool.partial.value().unwrap_or_else(|| json!({}))
@@ -121,21 +131,25 @@ impl Tools {
             return;
         }
         // The text leaves its blocks before it is parsed: a long input is held twice at most (as
-        // text, then as its value), not three times.
-        let arguments = std::mem::take(&mut tool.arguments).into_text();
+        // text, then as its value), not three times. The joined text stays where whoever shares
+        // the arguments (the bindings' `partial_input`) reads them; this tool lets go of it.
+        let mut arguments = tool.arguments.lock();
+        arguments.join();
+        let text = arguments.blocks.first().map_or("", String::as_str);
         let input = match input {
             Some(input) => input,
-            None if arguments.trim().is_empty() => json!({}),
-            None => match serde_json::from_str(&arguments) {
+            None if text.trim().is_empty() => json!({}),
+            None => match serde_json::from_str(text) {
                 Ok(input) => input,
                 Err(_) => {
-                    tool.arguments = Arguments { blocks: vec![arguments] };
+                    drop(arguments);
                     tool.held = true;
                     return;
                 }
             },
         };
         drop(arguments);
+        tool.arguments = SharedArguments::default();
         self.emit_call(at, input, None, out);
     }
 
@@ -249,7 +263,7 @@ impl Tool {
     /// The input as called, or the arguments so far for a call that never completed.
     fn input_so_far(&self) -> Shared {
         if self.requested && !self.called {
-            Shared::new(partial_input(&self.arguments.text()))
+            Shared::new(self.arguments.lock().partial_input(usize::MAX))
         } else {
             self.input.clone()
         }
@@ -260,15 +274,53 @@ impl Tool {
 pub fn partial_input(arguments: &str) -> Value {
     let mut partial = PartialJson::default();
     partial.push(arguments);
-    partial.value().unwrap_or_else(|| json!({}))
+    partial.into_value().unwrap_or_else(|| json!({}))
 }
 
-/// A tool call's argument text as it streams: in blocks that are never moved once full, so a
-/// long input grows without the copies (and, in WebAssembly, the memory that is never given
-/// back) of a string doubling its capacity. Joined once, when the arguments are complete.
+/// A tool call's argument text, shared with the WebAssembly bindings, which read a
+/// `tool_input_delta`'s `partial_input` from it when it is asked for, after the call too: one
+/// copy of a long input, not one here and one in JS.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct SharedArguments(Arc<Mutex<Arguments>>);
+
+impl SharedArguments {
+    /// A panic while the lock was held cannot leave the text half-written (`push_str` is
+    /// whole or not at all), so a poisoned lock is used as it is.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Arguments> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn same(&self, other: &SharedArguments) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// The text, joined; copied only when another holder shares it.
+    fn into_text(self) -> String {
+        match Arc::try_unwrap(self.0) {
+            Ok(alone) => alone.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_text(),
+            Err(shared) => SharedArguments(shared).lock().text().into_owned(),
+        }
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    /// The arguments that grew since the bindings last looked, with their tool call ids (the
+    /// bindings take them at each hand-over: `partial_input.rs`).
+    pub(crate) static STREAMED: std::cell::RefCell<Vec<(String, SharedArguments)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The text in blocks that are never moved once full, so a long input grows without the copies
+/// (and, in WebAssembly, the memory that is never given back) of a string doubling its capacity.
+/// Joined once, when the arguments are complete.
 #[derive(Debug, Default)]
-struct Arguments {
+pub(crate) struct Arguments {
     blocks: Vec<String>,
+    /// How much of the text the bindings handed to JS in `tool_input_delta` events, in bytes:
+    /// where the next event's arguments end.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) handed: usize,
 }
 
 impl Arguments {
@@ -290,20 +342,21 @@ impl Arguments {
         }
     }
 
-    /// The text as one string; each block is freed once it is copied.
-    fn into_text(self) -> String {
-        let mut blocks = self.blocks.into_iter();
-        let Some(first) = blocks.next() else { return String::new() };
-        if blocks.len() == 0 {
-            return first;
+    /// The blocks as one, each freed once it is copied.
+    fn join(&mut self) {
+        if self.blocks.len() > 1 {
+            let blocks = std::mem::take(&mut self.blocks);
+            let mut text = String::with_capacity(blocks.iter().map(String::len).sum());
+            for block in blocks {
+                text.push_str(&block);
+            }
+            self.blocks = vec![text];
         }
-        let mut text = String::with_capacity(first.len() + blocks.as_slice().iter().map(String::len).sum::<usize>());
-        text.push_str(&first);
-        drop(first);
-        for block in blocks {
-            text.push_str(&block);
-        }
-        text
+    }
+
+    fn into_text(mut self) -> String {
+        self.join();
+        self.blocks.pop().unwrap_or_default()
     }
 
     fn text(&self) -> std::borrow::Cow<'_, str> {
@@ -312,5 +365,54 @@ impl Arguments {
             [one] => one.as_str().into(),
             blocks => blocks.concat().into(),
         }
+    }
+
+    /// The best JSON value the first `end` bytes of the text allow (all of it past its end),
+    /// read from the blocks where they are.
+    pub(crate) fn partial_input(&self, end: usize) -> Value {
+        let mut partial = PartialJson::default();
+        let mut left = end;
+        for block in &self.blocks {
+            if left < block.len() {
+                // `end` is where a delta ended, a character boundary; one that is not is moved back to one.
+                let mut upto = left;
+                while !block.is_char_boundary(upto) {
+                    upto -= 1;
+                }
+                partial.push(&block[..upto]);
+                break;
+            }
+            partial.push(block);
+            left -= block.len();
+        }
+        partial.into_value().unwrap_or_else(|| json!({}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value at an end inside the blocks is the value of the text up to there read whole,
+    /// at every kind of end: inside the first block, on a block's edge, inside a later one, past the text.
+    #[test]
+    fn partial_input_reads_the_blocks_up_to_an_end() {
+        let pieces: Vec<String> = std::iter::once(r#"{"a": ["#.to_owned())
+            .chain((0..10_000).map(|i| format!(r#""é{i}🙂 x", "#)))
+            .chain(std::iter::once(r#""z"], "b": 1}"#.to_owned()))
+            .collect();
+        let mut arguments = Arguments::default();
+        let mut ends = vec![0];
+        for piece in &pieces {
+            arguments.push(piece);
+            ends.push(ends.last().unwrap() + piece.len());
+        }
+        assert!(arguments.blocks.len() > 1, "the text spans blocks");
+        let text = pieces.concat();
+        let edge = arguments.blocks[0].len();
+        for end in [1, 7, ends[40], edge, ends[ends.len() / 2], text.len() - 1, text.len(), usize::MAX] {
+            assert_eq!(arguments.partial_input(end), partial_input(&text[..end.min(text.len())]), "end {end}");
+        }
+        assert_eq!(arguments.partial_input(usize::MAX)["b"], 1);
     }
 }

@@ -28,7 +28,7 @@ pub mod stream;
 
 use std::cell::{Cell, RefCell};
 
-use js_sys::{Array, Function, Map};
+use js_sys::Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -36,13 +36,12 @@ use crate::event::StreamEvent;
 use crate::json::{to_json, AsideString, JsonOut, Shared, ToJson};
 #[cfg(feature = "events")]
 use crate::state::ChatState;
-use partial_input::PartialInputs;
 
 /// Converts a Rust value to a plain JS value.
 pub(crate) fn to_js<T: ToJson + ?Sized>(value: &T) -> Result<JsValue, JsError> {
     let mut hand = HandOver::default();
     hand.value(&value);
-    let js = hand.list(None).get(0);
+    let js = hand.list().get(0);
     if js.is_undefined() {
         return Err(JsError::new("internal error: could not hand a value to JS"));
     }
@@ -53,7 +52,7 @@ pub(crate) fn to_js<T: ToJson + ?Sized>(value: &T) -> Result<JsValue, JsError> {
 pub(crate) fn events_to_js(events: &[StreamEvent]) -> Array {
     let mut hand = HandOver::default();
     events.iter().for_each(|event| hand.event(event));
-    hand.list(None)
+    hand.list()
 }
 
 /// What one call hands to JS, gathered item by item, then built in one crossing.
@@ -124,8 +123,9 @@ pub(crate) enum Op {
     ThinkingDelta = 1,
     AppendText = 2,
     Value = 3,
-    /// A `tool_input_delta` event (two text items: its tool call's id and its delta), which gets
-    /// its `partial_input` getter.
+    /// A `tool_input_delta` event (two text items: its tool call's id and its delta, then the
+    /// key of its arguments and where its delta ends in them), which gets its `partial_input`
+    /// getter.
     ToolInputDelta = 4,
     /// The end of a list: the items after it make the next one.
     EndList = 5,
@@ -154,6 +154,8 @@ impl<'a> HandOver<'a> {
                 self.push_op(Op::ToolInputDelta);
                 text_item(&mut self.layout, &mut self.texts, &mut self.last_id, tool_use_id);
                 text_item(&mut self.layout, &mut self.texts, &mut self.last_text, delta);
+                let (key, end) = partial_input::handed(tool_use_id, delta);
+                self.layout.extend([key, end]);
             }
             _ => self.push_value(Op::Value, event),
         }
@@ -189,17 +191,17 @@ impl<'a> HandOver<'a> {
         self.layout.push(op as u32);
     }
 
-    /// The items as one JS array; `inputs` keeps the stream's tool arguments for `partial_input`.
-    pub(crate) fn list(self, inputs: Option<&PartialInputs>) -> Array {
+    /// The items as one JS array.
+    pub(crate) fn list(self) -> Array {
         if self.layout.is_empty() {
             return Array::new();
         }
-        self.build(false, inputs).unchecked_into()
+        self.build(false).unchecked_into()
     }
 
     /// The items as a JS array of arrays, one per [`HandOver::end_list`] and one after the last.
-    pub(crate) fn lists(self, inputs: Option<&PartialInputs>) -> Array {
-        self.build(true, inputs).unchecked_into()
+    pub(crate) fn lists(self) -> Array {
+        self.build(true).unchecked_into()
     }
 
     /// The items left in the module's memory for the package's JS to build (see `api.js`):
@@ -214,6 +216,7 @@ impl<'a> HandOver<'a> {
     /// are until JS has read them (until the next hand-over).
     pub(crate) fn into_memory(self) -> u32 {
         if self.layout.is_empty() {
+            partial_input::hand_over_built();
             recycle(self.texts, self.layout);
             return 0;
         }
@@ -228,16 +231,11 @@ impl<'a> HandOver<'a> {
         words
     }
 
-    fn build(self, many: bool, inputs: Option<&PartialInputs>) -> JsValue {
+    fn build(self, many: bool) -> JsValue {
         let (text, layout) = self.compose();
         // Read before this call returns: nothing is kept.
         let to = layout.len() as u32;
-        let built = match inputs {
-            Some(inputs) => {
-                PARSE.with(|parse| hand_over(&text, &layout, 0, to, many, Some(&inputs.arguments), Some(parse)))
-            }
-            None => hand_over(&text, &layout, 0, to, many, None, None),
-        };
+        let built = PARTIAL.with(|partial| hand_over(&text, &layout, 0, to, many, partial));
         recycle(text, layout);
         built
     }
@@ -250,6 +248,7 @@ impl<'a> HandOver<'a> {
         // this one is made.
         let (old_text, old_layout) = KEPT.take();
         recycle(old_text, old_layout);
+        partial_input::hand_over_built();
         if self.layout.is_empty() {
             self.layout.extend([0; HEAD]);
         }
@@ -283,7 +282,7 @@ impl<'a> HandOver<'a> {
 }
 
 /// What the package's JS needs to build a hand-over that [`HandOver::into_memory`] left in the
-/// module's memory: `[handOver, the partial_input parser, the module's memory, the address of
+/// module's memory: `[handOver, the partial_input functions, the module's memory, the address of
 /// the record, the keys of an appendText patch, those of an appendThinking patch]`. Called once
 /// per module.
 ///
@@ -294,11 +293,11 @@ impl<'a> HandOver<'a> {
 #[wasm_bindgen(js_name = __handOverParts)]
 pub fn hand_over_parts() -> js_sys::Array {
     let record = RECORD.with(|record| record.as_ptr() as u32);
-    let (hand_over, parse) = (HAND_OVER.with(JsValue::clone), PARSE.with(|parse| JsValue::from(parse)));
+    let (hand_over, partial) = (HAND_OVER.with(JsValue::clone), PARTIAL.with(JsValue::clone));
     let key = ChatState::KEY;
     let keys = |keys: &[&str]| keys.iter().map(|k| JsValue::from_str(k)).collect::<Array>();
     let append_text = keys(&[key.streaming_text, key.streaming_segments, key.streaming_parts]);
-    let parts = js_sys::Array::of5(&hand_over, &parse, &wasm_bindgen::memory(), &record.into(), &append_text);
+    let parts = js_sys::Array::of5(&hand_over, &partial, &wasm_bindgen::memory(), &record.into(), &append_text);
     parts.push(&keys(&[key.thinking_text, key.streaming_parts]));
     parts
 }
@@ -400,8 +399,8 @@ thread_local! {
     };
     /// The keys of the strings of shared values JS keeps (see [`Handed`]).
     static HANDED: RefCell<Handed> = RefCell::new(Handed::default());
-    /// What a `partial_input` getter calls: one closure for the module's lifetime.
-    static PARSE: Function = partial_input::parser();
+    /// What the `partial_input` getters call (see `partial_input.rs`): for the module's lifetime.
+    static PARTIAL: JsValue = partial_input::functions().into();
 }
 
 #[wasm_bindgen(inline_js = r#"
@@ -413,7 +412,8 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const kept = new Map();
 // `layout[from..to]` is the layout: the package's JS passes all of the module's memory, as words;
 // wasm-bindgen's glue passes a view of it. Either way `layout.buffer` is the module's memory.
-export function handOver(text, layout, from, to, many, inputs, parse) {
+// `partial`: the module's `[read(key, end), release(key)]` (partial_input.rs).
+export function handOver(text, layout, from, to, many, partial) {
   let at = 0;
   let i = from;
   const cut = (n) => text.slice(at, (at += n));
@@ -459,17 +459,15 @@ export function handOver(text, layout, from, to, many, inputs, parse) {
       else if (op === 6) list.push({ op: "appendThinking", text: last });
       else list.push({ type: op === 0 ? "text_delta" : "thinking_delta", text: last });
     } else if (op === 3) {
-      const value = values[v++];
-      // The call's arguments are complete: no more deltas for it, and its arguments so far
-      // (as long as its input) are let go, but by the events that read them.
-      if (inputs && value?.type === "tool_call") inputs.delete(value.tool_use_id);
-      list.push(value);
+      list.push(values[v++]);
     } else if (op === 4) {
       const n = layout[i++];
       if (n !== SAME_TEXT) id = cut(n);
       const m = layout[i++];
       if (m !== SAME_TEXT) last = cut(m);
-      list.push(inputs ? toolInputDelta(id, last, inputs, parse) : { type: "tool_input_delta", tool_use_id: id, delta: last, partial_input: null });
+      const key = layout[i++];
+      const end = layout[i++];
+      list.push(key === 0 ? { type: "tool_input_delta", tool_use_id: id, delta: last, partial_input: null } : toolInputDelta(id, last, key, end, partial));
     } else {
       lists.push(list);
       list = [];
@@ -479,18 +477,34 @@ export function handOver(text, layout, from, to, many, inputs, parse) {
   lists.push(list);
   return lists;
 }
-// A tool_input_delta event. Its `partial_input` is the arguments of its tool call so far
-// (appending is cheap: V8 strings are ropes), parsed on the first read.
-function toolInputDelta(id, delta, inputs, parse) {
-  const args = (inputs.get(id) ?? "") + delta;
-  inputs.set(id, args);
+// The arguments the module holds for `tool_input_delta` events, by key: every event of a key
+// holds one object of it, and the module lets the arguments go once no such object is left.
+const holders = new Map(); // key -> WeakRef of the object the key's new events hold
+const holderCounts = new Map(); // key -> how many of those objects are not collected yet
+const collected = new FinalizationRegistry(({ key, release }) => {
+  const left = holderCounts.get(key) - 1;
+  if (left > 0) return holderCounts.set(key, left);
+  holderCounts.delete(key);
+  holders.delete(key);
+  release(key);
+});
+// A tool_input_delta event. Its `partial_input` is the arguments of its tool call up to this
+// event's delta, parsed by the module on the first read.
+function toolInputDelta(id, delta, key, end, partial) {
+  let holder = holders.get(key)?.deref();
+  if (holder === undefined) {
+    holder = { key };
+    holders.set(key, new WeakRef(holder));
+    holderCounts.set(key, (holderCounts.get(key) ?? 0) + 1);
+    collected.register(holder, { key, release: partial[1] });
+  }
   let value;
   return {
     type: "tool_input_delta",
     tool_use_id: id,
     delta,
     get partial_input() {
-      if (value === undefined) value = parse(args);
+      if (value === undefined) value = partial[0](holder.key, end);
       return value;
     },
   };
@@ -504,8 +518,7 @@ extern "C" {
         from: u32,
         to: u32,
         many: bool,
-        inputs: Option<&Map>,
-        parse: Option<&Function>,
+        partial: &JsValue,
     ) -> JsValue;
     /// The same function, as a value for the package's JS.
     #[wasm_bindgen(thread_local_v2, js_name = handOver)]

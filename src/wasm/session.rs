@@ -5,13 +5,12 @@
 
 use std::cell::{Cell, RefCell};
 
-use js_sys::{Function, Map, Object, Reflect};
+use js_sys::{Function, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::args::{self, Chunk, Options};
-use super::partial_input::PartialInputs;
 use super::stream::JsStreamOptions;
 use super::{to_js, Busy, HandOver, Input, Op, PoisonGuard};
 use crate::chat::{After, ChatSession, Step};
@@ -55,9 +54,6 @@ const SESSION_OPTIONS: &[&str] = &[
 pub struct JsChatSession {
     chat: RefCell<ChatSession>,
     busy: Cell<Busy>,
-    /// The `partial_input` getters of the turn's `tool_input_delta` events: one JS `Map` for the
-    /// session's life (emptied when a turn starts), which the package's JS also builds from.
-    partial_inputs: PartialInputs,
     /// Where the package's `push` copies a chunk before calling `__push`.
     input: Input,
     /// The step `__push` last left in the module's memory: JS reads its long strings where it
@@ -105,9 +101,8 @@ impl JsChatSession {
         };
         #[cfg(not(feature = "provider"))]
         let chat = ChatSession::new(machine, stream_options);
-        let (partial_inputs, input) = (PartialInputs::default(), Input::default());
         let handed = RefCell::new(Step::default());
-        Ok(JsChatSession { chat: RefCell::new(chat), busy: Cell::new(false), partial_inputs, input, handed })
+        Ok(JsChatSession { chat: RefCell::new(chat), busy: Cell::new(false), input: Input::default(), handed })
     }
 
     /// The whole state, as a plain object.
@@ -170,12 +165,6 @@ impl JsChatSession {
         let mut hand = HandOver::default();
         step_into(&mut hand, &handed);
         Ok(hand.into_memory())
-    }
-
-    /// The `Map` the package's JS keeps the turn's tool arguments in, for `partial_input`.
-    #[wasm_bindgen(js_name = __partialInputs)]
-    pub fn partial_inputs(&self) -> Map {
-        self.partial_inputs.arguments.clone()
     }
 
     /// The response ended: `{ events, patches, tools? }`, with the tool calls to run next.
@@ -244,7 +233,6 @@ impl JsChatSession {
 
     fn start(&self, start: impl FnOnce(&mut ChatSession) -> Result<(Value, Step), Step>) -> Result<JsValue, JsValue> {
         let started = self.with_chat(start)?;
-        self.partial_inputs.arguments.clear();
         Ok(match started {
             Ok((request, step)) => {
                 let result = self.step_to_js(step, None);
@@ -274,7 +262,7 @@ impl JsChatSession {
         }
         #[cfg(not(feature = "provider"))]
         let _ = after;
-        let lists = hand.lists(Some(&self.partial_inputs));
+        let lists = hand.lists();
         let result: StepObject = Object::new().unchecked_into();
         result.set_events(&lists.get(0));
         result.set_patches(&lists.get(1));
@@ -318,7 +306,7 @@ fn message_ids(options: &JsValue) -> Result<Box<dyn FnMut() -> String>, JsValue>
 fn patches_to_js(patches: &[Patch]) -> JsValue {
     let mut hand = HandOver::default();
     patches_into(&mut hand, patches);
-    hand.list(None).into()
+    hand.list().into()
 }
 
 /// A step's events, then its patches, as two lists.

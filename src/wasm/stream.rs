@@ -122,7 +122,7 @@ impl JsStreamOptions {
 ///
 /// The methods that return events leave them in the module's memory ([`HandOver::into_memory`])
 /// and return how many words their layout has; the package's `ChatStream` (`api.js`) builds the
-/// events from there, and keeps each stream's tool arguments for `partial_input`.
+/// events from there.
 #[wasm_bindgen(js_name = ChatStream)]
 pub struct JsChatStream {
     stream: RefCell<ChatStream>,

@@ -1,11 +1,14 @@
 // A long value is held once: the module hands its long strings over from where the values keep
 // them (not from a copy), a long string of a tool's input or output handed over again is the
-// string JS already has (not decoded again), and a stream lets a tool call's arguments go once the call is complete
-// (src/json.rs, src/wasm/mod.rs). What that must not change: every event still carries the whole
-// value, and a delta read after its call completed still knows its partial_input.
+// string JS already has (not decoded again), and a tool call's arguments are held in the module
+// only, for its deltas' partial_input, until no delta is left (src/json.rs, src/wasm/mod.rs,
+// src/wasm/partial_input.rs). What that must not change: every event still carries the whole
+// value, and a delta read after its call completed, its stream freed, still knows its partial_input.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 
 import { initSync, ChatSession, ChatStream } from "../../pkg/index.js";
 
@@ -159,4 +162,28 @@ test("a session's long tool input: each delta's partial_input is read after the 
   assert.equal(deltas.length, pieces.length);
   for (const n of [pieces.length, pieces.length - 2, 65, 2]) assert.deepEqual(deltas[n - 1].partial_input, partialAfter(pieces, n), `after ${n} deltas`);
   chat.dispose();
+});
+
+// The module holds a tool input's arguments for its deltas' partial_input until no delta of
+// them is left (the engine collected them): an app that drops the deltas it rendered lets them
+// go, and the deltas that follow must still know theirs.
+test("a long tool input's later deltas know their partial_input after the earlier ones were collected", async () => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc");
+  const pieces = longPieces();
+  const half = 90;
+  const stream = new ChatStream({ dialect: "anthropic" });
+  stream.push(start + toolStart(0, "toolu_1"));
+  // Nothing of the first deltas is kept.
+  for (const piece of pieces.slice(0, half)) stream.push(inputDelta(0, piece));
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 10)); // the finalizers run between tasks
+  }
+  const events = [...pieces.slice(half).map((p) => stream.push(inputDelta(0, p))), stream.push(end(0))].flat();
+  stream.free();
+  const deltas = events.filter((e) => e.type === "tool_input_delta");
+  assert.equal(deltas.length, pieces.length - half);
+  for (const n of [pieces.length, half + 1, half + 20]) assert.deepEqual(deltas[n - half - 1].partial_input, partialAfter(pieces, n), `after ${n} deltas`);
+  assert.deepEqual(events.find((e) => e.type === "tool_call").input, longInput);
 });
