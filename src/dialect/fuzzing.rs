@@ -153,23 +153,26 @@ const FAST_PATHS: [FastPath; 8] = [
     },
     FastPath {
         dialect: Dialect::OpenAiResponses,
-        shape_agrees: Some(|learned, other| shape_agrees(learned, other, openai_responses::text_delta)),
+        shape_agrees: Some(|learned, other| shape_agrees(learned, other, openai_responses::delta_event)),
         #[cfg(test)]
         general_agrees: |data| {
-            same_as_general(
-                data,
-                data.trim(),
-                openai_responses::text_delta,
-                OpenAiResponsesDecoder::default,
-                |d, out| d.decode_value(FrameRef::data(data), data.trim(), out),
-            )
+            // The function call of item `fc_1` open, its arguments not begun.
+            let open = || {
+                after::<OpenAiResponsesDecoder>(&[
+                    r#"{"type":"response.output_item.added","item":{"id":"fc_1","type":"function_call","arguments":"","call_id":"call_1","name":"f"}}"#,
+                ])
+            };
+            same_as_general(data, data.trim(), openai_responses::delta_event, open, |d, out| {
+                d.decode_value(FrameRef::data(data), data.trim(), out)
+            })
         },
         #[cfg(test)]
-        replays_agree: Some(|frames| replays_agree(frames, openai_responses::text_delta)),
+        replays_agree: Some(|frames| replays_agree(frames, openai_responses::delta_event)),
         #[cfg(test)]
         edited: &[
             r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"a\"b\u00e9","sequence_number":7,"logprobs":[]}"#,
             r#" { "delta" : "hm" , "type" : "response.reasoning_summary_text.delta", "summary_index": 0 } "#,
+            r#"{"type":"response.function_call_arguments.delta","delta":"{\"city\":\"Par","item_id":"fc_1","output_index":1,"sequence_number":5}"#,
         ],
         #[cfg(test)]
         recorded: 5,
@@ -217,6 +220,8 @@ const FAST_PATHS: [FastPath; 8] = [
             r#"{"candidates":[{"content":{"parts":[{"text":"a\"b\u00e9 ü"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":5,"totalTokenCount":19,"promptTokensDetails":[{"modality":"TEXT","tokenCount":9}],"thoughtsTokenCount":5},"modelVersion":"gemini-3-pro-preview","responseId":"bH6L"}"#,
             r#" { "candidates" : [ { "content" : { "role" : "model" , "parts" : [ { "thought" : true , "text" : "x y" } ] } } ] } "#,
             r#"{"candidates":[{"content":{"parts":[{"text":""}]},"safetyRatings":[{"probability":"NEGLIGIBLE"}]}],"usageMetadata":{"toolUsePromptTokenCount":2,"cachedContentTokenCount":1,"promptTokenCount":3}}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"."}],"role":"model"},"finishReason":"MAX_TOKENS","index":0}],"usageMetadata":{"promptTokenCount":9},"responseId":"r"}"#,
+            r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{"a":[1,"x\"y"],"b":null},"id":"c1"},"thoughtSignature":"s"}]},"finishReason":"STOP"}],"responseId":"r"}"#,
         ],
         #[cfg(test)]
         recorded: 10,

@@ -33,7 +33,7 @@ use serde_json::Value;
 
 use super::openai::{error_event, read_usage, UsageKeys};
 use super::scan::{Reader, Shape, Taken};
-use super::{data_to_read, text, DialectDecoder, ProviderEvent, ProviderEvents, TextEvent};
+use super::{data_to_read, text, DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::event::FinishReason;
 use crate::framing::FrameRef;
 
@@ -48,8 +48,8 @@ pub struct OpenAiResponsesDecoder {
     open: HashMap<String, VecDeque<usize>>,
     /// A refusal was streamed: the finish reason is `refusal`.
     refused: bool,
-    /// The shape of the last text delta.
-    text_deltas: Shape<TextEvent, 1>,
+    /// The shape of the last delta event the fast path read.
+    deltas: Shape<DeltaEvent, 2>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -66,8 +66,14 @@ impl DialectDecoder for OpenAiResponsesDecoder {
     fn decode(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
         // `response.completed` (or its like) ends the message; a `[DONE]` after it is not read.
         let Some(data) = data_to_read(frame) else { return };
-        if let Some((push, [Some(text)])) = self.text_deltas.read(data, text_delta) {
-            return push(out, &text);
+        if let Some((event, [Some(delta), item_id])) = self.deltas.read(data, delta_event) {
+            match (event, item_id) {
+                (DeltaEvent::Text, _) => return out.text(&delta),
+                (DeltaEvent::Thinking, _) => return out.thinking(&delta),
+                (DeltaEvent::Arguments, Some(item_id)) => return self.call_arguments(&item_id, &delta, true, out),
+                // `delta_event` reads no arguments without an `item_id`.
+                (DeltaEvent::Arguments, None) => {}
+            }
         }
         self.decode_value(frame, data, out);
     }
@@ -134,12 +140,17 @@ impl OpenAiResponsesDecoder {
     /// no delta came before.
     fn arguments(&mut self, event: &Value, key: &str, out: &mut ProviderEvents) {
         let Some(item_id) = event.get("item_id").or(event.get("id")).and_then(Value::as_str) else { return };
+        let Some(text) = event.get(key).and_then(Value::as_str) else { return };
+        self.call_arguments(item_id, text, key == "delta", out);
+    }
+
+    /// Argument text for the open call `item_id`: a delta, or the whole arguments.
+    fn call_arguments(&mut self, item_id: &str, text: &str, delta: bool, out: &mut ProviderEvents) {
         let Some(&position) = self.open.get(item_id).and_then(VecDeque::front) else { return };
         let call = &mut self.calls[position];
-        let Some(delta) = event.get(key).and_then(Value::as_str).filter(|a| !a.is_empty()) else { return };
-        if key == "delta" || !call.has_arguments {
+        if !text.is_empty() && (delta || !call.has_arguments) {
             call.has_arguments = true;
-            out.push(ProviderEvent::ToolCallDelta { id: call.call_id.clone(), delta: delta.to_owned() });
+            out.push(ProviderEvent::ToolCallDelta { id: call.call_id.clone(), delta: text.to_owned() });
         }
     }
 
@@ -183,17 +194,28 @@ impl OpenAiResponsesDecoder {
     }
 }
 
-/// A text or reasoning delta whose `delta` is a string, read by the checking scanner without
-/// building a `Value` (nearly every event of a long answer; see [`super::scan`]). `None` for
-/// anything else, which the general path reads.
-pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(TextEvent, Taken<'a, 1>)> {
-    let (kind, [delta]) = r.kind_and_strings(b"type", [b"delta"])?;
-    let event: TextEvent = match kind.as_deref()? {
-        "response.output_text.delta" => ProviderEvents::text,
-        "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => ProviderEvents::thinking,
+/// What a delta event read by [`delta_event`] makes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum DeltaEvent {
+    Text,
+    Thinking,
+    /// Arguments of the function call its `item_id` names.
+    Arguments,
+}
+
+/// A text, reasoning or function-call arguments delta whose `delta` (and `item_id`, which
+/// arguments need) is a string, read by the checking scanner without building a `Value` (nearly
+/// every event of a long answer or a streamed call; see [`super::scan`]). `None` for anything
+/// else, which the general path reads. Its strings: `[delta, item_id]`.
+pub(super) fn delta_event<'a>(r: &mut Reader<'a>) -> Option<(DeltaEvent, Taken<'a, 2>)> {
+    let (kind, [delta, item_id]) = r.kind_and_strings(b"type", [b"delta", b"item_id"])?;
+    let event = match kind.as_deref()? {
+        "response.output_text.delta" => DeltaEvent::Text,
+        "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => DeltaEvent::Thinking,
+        "response.function_call_arguments.delta" if item_id.is_some() => DeltaEvent::Arguments,
         _ => return None,
     };
-    Some((event, [Some(delta?)]))
+    Some((event, [Some(delta?), item_id]))
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use super::{events_to_js, Busy, HandOver, Input, PoisonGuard};
 use crate::clean::{CleanOptions, PayloadMarker};
 use crate::dialect::Dialect;
 use crate::event::StreamEvent;
+use crate::framing::DEFAULT_MAX_FRAME_BYTES;
 use crate::stream::{ChatStream, StreamOptions};
 
 /// The options a JS caller may pass (`ChatStreamOptions` in the TypeScript declarations).
@@ -77,8 +78,7 @@ impl JsStreamOptions {
     pub(crate) fn into_core(self) -> Result<StreamOptions, JsError> {
         // The JS side computes `partial_input` when it is read (see `partial_input.rs`).
         let clean = CleanOptions { partial_input: false, ..self.clean_options() };
-        let mut options = StreamOptions { clean, ..StreamOptions::default() };
-        options.dialect = match self.dialect.as_deref() {
+        let dialect = match self.dialect.as_deref() {
             None | Some("auto") => None,
             Some(name) => Some(Dialect::from_name(name).ok_or_else(|| {
                 let known: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
@@ -89,12 +89,15 @@ impl JsStreamOptions {
                 ))
             })?),
         };
-        options.content_type = self.content_type;
-        options.headers = self.headers;
-        if let Some(max) = self.max_frame_bytes {
-            options.max_frame_bytes = max as usize;
-        }
-        Ok(options)
+        // Every field set here: `..StreamOptions::default()` would build default cleaning
+        // options only to drop them, and a short answer read whole pays a stream's making.
+        Ok(StreamOptions {
+            dialect,
+            content_type: self.content_type,
+            headers: self.headers,
+            max_frame_bytes: self.max_frame_bytes.map_or(DEFAULT_MAX_FRAME_BYTES, |max| max as usize),
+            clean,
+        })
     }
 
     /// The cleaning part of the options (also all that `parseLlmResponse` reads).

@@ -272,9 +272,14 @@ fn an_unreadable_frame_is_not_fatal() {
 #[test]
 fn the_fast_path_leaves_every_other_response_to_the_general_path() {
     for other in [
-        r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP"}]}"#,
-        r#"{"candidates":[{"content":{"parts":[{"text":"x","thoughtSignature":"s"}]}}]}"#,
-        r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}}}]}}]}"#,
+        r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP","finishMessage":"m"}]}"#,
+        r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":null}]}"#,
+        r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP","finishReason":"STOP"}]}"#,
+        r#"{"candidates":[{"content":{"parts":[{"text":"x","functionCall":{"name":"f","args":{}}}]}}]}"#,
+        r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}"#,
+        r#"{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x"}]}}]}}]}"#,
+        r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","id":1}}]}}]}"#,
+        r#"{"candidates":[{"content":{"parts":[{"text":"x","thoughtSignature":null}]}}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"x"},{"text":"y"}]}}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"x"}]}},{"content":{"parts":[{"text":"y"}]}}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"x","thought":"yes"}]}}]}"#,

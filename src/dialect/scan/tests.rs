@@ -71,3 +71,22 @@ fn string_stop_finds_the_first_quote_backslash_or_control_character() {
         assert_eq!(string_stop(&plain), None);
     }
 }
+
+/// Strings with escapes decode as serde_json decodes them; a surrogate escape or a bad escape is
+/// left to the general path.
+#[test]
+fn escaped_strings_decode_as_serde_json_decodes_them() {
+    for json in [
+        r#""{\"city\":\"Paris\"}""#,
+        r#""a\\b\/c\bd\fe\nf\rg\th""#,
+        r#""\u00e9\u0000\u20AC\uffff é ü""#,
+        r#""\"""#,
+        r#""x\\""#,
+    ] {
+        let expected: String = serde_json::from_str(json).unwrap();
+        assert_eq!(Reader::new(json).string().as_deref(), Some(expected.as_str()), "{json}");
+    }
+    for body in [r"\ud800", r"\uDFFF", r"\u12", r"\u+123", r"\x", "a\\"] {
+        assert_eq!(unescape(body), None, "{body}");
+    }
+}
