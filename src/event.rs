@@ -143,6 +143,21 @@ impl ReadField for Option<SharedText> {
     }
 }
 
+/// A streamed tool call's arguments, shared with the call (a pointer, not a copy), on each
+/// `tool_input_delta` when [`crate::clean::CleanOptions::partial_input`] is off: the WebAssembly
+/// bindings read the event's `partial_input` from them when JS asks for it. Not part of the
+/// event's value: never written, and equal to any other. Build events with `ToolArguments::default()`.
+///
+/// Opaque here (the pipeline's own type, behind `Any`): events know nothing of the pipeline.
+#[derive(Debug, Clone, Default)]
+pub struct ToolArguments(pub(crate) Option<Arc<dyn std::any::Any + Send + Sync>>);
+
+impl PartialEq for ToolArguments {
+    fn eq(&self, _: &ToolArguments) -> bool {
+        true
+    }
+}
+
 wire! {
 /// One clean event: what the UI receives (`docs/events.md`).
 #[derive(Debug, Clone, PartialEq)]
@@ -184,6 +199,8 @@ pub enum StreamEvent tag "type" {
         /// [`crate::clean::CleanOptions::partial_input`] is off, as in the JS bindings, which
         /// compute it when it is read).
         partial_input: Value,
+        /// The call's arguments so far, when `partial_input` is left out: not on the wire.
+        arguments: ToolArguments => skip,
     },
     /// The arguments are complete and parsed: the model asks for this call.
     ///
@@ -310,11 +327,12 @@ impl<'a> StreamEvents<'a> {
                 text.push_str(&more)
             }
             (
-                Some(StreamEvent::ToolInputDelta { tool_use_id: id, delta, partial_input }),
-                StreamEvent::ToolInputDelta { tool_use_id: next, delta: more, partial_input: later },
+                Some(StreamEvent::ToolInputDelta { tool_use_id: id, delta, partial_input, arguments }),
+                StreamEvent::ToolInputDelta { tool_use_id: next, delta: more, partial_input: later, arguments: their },
             ) if *id == next => {
                 delta.push_str(&more);
                 *partial_input = later;
+                *arguments = their;
             }
             (_, event) => self.events.push(event),
         }

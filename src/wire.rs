@@ -10,7 +10,8 @@
 //! - `field: Type as "key"` names a key other than the field's name (`isLoading`);
 //! - `field: Type => omit_empty` leaves the field out while it is empty (`None`, `[]`, `false`,
 //!   `0`); `=> flatten` writes a map's entries as fields of the object; `=> or_default` reads a
-//!   missing field as its type's default;
+//!   missing field as its type's default; `=> skip` is never written (a handle the package's
+//!   own code carries with a value, not part of it);
 //! - `struct Name keys NameKeys` also makes `Name::KEY`, each field's key by field name (the
 //!   state's patches name the fields they change this way), and `reads pub from_value` makes the
 //!   reader, with that visibility and name. An `enum Name tag "type"` is an object per variant,
@@ -245,6 +246,7 @@ macro_rules! wire {
         $object.field_if(!$crate::wire::Empty::is_empty($value), $key, $value);
     };
     (@write $object:ident, $key:expr, $value:expr, flatten) => { $object.flatten($value); };
+    (@write $object:ident, $key:expr, $value:expr, skip) => { let _ = $value; };
 
     (@serialize $map:ident, $key:expr, $value:expr) => { $map.serialize_entry($key, $value)?; };
     (@serialize $map:ident, $key:expr, $value:expr, or_default) => { $map.serialize_entry($key, $value)?; };
@@ -258,6 +260,7 @@ macro_rules! wire {
             $map.serialize_entry(key, value)?;
         }
     };
+    (@serialize $map:ident, $key:expr, $value:expr, skip) => { let _ = $value; };
 
     (@read $fields:ident, $key:expr, $ty:ty) => { <$ty as $crate::wire::ReadField>::read(&$fields, $key)? };
     (@read $fields:ident, $key:expr, $ty:ty, omit_empty) => { <$ty as $crate::wire::ReadField>::read(&$fields, $key)? };

@@ -40,6 +40,7 @@
 //! - Each `tool_input_delta` carries a copy of the best value so far: parsing is linear in the
 //!   argument length, the copies are proportional to the value's size.
 
+pub(crate) mod arguments;
 mod backend;
 mod markers;
 mod matching;
@@ -51,7 +52,7 @@ pub(crate) mod tools;
 mod trim;
 
 pub use resolve::{parse_llm_response, resolve_tool_markers, ParsedResponse};
-pub use tools::partial_input;
+pub use arguments::partial_input;
 
 use serde_json::{json, Value};
 

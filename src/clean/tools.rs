@@ -3,13 +3,13 @@
 //! are complete, and the result once it ran.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::{json, Value};
 
+use super::arguments::{partial_input, SharedArguments};
 use super::partial_json::PartialJson;
 use crate::error::ErrorCode;
-use crate::event::{StreamEvent, StreamEvents, ToolRecord};
+use crate::event::{StreamEvent, StreamEvents, ToolArguments, ToolRecord};
 use crate::json::Shared;
 
 /// Besides the list, indexes that let each event find its tool at once: a stream may make tens
@@ -105,22 +105,15 @@ impl Tools {
             return;
         }
         tool.arguments.lock().push(delta);
-        // Without the value here, the WebAssembly bindings read it from these arguments when
-        // asked (`partial_input` in src/wasm/partial_input.rs): they keep them past the call.
-        #[cfg(target_arch = "wasm32")]
-        if !partial_input {
-            STREAMED.with_borrow_mut(|streamed| match streamed.last() {
-                Some((_, last)) if last.same(&tool.arguments) => {}
-                _ => streamed.push((tool.id.clone(), tool.arguments.clone())),
-            });
-        }
-        let partial_input = if partial_input {
+        // Without the value, the event carries the arguments it is read from when asked
+        // (`partial_input` in src/wasm/partial_input.rs): whoever keeps the event keeps them.
+        let (partial_input, arguments) = if partial_input {
             tool.partial.push(delta);
-            tool.partial.value().unwrap_or_else(|| json!({}))
+            (tool.partial.value().unwrap_or_else(|| json!({})), ToolArguments::default())
         } else {
-            Value::Null
+            (Value::Null, tool.arguments.carried())
         };
-        out.push(StreamEvent::ToolInputDelta { tool_use_id: tool.id.clone(), delta: delta.to_owned(), partial_input });
+        out.push(StreamEvent::ToolInputDelta { tool_use_id: tool.id.clone(), delta: delta.to_owned(), partial_input, arguments });
     }
 
     /// The arguments are complete: `tool_call` with the given input or the parsed arguments.
@@ -270,149 +263,42 @@ impl Tool {
     }
 }
 
-/// The best JSON value that `arguments`, the start of a tool call's arguments, allow.
-pub fn partial_input(arguments: &str) -> Value {
-    let mut partial = PartialJson::default();
-    partial.push(arguments);
-    partial.into_value().unwrap_or_else(|| json!({}))
-}
-
-/// A tool call's argument text, shared with the WebAssembly bindings, which read a
-/// `tool_input_delta`'s `partial_input` from it when it is asked for, after the call too: one
-/// copy of a long input, not one here and one in JS.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct SharedArguments(Arc<Mutex<Arguments>>);
-
-impl SharedArguments {
-    /// A panic while the lock was held cannot leave the text half-written (`push_str` is
-    /// whole or not at all), so a poisoned lock is used as it is.
-    pub(crate) fn lock(&self) -> MutexGuard<'_, Arguments> {
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    #[cfg(target_arch = "wasm32")]
-    pub(crate) fn same(&self, other: &SharedArguments) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-
-    /// The text, joined; copied only when another holder shares it.
-    fn into_text(self) -> String {
-        match Arc::try_unwrap(self.0) {
-            Ok(alone) => alone.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_text(),
-            Err(shared) => SharedArguments(shared).lock().text().into_owned(),
-        }
-    }
-}
-
-#[cfg(target_arch = "wasm32")]
-thread_local! {
-    /// The arguments that grew since the bindings last looked, with their tool call ids (the
-    /// bindings take them at each hand-over: `partial_input.rs`).
-    pub(crate) static STREAMED: std::cell::RefCell<Vec<(String, SharedArguments)>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// The text in blocks that are never moved once full, so a long input grows without the copies
-/// (and, in WebAssembly, the memory that is never given back) of a string doubling its capacity.
-/// Joined once, when the arguments are complete.
-#[derive(Debug, Default)]
-pub(crate) struct Arguments {
-    blocks: Vec<String>,
-    /// How much of the text the bindings handed to JS in `tool_input_delta` events, in bytes:
-    /// where the next event's arguments end.
-    #[cfg(target_arch = "wasm32")]
-    pub(crate) handed: usize,
-}
-
-impl Arguments {
-    /// A block's size: small inputs stay in one block, grown as a string grows.
-    const BLOCK: usize = 64 * 1024;
-
-    fn push(&mut self, text: &str) {
-        match self.blocks.last_mut() {
-            Some(last) if last.len() + text.len() <= Self::BLOCK.max(last.capacity()) => last.push_str(text),
-            _ => {
-                let mut block = String::with_capacity(if self.blocks.is_empty() {
-                    text.len()
-                } else {
-                    Self::BLOCK.max(text.len())
-                });
-                block.push_str(text);
-                self.blocks.push(block);
-            }
-        }
-    }
-
-    /// The blocks as one, each freed once it is copied.
-    fn join(&mut self) {
-        if self.blocks.len() > 1 {
-            let blocks = std::mem::take(&mut self.blocks);
-            let mut text = String::with_capacity(blocks.iter().map(String::len).sum());
-            for block in blocks {
-                text.push_str(&block);
-            }
-            self.blocks = vec![text];
-        }
-    }
-
-    fn into_text(mut self) -> String {
-        self.join();
-        self.blocks.pop().unwrap_or_default()
-    }
-
-    fn text(&self) -> std::borrow::Cow<'_, str> {
-        match &self.blocks[..] {
-            [] => "".into(),
-            [one] => one.as_str().into(),
-            blocks => blocks.concat().into(),
-        }
-    }
-
-    /// The best JSON value the first `end` bytes of the text allow (all of it past its end),
-    /// read from the blocks where they are.
-    pub(crate) fn partial_input(&self, end: usize) -> Value {
-        let mut partial = PartialJson::default();
-        let mut left = end;
-        for block in &self.blocks {
-            if left < block.len() {
-                // `end` is where a delta ended, a character boundary; one that is not is moved back to one.
-                let mut upto = left;
-                while !block.is_char_boundary(upto) {
-                    upto -= 1;
-                }
-                partial.push(&block[..upto]);
-                break;
-            }
-            partial.push(block);
-            left -= block.len();
-        }
-        partial.into_value().unwrap_or_else(|| json!({}))
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
-    /// The value at an end inside the blocks is the value of the text up to there read whole,
-    /// at every kind of end: inside the first block, on a block's edge, inside a later one, past the text.
+    /// Without `partial_input`, each delta carries its call's arguments (one copy, shared), its
+    /// own call's even when another call has the same id; nothing of them is written.
     #[test]
-    fn partial_input_reads_the_blocks_up_to_an_end() {
-        let pieces: Vec<String> = std::iter::once(r#"{"a": ["#.to_owned())
-            .chain((0..10_000).map(|i| format!(r#""é{i}🙂 x", "#)))
-            .chain(std::iter::once(r#""z"], "b": 1}"#.to_owned()))
+    fn deltas_without_partial_input_carry_their_calls_arguments() {
+        let mut tools = Tools::default();
+        let mut events = Vec::new();
+        let first = tools.start("call_1".into(), "a".into(), None, &mut StreamEvents::new(&mut events));
+        let second = tools.start("call_1".into(), "b".into(), None, &mut StreamEvents::new(&mut events));
+        // A push each: the deltas of one id are not merged.
+        tools.delta(first, r#"{"x": "#, false, &mut StreamEvents::new(&mut events));
+        tools.delta(second, r#"{"y": 2}"#, false, &mut StreamEvents::new(&mut events));
+        tools.delta(first, "1}", false, &mut StreamEvents::new(&mut events));
+        tools.delta(first, "ignored", true, &mut StreamEvents::new(&mut events));
+        let carried: Vec<&ToolArguments> = events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::ToolInputDelta { arguments, .. } => Some(arguments),
+                _ => None,
+            })
             .collect();
-        let mut arguments = Arguments::default();
-        let mut ends = vec![0];
-        for piece in &pieces {
-            arguments.push(piece);
-            ends.push(ends.last().unwrap() + piece.len());
-        }
-        assert!(arguments.blocks.len() > 1, "the text spans blocks");
-        let text = pieces.concat();
-        let edge = arguments.blocks[0].len();
-        for end in [1, 7, ends[40], edge, ends[ends.len() / 2], text.len() - 1, text.len(), usize::MAX] {
-            assert_eq!(arguments.partial_input(end), partial_input(&text[..end.min(text.len())]), "end {end}");
-        }
-        assert_eq!(arguments.partial_input(usize::MAX)["b"], 1);
+        let address = |arguments: &ToolArguments| SharedArguments::of(arguments).map(|a| Arc::as_ptr(&a.0));
+        assert_eq!(carried.len(), 4);
+        assert_eq!(address(carried[0]), Some(Arc::as_ptr(&tools.list[first].arguments.0)));
+        assert_eq!(address(carried[2]), address(carried[0]), "one call's deltas share its arguments");
+        assert_eq!(address(carried[1]), Some(Arc::as_ptr(&tools.list[second].arguments.0)));
+        assert_ne!(address(carried[1]), address(carried[0]), "same id, another call");
+        assert_eq!(address(carried[3]), None, "a delta with its partial_input carries nothing");
+        assert_eq!(SharedArguments::of(carried[0]).unwrap().lock().partial_input(usize::MAX), json!({"x": 1}));
+        let written = crate::json::to_json(&events[2]);
+        assert_eq!(written, serde_json::to_string(&events[2]).unwrap());
+        assert_eq!(written, r#"{"type":"tool_input_delta","tool_use_id":"call_1","delta":"{\"x\": ","partial_input":null}"#);
     }
 }

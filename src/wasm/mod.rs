@@ -150,11 +150,11 @@ impl<'a> HandOver<'a> {
             // Its id and delta as two text items, not through JSON: a streamed tool call is
             // thousands of these, and JSON.parse then a property redefined for `partial_input`
             // were a third of a live push of one (the JS side builds it with its getter).
-            StreamEvent::ToolInputDelta { tool_use_id, delta, partial_input: serde_json::Value::Null } => {
+            StreamEvent::ToolInputDelta { tool_use_id, delta, partial_input: serde_json::Value::Null, arguments } => {
                 self.push_op(Op::ToolInputDelta);
                 text_item(&mut self.layout, &mut self.texts, &mut self.last_id, tool_use_id);
                 text_item(&mut self.layout, &mut self.texts, &mut self.last_text, delta);
-                let (key, end) = partial_input::handed(tool_use_id, delta);
+                let (key, end) = partial_input::handed(arguments, delta);
                 self.layout.extend([key, end]);
             }
             _ => self.push_value(Op::Value, event),
@@ -216,7 +216,6 @@ impl<'a> HandOver<'a> {
     /// are until JS has read them (until the next hand-over).
     pub(crate) fn into_memory(self) -> u32 {
         if self.layout.is_empty() {
-            partial_input::hand_over_built();
             recycle(self.texts, self.layout);
             return 0;
         }
@@ -248,7 +247,6 @@ impl<'a> HandOver<'a> {
         // this one is made.
         let (old_text, old_layout) = KEPT.take();
         recycle(old_text, old_layout);
-        partial_input::hand_over_built();
         if self.layout.is_empty() {
             self.layout.extend([0; HEAD]);
         }

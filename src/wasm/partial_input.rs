@@ -23,14 +23,15 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::to_js;
-use crate::clean::tools::{SharedArguments, STREAMED};
+use crate::clean::arguments::SharedArguments;
+use crate::event::ToolArguments;
 
-/// The arguments JS holds events of, by key.
+/// The arguments JS holds events of, by key, and the key of each (by the arguments' address:
+/// events of different chats may share a tool call id, never their arguments).
 #[derive(Default)]
 struct Held {
     by_key: HashMap<u32, SharedArguments>,
-    /// The key of each tool call id's latest arguments.
-    by_id: HashMap<String, u32>,
+    by_address: HashMap<usize, u32>,
     last_key: u32,
 }
 
@@ -39,38 +40,40 @@ thread_local! {
 }
 
 /// A `tool_input_delta` event handed to JS: the key of its arguments and where in them (in
-/// bytes) its delta ends. `(0, 0)` when the module holds no arguments for it.
-pub(super) fn handed(tool_use_id: &str, delta: &str) -> (u32, u32) {
-    HELD.with_borrow_mut(|held| {
-        let streamed = STREAMED.with_borrow(|streamed| {
-            streamed.iter().rev().find(|(id, _)| id == tool_use_id).map(|(_, arguments)| arguments.clone())
-        });
-        let known = held.by_id.get(tool_use_id).copied();
-        let key = match (known, streamed) {
-            (Some(key), Some(arguments)) if !held.by_key[&key].same(&arguments) => held.insert(tool_use_id, arguments),
-            (None, Some(arguments)) => held.insert(tool_use_id, arguments),
-            (Some(key), _) => key,
-            (None, None) => return (0, 0),
-        };
-        let mut arguments = held.by_key[&key].lock();
-        arguments.handed += delta.len();
-        (key, arguments.handed as u32)
-    })
-}
-
-/// A hand-over was built: the arguments that grew in the call before it are forgotten, those
-/// that JS got events of are held.
-pub(super) fn hand_over_built() {
-    STREAMED.with_borrow_mut(Vec::clear);
+/// bytes) its delta ends. `(0, 0)` when the event carries no arguments (it has its
+/// `partial_input` already).
+pub(super) fn handed(arguments: &ToolArguments, delta: &str) -> (u32, u32) {
+    let Some(arguments) = SharedArguments::of(arguments) else { return (0, 0) };
+    let key = HELD.with_borrow_mut(|held| held.key_of(&arguments));
+    let mut arguments = arguments.lock();
+    arguments.handed += delta.len();
+    (key, arguments.handed as u32)
 }
 
 impl Held {
-    fn insert(&mut self, id: &str, arguments: SharedArguments) -> u32 {
-        // Keys are never used again (after four billion, 0 is skipped: it means "none").
-        self.last_key = self.last_key.checked_add(1).unwrap_or(1);
-        self.by_key.insert(self.last_key, arguments);
-        self.by_id.insert(id.to_owned(), self.last_key);
+    /// The key of `arguments`, a new one the first time they are handed to JS.
+    fn key_of(&mut self, arguments: &SharedArguments) -> u32 {
+        if let Some(&key) = self.by_address.get(&arguments.address()) {
+            return key;
+        }
+        // Keys are not used again while they are held (after four billion, they start over at
+        // 1, past those still held; 0 means "none").
+        loop {
+            self.last_key = self.last_key.checked_add(1).unwrap_or(1);
+            if !self.by_key.contains_key(&self.last_key) {
+                break;
+            }
+        }
+        self.by_key.insert(self.last_key, arguments.clone());
+        self.by_address.insert(arguments.address(), self.last_key);
         self.last_key
+    }
+
+    /// No event of `key` is left in JS: its arguments go (unless a stream still grows them).
+    fn release(&mut self, key: u32) {
+        if let Some(arguments) = self.by_key.remove(&key) {
+            self.by_address.remove(&arguments.address());
+        }
     }
 }
 
@@ -81,10 +84,7 @@ pub(super) fn functions() -> Array {
         value.map_or(JsValue::NULL, |value| to_js(&value).unwrap_or(JsValue::NULL))
     });
     let release = Closure::<dyn Fn(u32)>::new(|key: u32| {
-        HELD.with_borrow_mut(|held| {
-            held.by_key.remove(&key);
-            held.by_id.retain(|_, k| *k != key);
-        })
+        HELD.with_borrow_mut(|held| held.release(key))
     });
     let read: Function = read.into_js_value().unchecked_into();
     let release: Function = release.into_js_value().unchecked_into();

@@ -3,7 +3,7 @@
 use chatstream::clean::{CleanOptions, Cleaner};
 use chatstream::dialect::ProviderEvent;
 use chatstream::error::ErrorCode;
-use chatstream::event::{Segment, StreamEvent, StreamEvents, ToolRecord, Usage};
+use chatstream::event::{Segment, StreamEvent, StreamEvents, ToolArguments, ToolRecord, Usage};
 use serde_json::{json, Map, Value};
 
 use crate::helpers::{clean, complete, errors, kinds, text, text_deltas, thinking_deltas};
@@ -47,6 +47,7 @@ fn streamed_tool_call_start_deltas_end() {
         tool_use_id: "call_1".into(),
         delta: delta.into(),
         partial_input: partial,
+        arguments: ToolArguments::default(),
     };
     assert_eq!(
         events[..5],

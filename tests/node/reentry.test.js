@@ -108,3 +108,47 @@ test("ChatStream.fail with a code chatstream does not know is a NETWORK_ERROR", 
   const error = events.find((e) => e.type === "error");
   assert.deepEqual([error.code, error.message], ["NETWORK_ERROR", "the body broke off"]);
 });
+
+// A tool_input_delta's partial_input is read from the arguments the event itself carries: a push
+// into another chat from inside a call (here generateId, which a session calls when its answer
+// completes, in the push that hands over its last deltas) has arguments of its own, even for the
+// same tool call id, and neither chat reads or moves the other's.
+test("a push into another stream from generateId, with the same tool call id: each chat's deltas keep their own partial_input", async () => {
+  const frame = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const start = frame("message_start", { message: { id: "m", type: "message", role: "assistant", content: [], usage: {} } });
+  const toolStart = frame("content_block_start", { index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "write", input: {} } });
+  const inputDelta = (partial_json) => frame("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json } });
+  const end =
+    frame("content_block_stop", { index: 0 }) +
+    frame("message_delta", { delta: { stop_reason: "tool_use" }, usage: { output_tokens: 1 } }) +
+    frame("message_stop", {});
+
+  const other = new ChatStream({ dialect: "anthropic" });
+  const otherEvents = [];
+  // Each call adds an "x" to the other stream's call (the first opens it): the session calls
+  // generateId for its question, then for its answer when it completes.
+  let calls = 0;
+  const generateId = () => {
+    otherEvents.push(...other.push(calls++ === 0 ? start + toolStart + inputDelta('{"other": "') : inputDelta("x")));
+    return crypto.randomUUID();
+  };
+  // One chunk: the session's deltas, its complete (generateId) and their hand-over in one push.
+  const toolDelta = (args) => ({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "toolu_1", type: "function", function: { name: "write", arguments: args } }] } }] });
+  const body =
+    sse([toolDelta('{"mine": '), toolDelta('"yes"}'), { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] }]) + "data: [DONE]\n\n";
+  const session = new ChatSession({ generateId, fetch: async () => respond(body) });
+  const events = [];
+  for await (const event of session.send("Hi")) events.push(event);
+  assert.ok(calls >= 2, `generateId ran ${calls} times`);
+  otherEvents.push(...other.push(inputDelta('"}') + end));
+
+  const mine = events.filter((e) => e.type === "tool_input_delta");
+  assert.deepEqual(mine.map((e) => e.delta).join(""), '{"mine": "yes"}');
+  assert.deepEqual(mine.at(-1).partial_input, { mine: "yes" });
+  const theirs = otherEvents.filter((e) => e.type === "tool_input_delta");
+  const xs = (n) => ({ other: "x".repeat(n) });
+  assert.deepEqual(theirs.map((e) => e.partial_input), [...Array(calls).keys()].map(xs).concat([xs(calls - 1)]));
+  assert.equal(stillWorks(), null);
+  other.free();
+  session.dispose();
+});

@@ -1,0 +1,161 @@
+//! A tool call's streamed argument text, shared by the call and its `tool_input_delta` events,
+//! and the best JSON value a start of it allows.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::{json, Value};
+
+use super::partial_json::PartialJson;
+use crate::event::ToolArguments;
+
+/// The best JSON value that `arguments`, the start of a tool call's arguments, allow.
+pub fn partial_input(arguments: &str) -> Value {
+    let mut partial = PartialJson::default();
+    partial.push(arguments);
+    partial.into_value().unwrap_or_else(|| json!({}))
+}
+
+/// A tool call's argument text, shared with the WebAssembly bindings, which read a
+/// `tool_input_delta`'s `partial_input` from it when it is asked for, after the call too: one
+/// copy of a long input, not one here and one in JS.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct SharedArguments(pub(super) Arc<Mutex<Arguments>>);
+
+impl SharedArguments {
+    /// A panic while the lock was held cannot leave the text half-written (`push_str` is
+    /// whole or not at all), so a poisoned lock is used as it is.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Arguments> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Which arguments these are: the same for every holder, different from all others' while held.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn address(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
+    /// The handle a `tool_input_delta` carries.
+    pub(crate) fn carried(&self) -> ToolArguments {
+        ToolArguments(Some(self.0.clone()))
+    }
+
+    /// The arguments a `tool_input_delta` carries, if it carries any.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // read by the WebAssembly bindings and tests
+    pub(crate) fn of(carried: &ToolArguments) -> Option<SharedArguments> {
+        carried.0.clone()?.downcast().ok().map(SharedArguments)
+    }
+
+    /// The text, joined; copied only when another holder shares it.
+    pub(super) fn into_text(self) -> String {
+        match Arc::try_unwrap(self.0) {
+            Ok(alone) => alone.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_text(),
+            Err(shared) => SharedArguments(shared).lock().text().into_owned(),
+        }
+    }
+}
+
+/// The text in blocks that are never moved once full, so a long input grows without the copies
+/// (and, in WebAssembly, the memory that is never given back) of a string doubling its capacity.
+/// Joined once, when the arguments are complete.
+#[derive(Debug, Default)]
+pub(crate) struct Arguments {
+    pub(super) blocks: Vec<String>,
+    /// How much of the text the bindings handed to JS in `tool_input_delta` events, in bytes:
+    /// where the next event's arguments end.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) handed: usize,
+}
+
+impl Arguments {
+    /// A block's size: small inputs stay in one block, grown as a string grows.
+    const BLOCK: usize = 64 * 1024;
+
+    pub(super) fn push(&mut self, text: &str) {
+        match self.blocks.last_mut() {
+            Some(last) if last.len() + text.len() <= Self::BLOCK.max(last.capacity()) => last.push_str(text),
+            _ => {
+                let mut block = String::with_capacity(if self.blocks.is_empty() {
+                    text.len()
+                } else {
+                    Self::BLOCK.max(text.len())
+                });
+                block.push_str(text);
+                self.blocks.push(block);
+            }
+        }
+    }
+
+    /// The blocks as one, each freed once it is copied.
+    pub(super) fn join(&mut self) {
+        if self.blocks.len() > 1 {
+            let blocks = std::mem::take(&mut self.blocks);
+            let mut text = String::with_capacity(blocks.iter().map(String::len).sum());
+            for block in blocks {
+                text.push_str(&block);
+            }
+            self.blocks = vec![text];
+        }
+    }
+
+    pub(super) fn into_text(mut self) -> String {
+        self.join();
+        self.blocks.pop().unwrap_or_default()
+    }
+
+    pub(super) fn text(&self) -> std::borrow::Cow<'_, str> {
+        match &self.blocks[..] {
+            [] => "".into(),
+            [one] => one.as_str().into(),
+            blocks => blocks.concat().into(),
+        }
+    }
+
+    /// The best JSON value the first `end` bytes of the text allow (all of it past its end),
+    /// read from the blocks where they are.
+    pub(crate) fn partial_input(&self, end: usize) -> Value {
+        let mut partial = PartialJson::default();
+        let mut left = end;
+        for block in &self.blocks {
+            if left < block.len() {
+                // `end` is where a delta ended, a character boundary; one that is not is moved back to one.
+                let mut upto = left;
+                while !block.is_char_boundary(upto) {
+                    upto -= 1;
+                }
+                partial.push(&block[..upto]);
+                break;
+            }
+            partial.push(block);
+            left -= block.len();
+        }
+        partial.into_value().unwrap_or_else(|| json!({}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value at an end inside the blocks is the value of the text up to there read whole,
+    /// at every kind of end: inside the first block, on a block's edge, inside a later one, past the text.
+    #[test]
+    fn partial_input_reads_the_blocks_up_to_an_end() {
+        let pieces: Vec<String> = std::iter::once(r#"{"a": ["#.to_owned())
+            .chain((0..10_000).map(|i| format!(r#""é{i}🙂 x", "#)))
+            .chain(std::iter::once(r#""z"], "b": 1}"#.to_owned()))
+            .collect();
+        let mut arguments = Arguments::default();
+        let mut ends = vec![0];
+        for piece in &pieces {
+            arguments.push(piece);
+            ends.push(ends.last().unwrap() + piece.len());
+        }
+        assert!(arguments.blocks.len() > 1, "the text spans blocks");
+        let text = pieces.concat();
+        let edge = arguments.blocks[0].len();
+        for end in [1, 7, ends[40], edge, ends[ends.len() / 2], text.len() - 1, text.len(), usize::MAX] {
+            assert_eq!(arguments.partial_input(end), partial_input(&text[..end.min(text.len())]), "end {end}");
+        }
+        assert_eq!(arguments.partial_input(usize::MAX)["b"], 1);
+    }
+}
