@@ -51,8 +51,8 @@ mod thinking;
 pub(crate) mod tools;
 mod trim;
 
-pub use resolve::{parse_llm_response, resolve_tool_markers, ParsedResponse};
 pub use arguments::partial_input;
+pub use resolve::{parse_llm_response, resolve_tool_markers, ParsedResponse};
 
 use serde_json::{json, Value};
 

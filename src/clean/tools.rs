@@ -113,7 +113,12 @@ impl Tools {
         } else {
             (Value::Null, tool.arguments.carried())
         };
-        out.push(StreamEvent::ToolInputDelta { tool_use_id: tool.id.clone(), delta: delta.to_owned(), partial_input, arguments });
+        out.push(StreamEvent::ToolInputDelta {
+            tool_use_id: tool.id.clone(),
+            delta: delta.to_owned(),
+            partial_input,
+            arguments,
+        });
     }
 
     /// The arguments are complete: `tool_call` with the given input or the parsed arguments.
@@ -299,6 +304,9 @@ mod tests {
         assert_eq!(SharedArguments::of(carried[0]).unwrap().lock().partial_input(usize::MAX), json!({"x": 1}));
         let written = crate::json::to_json(&events[2]);
         assert_eq!(written, serde_json::to_string(&events[2]).unwrap());
-        assert_eq!(written, r#"{"type":"tool_input_delta","tool_use_id":"call_1","delta":"{\"x\": ","partial_input":null}"#);
+        assert_eq!(
+            written,
+            r#"{"type":"tool_input_delta","tool_use_id":"call_1","delta":"{\"x\": ","partial_input":null}"#
+        );
     }
 }

@@ -510,14 +510,7 @@ function toolInputDelta(id, delta, key, end, partial) {
 "#)]
 extern "C" {
     #[wasm_bindgen(js_name = handOver)]
-    fn hand_over(
-        text: &str,
-        layout: &[u32],
-        from: u32,
-        to: u32,
-        many: bool,
-        partial: &JsValue,
-    ) -> JsValue;
+    fn hand_over(text: &str, layout: &[u32], from: u32, to: u32, many: bool, partial: &JsValue) -> JsValue;
     /// The same function, as a value for the package's JS.
     #[wasm_bindgen(thread_local_v2, js_name = handOver)]
     static HAND_OVER: JsValue;

@@ -80,12 +80,11 @@ impl Held {
 /// What the getters call: `[read(key, end), release(key)]`, for the module's lifetime.
 pub(super) fn functions() -> Array {
     let read = Closure::<dyn Fn(u32, u32) -> JsValue>::new(|key: u32, end: u32| {
-        let value = HELD.with_borrow(|held| held.by_key.get(&key).map(|arguments| arguments.lock().partial_input(end as usize)));
+        let value = HELD
+            .with_borrow(|held| held.by_key.get(&key).map(|arguments| arguments.lock().partial_input(end as usize)));
         value.map_or(JsValue::NULL, |value| to_js(&value).unwrap_or(JsValue::NULL))
     });
-    let release = Closure::<dyn Fn(u32)>::new(|key: u32| {
-        HELD.with_borrow_mut(|held| held.release(key))
-    });
+    let release = Closure::<dyn Fn(u32)>::new(|key: u32| HELD.with_borrow_mut(|held| held.release(key)));
     let read: Function = read.into_js_value().unchecked_into();
     let release: Function = release.into_js_value().unchecked_into();
     Array::of2(&read, &release)
