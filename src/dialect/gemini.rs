@@ -390,9 +390,10 @@ fn usage_of(count: impl Fn(&str) -> Option<u64>) -> Option<Usage> {
     if prompt.is_none() && candidates.is_none() && total.is_none() {
         return None;
     }
-    let output = (candidates.is_some() || thoughts.is_some()).then(|| candidates.unwrap_or(0) + thoughts.unwrap_or(0));
+    let output = (candidates.is_some() || thoughts.is_some())
+        .then(|| candidates.unwrap_or(0).saturating_add(thoughts.unwrap_or(0)));
     Some(Usage {
-        input_tokens: prompt.map(|p| p + count("toolUsePromptTokenCount").unwrap_or(0)),
+        input_tokens: prompt.map(|p| p.saturating_add(count("toolUsePromptTokenCount").unwrap_or(0))),
         output_tokens: output,
         reasoning_tokens: thoughts,
         cached_input_tokens: count("cachedContentTokenCount"),

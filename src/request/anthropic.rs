@@ -67,7 +67,7 @@ pub(super) fn anthropic(
     let mut max_tokens = profile.max_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS);
     if profile.thinking {
         let budget = budget(profile).max(1024);
-        max_tokens = max_tokens.max(budget + 1024);
+        max_tokens = max_tokens.max(budget.saturating_add(1024));
         body.key("thinking").open(b'{').field("type", "enabled");
         body.key("budget_tokens").int(budget);
         body.close(b'}');

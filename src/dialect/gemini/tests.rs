@@ -263,6 +263,16 @@ fn usage_counts_thinking_as_output() {
 }
 
 #[test]
+fn usage_counts_at_the_largest_number_add_up_to_it_rather_than_wrap() {
+    let chunk = r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":18446744073709551615,"toolUsePromptTokenCount":3,"candidatesTokenCount":18446744073709551615,"thoughtsTokenCount":5}}"#;
+    let events = decode(&[chunk]);
+    let Some(ProviderEvent::Usage(usage)) = events.iter().find(|e| matches!(e, ProviderEvent::Usage(_))) else {
+        panic!("{events:?}")
+    };
+    assert_eq!((usage.input_tokens, usage.output_tokens), (Some(u64::MAX), Some(u64::MAX)));
+}
+
+#[test]
 fn an_unreadable_frame_is_not_fatal() {
     let events = decode(&["{\"candidates\": [", &finish("STOP")]);
     assert!(matches!(&events[0], ProviderEvent::Error { fatal: false, .. }));
