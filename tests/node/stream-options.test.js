@@ -126,3 +126,33 @@ test("a getter of the options that makes another stream is read, and both stream
   outer.free();
   inner.free();
 });
+
+test("a refusal's complete event carries the recording's reason, usage and stop details, in the documented order", () => {
+  const events = read(recording("anthropic/refusal.sse"), { dialect: "anthropic" });
+  assert.deepEqual(events.map((e) => e.type), ["complete"]);
+  const { payload } = events[0];
+  // From the recording: stop_reason "refusal", usage 18 in and 5 out with nothing read from the
+  // cache, and its stop_details passed through; the fields in docs/events.md's order, then the extra.
+  assert.deepEqual(Object.keys(payload), [
+    "message", "text", "thinking", "segments", "tool_history", "suggested_values", "suggested_actions",
+    "custom_payload", "finish_reason", "usage", "stop_details",
+  ]);
+  assert.deepEqual(payload, {
+    message: "",
+    text: "",
+    thinking: null,
+    segments: [],
+    tool_history: [],
+    suggested_values: null,
+    suggested_actions: null,
+    custom_payload: null,
+    finish_reason: "refusal",
+    usage: { input_tokens: 18, output_tokens: 5, reasoning_tokens: null, cached_input_tokens: 0, total_tokens: 23 },
+    stop_details: {
+      type: "refusal",
+      category: "cyber",
+      explanation: "This request triggered restrictions on violative cyber content and was blocked under Anthropic's Usage Policy.",
+      recommended_model: "claude-fable-5",
+    },
+  });
+});
