@@ -15,12 +15,15 @@
 //! of times (as text, as JSON, as text again, as JSON again, as text). A failed payload is
 //! reported once per kind: one answer can hold thousands.
 
+use std::cell::RefCell;
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::matching::{match_literal, match_tool_marker, Match};
 use super::payload::{payload_markers, BalancedJson, PayloadKind, MAX_GAP_BYTES, MAX_PAYLOAD_BYTES};
 use super::thinking::{Tag, Thinking, ThinkingTags};
-use super::CleanOptions;
+use super::{CleanOptions, PayloadMarker};
 
 /// One decided piece of the text, in reading order: what the stripper made of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,11 +141,8 @@ enum PayloadStep {
 
 #[derive(Debug)]
 pub(crate) struct MarkerStripper {
-    tags: ThinkingTags,
-    payload_markers: Vec<(String, PayloadKind)>,
+    markers: Arc<Markers>,
     thinking: Thinking,
-    /// Which bytes can begin a marker outside thinking.
-    starts: [bool; 256],
     /// Undecided text: a proper prefix of some marker.
     tail: String,
     payload: Option<OpenPayload>,
@@ -150,35 +150,82 @@ pub(crate) struct MarkerStripper {
     reported: Vec<PayloadKind>,
 }
 
-impl MarkerStripper {
-    pub(crate) fn new(options: &CleanOptions) -> MarkerStripper {
-        let tags = ThinkingTags::new(options);
-        let thinking =
-            if options.starts_in_thinking && !tags.is_empty() { Thinking::InsideUnopened } else { Thinking::Outside };
-        MarkerStripper::with(tags, payload_markers(options), thinking)
-    }
+/// What a stripper looks for: the same for every stream with the same cleaning options.
+#[derive(Debug)]
+struct Markers {
+    tags: ThinkingTags,
+    payload_markers: Vec<(String, PayloadKind)>,
+    /// Which bytes can begin a marker outside thinking.
+    starts: [bool; 256],
+}
 
-    fn with(tags: ThinkingTags, payload_markers: Vec<(String, PayloadKind)>, thinking: Thinking) -> MarkerStripper {
+impl Markers {
+    fn new(tags: ThinkingTags, payload_markers: Vec<(String, PayloadKind)>) -> Markers {
         let mut starts = [false; 256];
         starts[usize::from(b'[')] = true;
         starts[usize::from(b'<')] = !tags.is_empty();
         for (literal, _) in &payload_markers {
             starts[usize::from(literal.as_bytes()[0])] = true;
         }
-        MarkerStripper {
-            tags,
-            payload_markers,
-            thinking,
-            starts,
-            tail: String::new(),
-            payload: None,
-            reported: Vec::new(),
+        Markers { tags, payload_markers, starts }
+    }
+
+    /// The markers of `options`: the last ones made, when they were made from the same options.
+    /// A short answer read whole makes a stream per answer, and writing the tags and markers out
+    /// (eight strings for the default options) was a tenth of making one.
+    fn of(options: &CleanOptions) -> Arc<Markers> {
+        thread_local! {
+            static LAST: RefCell<Option<(MarkerOptions, Arc<Markers>)>> = const { RefCell::new(None) };
         }
+        LAST.with_borrow_mut(|last| match last {
+            Some((made_from, markers)) if made_from.is(options) => Arc::clone(markers),
+            _ => {
+                let markers = Arc::new(Markers::new(ThinkingTags::new(options), payload_markers(options)));
+                *last = Some((MarkerOptions::of(options), Arc::clone(&markers)));
+                markers
+            }
+        })
+    }
+}
+
+/// The cleaning options [`Markers`] are made from.
+#[derive(Debug)]
+struct MarkerOptions {
+    inline_thinking: bool,
+    thinking_tags: Vec<String>,
+    payload_markers: Vec<PayloadMarker>,
+}
+
+impl MarkerOptions {
+    fn of(options: &CleanOptions) -> MarkerOptions {
+        MarkerOptions {
+            inline_thinking: options.inline_thinking,
+            thinking_tags: options.thinking_tags.clone(),
+            payload_markers: options.payload_markers.clone(),
+        }
+    }
+
+    fn is(&self, options: &CleanOptions) -> bool {
+        self.inline_thinking == options.inline_thinking
+            && self.thinking_tags == options.thinking_tags
+            && self.payload_markers == options.payload_markers
+    }
+}
+
+impl MarkerStripper {
+    pub(crate) fn new(options: &CleanOptions) -> MarkerStripper {
+        let markers = Markers::of(options);
+        let unopened = options.starts_in_thinking && !markers.tags.is_empty();
+        MarkerStripper::with(markers, if unopened { Thinking::InsideUnopened } else { Thinking::Outside })
+    }
+
+    fn with(markers: Arc<Markers>, thinking: Thinking) -> MarkerStripper {
+        MarkerStripper { markers, thinking, tail: String::new(), payload: None, reported: Vec::new() }
     }
 
     /// Recognises only `[[tool:N]]` (for stored messages, already clean otherwise).
     pub(crate) fn tool_markers_only() -> MarkerStripper {
-        MarkerStripper::with(ThinkingTags::default(), Vec::new(), Thinking::Outside)
+        MarkerStripper::with(Arc::new(Markers::new(ThinkingTags::default(), Vec::new())), Thinking::Outside)
     }
 
     /// Reads `text` (already free of unwanted characters), appending what it decides to `out`.
@@ -205,7 +252,7 @@ impl MarkerStripper {
     /// begin a marker (nearly every delta), it is one token as it is, not a copy.
     pub(crate) fn push_owned(&mut self, text: String, out: &mut Vec<Token>) {
         let inside = self.thinking != Thinking::Outside;
-        let may_begin_marker = |b: &u8| if inside { *b == b'<' } else { self.starts[usize::from(*b)] };
+        let may_begin_marker = |b: &u8| if inside { *b == b'<' } else { self.markers.starts[usize::from(*b)] };
         if self.tail.is_empty() && self.payload.is_none() && !text.as_bytes().iter().any(may_begin_marker) {
             self.emit(text, out);
         } else {
@@ -273,7 +320,7 @@ impl MarkerStripper {
             // Every marker starts with an ASCII byte or, for a custom marker, a leading byte,
             // never a UTF-8 continuation byte, so `i` is a char boundary past this check.
             let inside = self.thinking != Thinking::Outside;
-            if !(if inside { bytes[i] == b'<' } else { self.starts[usize::from(bytes[i])] }) {
+            if !(if inside { bytes[i] == b'<' } else { self.markers.starts[usize::from(bytes[i])] }) {
                 i += 1;
                 continue;
             }
@@ -311,8 +358,8 @@ impl MarkerStripper {
     /// always a prefix of no whole marker.
     fn match_at(&self, rest: &str, first: u8, payloads: bool) -> (Match, Marker) {
         let mut partial = false;
-        if first == b'<' && !self.tags.is_empty() {
-            match self.tags.match_at(rest, self.thinking) {
+        if first == b'<' && !self.markers.tags.is_empty() {
+            match self.markers.tags.match_at(rest, self.thinking) {
                 (Match::Full(n), tag) => return (Match::Full(n), Marker::Tag(tag)),
                 (found, _) => partial |= found == Match::Partial,
             }
@@ -324,7 +371,7 @@ impl MarkerStripper {
                     (found, _) => partial |= found == Match::Partial,
                 }
             }
-            let payload_markers = if payloads { &self.payload_markers[..] } else { &[] };
+            let payload_markers = if payloads { &self.markers.payload_markers[..] } else { &[] };
             for (literal, kind) in payload_markers.iter().filter(|(l, _)| l.as_bytes()[0] == first) {
                 match match_literal(rest, literal) {
                     Match::Full(n) => return (Match::Full(n), Marker::Payload(kind.clone())),
@@ -441,6 +488,50 @@ mod tests {
             owned.finish(&mut by_value);
             assert_eq!(by_value, by_ref, "{deltas:?}");
             assert!(!by_ref.is_empty(), "{deltas:?}");
+        }
+    }
+
+    #[test]
+    fn each_stripper_reads_its_own_options_markers_when_streams_of_other_options_were_made_between() {
+        let reasoning = CleanOptions {
+            thinking_tags: vec!["reasoning".into()],
+            payload_markers: vec![PayloadMarker { marker: "CHART:".into(), type_name: "chart".into() }],
+            ..CleanOptions::default()
+        };
+        let no_inline = CleanOptions { inline_thinking: false, ..CleanOptions::default() };
+        let text = "<think>a</think><reasoning>b</reasoning>CHART: [1] SCHEMA_PROPOSAL: {}";
+        let read = |options: &CleanOptions| {
+            let mut stripper = MarkerStripper::new(options);
+            let mut out = Vec::new();
+            stripper.push(text, &mut out);
+            stripper.finish(&mut out);
+            out
+        };
+        let thinking = |t: &str| Token::Thinking(t.into());
+        let text_token = |t: &str| Token::Text(t.into());
+        let payload = |kind, value: Value| Token::Payload { kind, value };
+        let custom = |name: &str| PayloadKind::Custom(name.into());
+        // Written from the options: the default ones know <think>, <thinking> and SCHEMA_PROPOSAL:.
+        let default = vec![
+            thinking("a"),
+            text_token("<reasoning>b</reasoning>CHART: [1] "),
+            payload(custom("schema_proposal"), serde_json::json!({})),
+        ];
+        let with_reasoning = vec![
+            text_token("<think>a</think>"),
+            thinking("b"),
+            payload(custom("chart"), serde_json::json!([1])),
+            text_token(" SCHEMA_PROPOSAL: {}"),
+        ];
+        let without_inline = vec![
+            text_token("<think>a</think><reasoning>b</reasoning>CHART: [1] "),
+            payload(custom("schema_proposal"), serde_json::json!({})),
+        ];
+        for _ in 0..2 {
+            assert_eq!(read(&CleanOptions::default()), default);
+            assert_eq!(read(&reasoning), with_reasoning);
+            assert_eq!(read(&CleanOptions::default()), default);
+            assert_eq!(read(&no_inline), without_inline);
         }
     }
 

@@ -3,6 +3,8 @@
 //! number to a `&str` parameter of wasm-bindgen's glue traps the module instead, and a trap
 //! leaves it unusable for every chat on the page.
 
+use std::cell::RefCell;
+
 use js_sys::Uint8Array;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -52,10 +54,14 @@ pub(crate) fn text(value: &JsValue, what: &str) -> Result<String, JsValue> {
 pub(crate) struct Options<'a> {
     object: &'a JsValue,
     what: &'a str,
-    /// A plain object's own keys, once [`Options::only`] has read them: an option not among them
-    /// is not looked up. Each look-up is a few calls into JS, and looking up every option of a
-    /// `ChatStream` was most of creating one (a short answer read whole pays it per answer).
-    own: Option<Vec<String>>,
+    /// The options it may have, once [`Options::only`] has checked them, and the same as JS strings.
+    known: &'static [&'static str],
+    known_js: Option<js_sys::Array>,
+    /// Which of `known` a plain object has as its own keys (bit `i` for `known[i]`), once
+    /// [`Options::only`] has read them: an option not among them is not looked up. Each look-up
+    /// is a few calls into JS, and looking up every option of a `ChatStream` was most of
+    /// creating one (a short answer read whole pays it per answer).
+    own: Option<u32>,
 }
 
 impl<'a> Options<'a> {
@@ -72,25 +78,52 @@ impl<'a> Options<'a> {
         if !value.is_object() || js_sys::Array::is_array(value) || value.is_function() {
             return Err(type_error(&format!("{what} must be an object, got {}", kind(value))));
         }
-        Ok(Options { object: value, what, own: None })
+        Ok(Options { object: value, what, known: &[], known_js: None, own: None })
     }
 
     /// Refuses a key that is not in `known` (a misspelt option must not pass silently).
-    pub(crate) fn only(mut self, known: &[&str]) -> Result<Options<'a>, JsValue> {
+    ///
+    /// The keys are checked by one function in JS, against `known` as JS strings made once: each
+    /// key read into the module, and each option looked up by a key made from Rust text, was a
+    /// string crossing, and those were a third of creating a `ChatStream`.
+    pub(crate) fn only(mut self, known: &'static [&'static str]) -> Result<Options<'a>, JsValue> {
+        self.known = known;
+        // A bit for each known key: more than 31 do not fit (none of the option types has that many).
+        if known.len() > 31 {
+            return self.only_read_in_rust();
+        }
+        let known_js = js_keys(known);
+        let own = own_known_keys(self.object, &known_js);
+        self.known_js = Some(known_js);
+        match own {
+            OWN_UNKNOWN => self.only_read_in_rust(),
+            NOT_PLAIN => Ok(self),
+            own => {
+                self.own = Some(own as u32);
+                Ok(self)
+            }
+        }
+    }
+
+    /// [`Options::only`] with every key read into the module: the error naming the unknown key.
+    fn only_read_in_rust(mut self) -> Result<Options<'a>, JsValue> {
         let object = self.object.unchecked_ref::<js_sys::Object>();
-        let mut own = Vec::new();
+        let mut own = 0;
         for key in js_sys::Object::keys(object).iter() {
             let key = key.as_string().unwrap_or_default();
-            if !known.contains(&key.as_str()) && self.get(&key).is_some() {
-                let (what, known) = (self.what, known.join("`, `"));
-                return Err(type_error(&format!("{what}: unknown field `{key}`, expected one of `{known}`")));
+            match self.known.iter().position(|k| *k == key) {
+                Some(i) => own |= 1u32.checked_shl(i as u32).unwrap_or(0),
+                None if self.get(&key).is_some() => {
+                    let (what, known) = (self.what, self.known.join("`, `"));
+                    return Err(type_error(&format!("{what}: unknown field `{key}`, expected one of `{known}`")));
+                }
+                None => {}
             }
-            own.push(key);
         }
         // Only a plain object (an object literal, or one without a prototype) has no options
         // but its own: another may inherit some (a class's getters).
         let proto = js_sys::Object::get_prototype_of(object);
-        if proto.is_null() || js_sys::Object::get_prototype_of(&proto).is_null() {
+        if (proto.is_null() || js_sys::Object::get_prototype_of(&proto).is_null()) && self.known.len() <= 31 {
             self.own = Some(own);
         }
         Ok(self)
@@ -98,10 +131,19 @@ impl<'a> Options<'a> {
 
     /// The option's value; `None` when it is `null` or `undefined`.
     fn get(&self, key: &str) -> Option<JsValue> {
-        if self.own.as_ref().is_some_and(|own| !own.iter().any(|k| k == key)) {
-            return None;
+        let index = self.known.iter().position(|k| *k == key);
+        if let Some(own) = self.own {
+            // A plain object's key that is not known is not its own, or it is `null` or `undefined`.
+            let i = index?;
+            if own & (1 << i) == 0 {
+                return None;
+            }
         }
-        let value = js_sys::Reflect::get(self.object, &JsValue::from_str(key)).ok()?;
+        let key = match (index, &self.known_js) {
+            (Some(i), Some(known_js)) => known_js.get(i as u32),
+            _ => JsValue::from_str(key),
+        };
+        let value = js_sys::Reflect::get(self.object, &key).ok()?;
         (!value.is_null() && !value.is_undefined()).then_some(value)
     }
 
@@ -167,6 +209,29 @@ impl<'a> Options<'a> {
     pub(crate) fn json(&self, key: &str) -> Result<Option<Value>, JsValue> {
         self.get(key).map(|v| json(&v, &format!("{}: {key}", self.what))).transpose()
     }
+}
+
+/// What `ownKnownKeys` returns for an object with a key not known (and not `null` or `undefined`).
+const OWN_UNKNOWN: f64 = -1.0;
+/// What `ownKnownKeys` returns for an object that is not plain: it may inherit options.
+const NOT_PLAIN: f64 = -2.0;
+
+thread_local! {
+    /// Each list of known keys [`Options::only`] was given, by address, as a JS array of strings.
+    static KNOWN_KEYS: RefCell<Vec<(usize, js_sys::Array)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `known` as a JS array of strings: made on its first use, then kept.
+fn js_keys(known: &'static [&'static str]) -> js_sys::Array {
+    let address = known.as_ptr() as usize;
+    KNOWN_KEYS.with_borrow_mut(|lists| match lists.iter().find(|(a, _)| *a == address) {
+        Some((_, keys)) => keys.clone(),
+        None => {
+            let keys: js_sys::Array = known.iter().map(|k| JsValue::from_str(k)).collect();
+            lists.push((address, keys.clone()));
+            keys
+        }
+    })
 }
 
 /// An object of strings (a response's headers); `null` and `undefined` are none.
@@ -257,6 +322,25 @@ export function byteView(chunk) {
 export function reasonOf(error) {
   return error instanceof Error ? String(error.message) : "it threw";
 }
+// Which of `known` a plain object has as its own keys, as bits; -1 when it has another key that
+// is not null or undefined (a getter that throws reads as undefined), -2 when it is not plain.
+export function ownKnownKeys(object, known) {
+  let own = 0;
+  for (const key of Object.keys(object)) {
+    const i = known.indexOf(key);
+    if (i >= 0) own |= 1 << i;
+    else if (valueOrUndefined(object, key) != null) return -1;
+  }
+  const proto = Object.getPrototypeOf(object);
+  return proto === null || Object.getPrototypeOf(proto) === null ? own : -2;
+}
+function valueOrUndefined(object, key) {
+  try {
+    return Reflect.get(object, key);
+  } catch {
+    return undefined;
+  }
+}
 "#)]
 extern "C" {
     /// A new `Uint8Array` over a chunk's bytes; `undefined` when it has none; `Err` when they
@@ -266,4 +350,7 @@ extern "C" {
     /// An exception's message.
     #[wasm_bindgen(js_name = reasonOf, catch)]
     fn reason_of(error: &JsValue) -> Result<String, JsValue>;
+    /// Which of `known` an options object has (see [`Options::only`]).
+    #[wasm_bindgen(js_name = ownKnownKeys)]
+    fn own_known_keys(object: &JsValue, known: &js_sys::Array) -> f64;
 }

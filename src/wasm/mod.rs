@@ -253,9 +253,9 @@ impl<'a> HandOver<'a> {
         if self.values.is_empty() {
             return (self.texts, self.layout);
         }
-        let mark = ASIDE_MARK.with(Clone::clone);
-        let (mut text, aside) = values_json(&self.values, &mark);
-        let mark = if aside.is_empty() { "" } else { mark.as_str() };
+        let (mut text, aside) = ASIDE_MARK.with(|mark| values_json(&self.values, mark));
+        let mark = if aside.is_empty() { String::new() } else { ASIDE_MARK.with(Clone::clone) };
+        let mark = mark.as_str();
         let let_go = HANDED.with_borrow_mut(|handed| {
             let let_go = handed.sweep();
             // Addresses in the module's memory: wasm32's pointers are 32 bits.
@@ -309,6 +309,10 @@ fn values_json<'v>(values: &'v [&dyn ToJson], mark: &str) -> (String, Vec<AsideS
     let mut out = JsonOut::setting_aside(mark.to_owned());
     values.write_json(&mut out);
     let (text, set_aside) = out.take_text_counted();
+    // With nothing set aside, JS parses the text as it is: a mark in it means nothing.
+    if set_aside == 0 {
+        return (text, Vec::new());
+    }
     if text.matches(mark).count() == set_aside {
         return (text, out.aside().to_vec());
     }
