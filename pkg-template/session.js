@@ -29,6 +29,9 @@ export function makeChatSession(wasm, module) {
     #firstRequestHere; // a first message's request may be built before the module has loaded
     #disposed = false;
     #snapshot;
+    // The snapshot's fields as the patches change them: the snapshot itself, or, while it has a
+    // long list (a `SharedList`), the fields it is made from.
+    #fields;
     // Replaced, never changed, on (un)subscribing: a notification calls those subscribed when it began.
     #listeners = new Set();
     #callbacks = {};
@@ -68,7 +71,7 @@ export function makeChatSession(wasm, module) {
       this.#resume = resumeOptions(resume);
       this.#coalesce = coalesce === "frame" && typeof requestAnimationFrame === "function";
       // Made now when the module is loaded (refusing bad options at once), else once it is.
-      this.#snapshot = STATE_BEFORE_LOAD;
+      this.#snapshot = this.#fields = STATE_BEFORE_LOAD;
       if (module.isReady()) this.#makeWasmSession();
       else this.#whenWasmSession().catch(report);
     }
@@ -227,7 +230,7 @@ export function makeChatSession(wasm, module) {
     /** This session's ChatSession in the module, and the state of a new chat, shown; throws what the module refuses. */
     #makeWasmSession() {
       this.#wasmSession = new wasm.ChatSession(this.#wasmOptions);
-      this.#snapshot = Object.freeze(this.#wasmSession.state());
+      this.#snapshot = this.#fields = Object.freeze(this.#wasmSession.state());
     }
 
     /**
@@ -290,7 +293,7 @@ export function makeChatSession(wasm, module) {
 
     /** A new snapshot, shown. */
     #show(state) {
-      this.#snapshot = Object.freeze(state);
+      this.#snapshot = this.#fields = Object.freeze(state);
       this.#changed();
     }
 
@@ -544,11 +547,12 @@ export function makeChatSession(wasm, module) {
      * changed list is copied once per step and its changed item once (the others keep their
      * identity, so a renderer can skip them), and a step's later patches change those copies in
      * place. A push of answer text, nearly every push, makes the snapshot, two lists and their
-     * last items anew, however long the conversation.
+     * last items anew, however long the conversation. A long list is not copied at all: the
+     * snapshots share it (`SharedList`), and each one's array is made when it is first read.
      */
     #apply(patches, tellNow = true) {
       if (patches.length === 0) return NOTHING_TO_TELL;
-      const before = this.#snapshot;
+      const before = this.#fields;
       const next = { ...before };
       let finished = null;
       for (const p of patches) {
@@ -565,7 +569,7 @@ export function makeChatSession(wasm, module) {
             if (p.value.role === "assistant") (finished ??= []).push(p.value);
             break;
           case "setAt":
-            ownList(next, before, p.key)[p.at] = p.value;
+            setItem(ownList(next, before, p.key), p.at, p.value);
             break;
           case "appendToLast":
             appendToLast(next, before, p.key, p.text);
@@ -589,7 +593,8 @@ export function makeChatSession(wasm, module) {
             break;
         }
       }
-      this.#snapshot = Object.freeze(next);
+      this.#fields = next;
+      this.#snapshot = snapshotOf(next);
       this.#changed();
       const newError = next.error !== null && next.error !== before.error;
       if (finished === null && !newError) return NOTHING_TO_TELL;
@@ -634,26 +639,109 @@ export function makeChatSession(wasm, module) {
   };
 }
 
+// From this many items a list is shared by the snapshots (`SharedList`) rather than copied for
+// each: a snapshot's getter costs a few µs in Node, more than copying a short list.
+const SHARED_FROM = 64;
+
+/**
+ * A long list of the snapshots (an answer that goes back and forth between thinking and text
+ * starts a part at each turn: thousands of parts), as one array that the snapshots share, each
+ * seeing its first `length` items with its own `last`. A read pushes an item or replaces the last
+ * one, so copying the list for each snapshot made every read cost as much as the answer was long
+ * (42 µs a read on average in Node while a list grew to 10,000 items); a snapshot's
+ * own array is made the first time the app reads it (a renderer reads it once a frame, not once
+ * a read), and is the same array at every read after.
+ *
+ * Only the newest list pushes onto `items`; the items before an older list's last are never
+ * changed (a change to one, `setAt`, gives the newest list an array of its own first).
+ */
+class SharedList {
+  constructor(items, length, last) {
+    this.items = items;
+    this.length = length;
+    this.last = last;
+    this.array = null;
+  }
+
+  /** A copy of `list` (an array, or another SharedList) that this step may change. */
+  static from(list) {
+    if (Array.isArray(list)) return new SharedList(list.slice(), list.length, list.at(-1));
+    return new SharedList(list.items, list.length, list.last);
+  }
+
+  push(item) {
+    if (this.length > 0) this.items[this.length - 1] = this.last;
+    this.items[this.length++] = item;
+    this.last = item;
+    this.array = null;
+  }
+
+  at(index) {
+    return index === this.length - 1 ? this.last : this.items[index];
+  }
+
+  set(index, item) {
+    this.array = null;
+    if (index === this.length - 1) {
+      this.last = item;
+      return;
+    }
+    const items = this.items.slice(0, this.length); // the older lists keep theirs
+    if (this.length > 0) items[this.length - 1] = this.last;
+    items[index] = item;
+    this.items = items;
+  }
+
+  toArray() {
+    if (this.array === null) {
+      this.array = this.items.slice(0, this.length);
+      if (this.length > 0) this.array[this.length - 1] = this.last;
+    }
+    return this.array;
+  }
+}
+
+/** The snapshot of `fields`, frozen: itself, or with a getter in place of each `SharedList`. */
+function snapshotOf(fields) {
+  let snapshot = fields;
+  for (const key in fields) {
+    const list = fields[key];
+    if (!(list instanceof SharedList)) continue;
+    if (snapshot === fields) snapshot = { ...fields };
+    Object.defineProperty(snapshot, key, { get: () => list.toArray(), enumerable: true });
+  }
+  return Object.freeze(snapshot);
+}
+
+const itemAt = (list, index) => (list instanceof SharedList ? list.at(index) : list[index]);
+
+function setItem(list, index, item) {
+  if (list instanceof SharedList) list.set(index, item);
+  else list[index] = item;
+}
+
 /**
  * `state[key]`, a list, as the new snapshot's own: copied on its first change in a step (the
- * snapshot before keeps its list), then changed in place. A list the step set anew is its own.
+ * snapshot before keeps its list), then changed in place; a long one shared (`SharedList`). A
+ * list the step set anew is its own.
  */
 function ownList(next, before, key) {
   const list = next[key];
-  return list !== before[key] ? list : (next[key] = list.slice());
+  if (list !== before[key]) return list;
+  return (next[key] = list.length >= SHARED_FROM || list instanceof SharedList ? SharedList.from(list) : list.slice());
 }
 
 /** `state[key]`'s last item, a text or reasoning part, gets `text` appended: a copy of it, the first time in a step. */
 function appendToLast(next, before, key, text) {
   const list = ownList(next, before, key);
   const at = list.length - 1;
-  const last = list[at];
-  if (last === before[key][at]) {
+  const last = itemAt(list, at);
+  if (last === itemAt(before[key], at)) {
     // A copy, then its text set: V8 builds `{ ...last, text }` on a slow path, ten times as long
     // (1.8 against 0.17 µs in Node), and this runs twice a push of answer text.
     const copy = { ...last };
     copy.text = last.text + text;
-    list[at] = copy;
+    setItem(list, at, copy);
   } else {
     last.text += text; // made in this step: no snapshot holds it yet
   }

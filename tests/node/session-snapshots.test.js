@@ -185,3 +185,94 @@ test("a tool's progress joins activeToolProgress.updates in a new list; the snap
   states.forEach((state, i) => assert.equal(JSON.stringify(state), texts[i], `snapshot ${i} as it was shown`));
   assert.equal(states.at(-1).messages.at(-1).content.endsWith("Counted."), true);
 });
+
+// An answer that goes back and forth between thinking and text starts a part at each turn: past a
+// few dozen parts the snapshots share one list, each seeing its own first items (see SharedList in
+// session.js). What each shows must be what a list of its own would.
+const backAndForth = (turns) =>
+  Array.from({ length: turns }, (_, i) => [{ reasoning_content: `think ${i}.` }, { content: `say ${i}.` }]).flat();
+
+/** A turn's snapshots, each turned into JSON only after the turn, and with `late` as well the ones turned at once. */
+async function lateAndNow(makeSession, message) {
+  const ids = () => {
+    let n = 0;
+    return () => `id${++n}`;
+  };
+  const now = makeSession(ids());
+  const { texts } = await turn(now, message);
+  now.dispose();
+  const later = makeSession(ids());
+  const states = [];
+  const unsubscribe = later.subscribe(() => states.push(later.getSnapshot()));
+  for await (const _ of later.send(message));
+  unsubscribe();
+  later.dispose();
+  // Read late, each snapshot's parts still add up to its texts (as the module kept them; after
+  // a tool call the next request's answer is joined to the text with a blank line).
+  for (const state of states) {
+    const of = (type) => state.streamingParts.filter((p) => p.type === type).map((p) => p.text).join("");
+    assert.equal(of("reasoning"), state.thinkingText);
+    if (!state.streamingParts.some((p) => p.type === "tool")) assert.equal(of("text"), state.streamingText);
+  }
+  return { states, texts, late: states.map((state) => JSON.stringify(state)) };
+}
+
+test("a long answer of many parts: a snapshot read late shows what it showed when new, its parts before keep their identity", async () => {
+  const deltas = backAndForth(60);
+  const make = (generateId) => new ChatSession({ dialect: "openai", generateId, fetch: async () => answer(deltas)() });
+  const { states, texts, late } = await lateAndNow(make, "Go");
+  assert.deepEqual(late, texts);
+  const long = states.filter((s) => s.streamingParts.length > 100);
+  assert.ok(long.length > 10);
+  for (let i = 1; i < long.length; i++) {
+    const [before, after] = [long[i - 1], long[i]];
+    assert.ok(Object.isFrozen(after));
+    assert.ok(Array.isArray(after.streamingParts));
+    assert.equal(after.streamingParts, after.streamingParts, "the same array at every read");
+    assert.notEqual(after.streamingParts, before.streamingParts);
+    assert.equal(after.streamingParts.length, before.streamingParts.length + 1, "one delta a read, a part each");
+    for (let k = 0; k < before.streamingParts.length - 1; k++) assert.equal(after.streamingParts[k], before.streamingParts[k]);
+    assert.deepEqual({ ...after }.streamingParts, after.streamingParts);
+  }
+  const parts = states.at(-1).messages.at(-1).parts;
+  assert.equal(parts.length, 120);
+  assert.deepEqual(parts.slice(0, 3), [
+    { type: "reasoning", text: "think 0." },
+    { type: "text", text: "say 0." },
+    { type: "reasoning", text: "think 1." },
+  ]);
+  assert.equal(parts.at(-1).text, "say 59.");
+});
+
+test("a long answer's parts with text appended within reads, and two tool calls changed in place: every snapshot as it was", async () => {
+  // Several deltas a read: a part pushed and then grown in the same step; then two tool calls,
+  // the first of which gets its output while the second follows it (a change before the last item).
+  const grown = Array.from({ length: 40 }, (_, i) => [
+    [{ reasoning_content: `a${i}` }, { reasoning_content: "b" }],
+    [{ content: `c${i}` }, { content: "d" }],
+    { content: "e" },
+  ]).flat();
+  const calls = {
+    tool_calls: [
+      { index: 0, id: "call_1", type: "function", function: { name: "count", arguments: '{"n":1}' } },
+      { index: 1, id: "call_2", type: "function", function: { name: "count", arguments: '{"n":2}' } },
+    ],
+  };
+  const make = (generateId) => {
+    const answers = [answer([...grown, calls]), answer([{ content: "Counted." }])];
+    return new ChatSession({
+      provider: "openai",
+      model: "m",
+      generateId,
+      fetch: async () => answers.shift()(),
+      tools: [{ name: "count", description: "Counts", input_schema: { type: "object" }, execute: async ({ n }) => `n=${n}` }],
+    });
+  };
+  const { states, texts, late } = await lateAndNow(make, "Count");
+  assert.deepEqual(late, texts);
+  const message = states.at(-1).messages.at(-1);
+  const tools = message.parts.filter((p) => p.type === "tool");
+  assert.deepEqual(tools.map((t) => [t.toolUseId ?? t.tool_use_id, t.output]), [["call_1", "n=1"], ["call_2", "n=2"]]);
+  assert.deepEqual(message.parts.slice(0, 2), [{ type: "reasoning", text: "a0b" }, { type: "text", text: "c0de" }]);
+  assert.equal(message.parts.filter((p) => p.type === "reasoning").length, 40);
+});
