@@ -41,6 +41,30 @@ fn regenerate_and_replacing_the_messages_are_refused_while_answering() {
     assert_eq!(chat.state_machine().state().messages.len(), 1);
 }
 
+/// A backend chat sent to one of chatstream-proxy's provider routes would get an empty answer: the
+/// route is named, whatever the prefix, trailing slash, query or fragment; other paths are sent.
+#[test]
+fn a_backend_chat_sent_to_a_provider_route_is_refused_naming_it() {
+    let refused = [
+        ("/api/chat/openai", "openai"),
+        ("https://host/v1/api/chat/anthropic/?stream=1", "anthropic"),
+        ("/api/chat/api/chat/openai-responses#top", "openai-responses"),
+        ("/api/chat/compat", "compat"),
+    ];
+    for (endpoint, route) in refused {
+        let step = chat().send("hi", Value::Null, endpoint).unwrap_err();
+        let [StreamEvent::Error { code, message, .. }] = step.events.as_slice() else { panic!("{endpoint}: {step:?}") };
+        assert_eq!(*code, ErrorCode::ValidationError, "{endpoint}");
+        let expected = format!(
+            "{endpoint} is chatstream-proxy's {route} route: set provider: \"{route}\" (and a model) to talk to it"
+        );
+        assert_eq!(message, &expected);
+    }
+    for endpoint in ["/api/chat/stream", "/api/chat/openaix", "/api/chat/openai/more", "/openai", "/api/chat/"] {
+        assert!(chat().send("hi", Value::Null, endpoint).is_ok(), "{endpoint}");
+    }
+}
+
 /// The answer's `complete` ends `isLoading`, but the response is still open: its remaining bytes
 /// and its end belong to this turn, so a second turn would read them as its own.
 #[test]

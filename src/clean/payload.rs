@@ -7,7 +7,7 @@
 //! the text streams, so the JSON's end must be found without a parser: brackets are counted
 //! outside strings, and a string's brackets and escaped quotes do not count.
 
-use serde_json::{json, Value};
+use serde_json::{Map, Value};
 
 use super::CleanOptions;
 
@@ -33,7 +33,13 @@ impl PayloadKind {
     /// The value stored in that field for the parsed JSON.
     pub(crate) fn wrap(&self, data: Value) -> Value {
         match self {
-            PayloadKind::Custom(type_name) => json!({ "type": type_name, "data": data }),
+            PayloadKind::Custom(type_name) => {
+                // Built by hand: `json!` expands to a serializer run over each field.
+                let mut wrapped = Map::new();
+                wrapped.insert("type".to_owned(), Value::String(type_name.clone()));
+                wrapped.insert("data".to_owned(), data);
+                Value::Object(wrapped)
+            }
             _ => data,
         }
     }
