@@ -10,7 +10,7 @@ use crate::event::ToolArguments;
 
 /// The best JSON value that `arguments`, the start of a tool call's arguments, allow.
 pub fn partial_input(arguments: &str) -> Value {
-    let mut partial = PartialJson::default();
+    let mut partial = PartialJson::of_length(arguments.len());
     partial.push(arguments);
     partial.into_value().unwrap_or_else(|| json!({}))
 }
@@ -113,7 +113,8 @@ impl Arguments {
     /// The best JSON value the first `end` bytes of the text allow (all of it past its end),
     /// read from the blocks where they are.
     pub(crate) fn partial_input(&self, end: usize) -> Value {
-        let mut partial = PartialJson::default();
+        let length = self.blocks.iter().map(String::len).sum::<usize>().min(end);
+        let mut partial = PartialJson::of_length(length);
         let mut left = end;
         for block in &self.blocks {
             if left < block.len() {

@@ -183,7 +183,7 @@ impl Cleaner {
             ProviderEvent::ToolCallDelta { id, delta } => {
                 if !delta.is_empty() {
                     let at = self.find_or_start(id, String::new(), out);
-                    self.tools.delta(at, &delta, self.options.partial_input, out);
+                    self.tools.delta(at, delta, self.options.partial_input, out);
                 }
             }
             ProviderEvent::ToolCallEnd { id, name, input } => {

@@ -25,6 +25,11 @@ pub(crate) struct PartialJson {
     /// The finished top-level value.
     done: Option<Value>,
     failed: bool,
+    /// At most how many bytes of text are still to come, when the whole text is known
+    /// ([`PartialJson::of_length`]): a long string then grows once to what it can hold, not by
+    /// doubling (a 20 MB string read that way held up to 48 MB while it moved to a larger copy,
+    /// and the module's memory never shrinks).
+    left: Option<usize>,
     /// Characters handled, for the linear-cost test.
     #[cfg(test)]
     steps: usize,
@@ -81,13 +86,46 @@ enum Expect {
     End,
 }
 
+/// A string this long that must grow is given room for all the text still to come at once.
+const LONG_STRING: usize = 64 * 1024;
+
 impl PartialJson {
+    /// A parser for a text of `length` bytes at most, pushed in one or more pieces.
+    pub(crate) fn of_length(length: usize) -> PartialJson {
+        PartialJson { left: Some(length), ..PartialJson::default() }
+    }
+
     pub(crate) fn push(&mut self, text: &str) {
-        for c in text.chars() {
-            if self.failed {
-                return;
+        let mut rest = text;
+        while !self.failed {
+            // A run of plain characters inside a string goes in whole.
+            if let Token::Str(s) = &mut self.token {
+                if s.escape == Escape::None {
+                    let run = rest.bytes().position(|b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(rest.len());
+                    if run > 0 {
+                        #[cfg(test)]
+                        {
+                            self.steps += rest[..run].chars().count();
+                        }
+                        flush_surrogate(s);
+                        if s.text.len() >= LONG_STRING && s.text.capacity() - s.text.len() < run {
+                            // Unescaping never lengthens: the string can hold no more than what is left.
+                            if let Some(left) = self.left {
+                                s.text.reserve_exact(left.saturating_sub(text.len() - rest.len()).max(run));
+                            }
+                        }
+                        s.text.push_str(&rest[..run]);
+                        rest = &rest[run..];
+                    }
+                }
             }
+            let mut chars = rest.chars();
+            let Some(c) = chars.next() else { break };
             self.step(c);
+            rest = chars.as_str();
+        }
+        if let Some(left) = &mut self.left {
+            *left = left.saturating_sub(text.len());
         }
     }
 
@@ -127,7 +165,14 @@ impl PartialJson {
                             self.set_key(s.text);
                             self.expect = Expect::Colon;
                         }
-                        Ok(()) => self.value_done(Value::String(s.text)),
+                        Ok(()) => {
+                            // A long string given room for the rest of the text keeps only its own.
+                            let mut text = s.text;
+                            if text.capacity() - text.len() > LONG_STRING {
+                                text.shrink_to_fit();
+                            }
+                            self.value_done(Value::String(text))
+                        }
                         Err(()) => self.failed = true,
                     }
                 }
@@ -435,6 +480,44 @@ mod tests {
             p.push(&text[cut..]);
             assert_eq!(p.value(), whole, "cut {cut}");
         }
+    }
+
+    /// Strings go in by runs of plain characters: at every cut of a text of long runs between
+    /// escapes, surrogate pairs and a lone surrogate, the value is
+    /// what a parser fed one character at a time gives, and the whole is serde_json's value.
+    #[test]
+    fn runs_read_as_single_characters_do() {
+        let long = "x".repeat(70_000);
+        let text = format!(r#"{{"a": "{long}\n\"é🙂 \ud83d\ude00 y", "b": ["\ud800z", "{long}"], "c": "tab\t"}}"#);
+        // serde_json refuses the lone surrogate, which stands for U+FFFD here.
+        let expected = json!({"a": format!("{long}\n\"é🙂 😀 y"), "b": ["\u{FFFD}z", long], "c": "tab\t"});
+        assert_eq!(partial(&text), Some(expected));
+        let by_characters = |end: usize| {
+            let mut p = PartialJson::default();
+            text[..end].chars().for_each(|c| p.push(c.encode_utf8(&mut [0; 4])));
+            p.value()
+        };
+        for end in (0..text.len()).filter(|&end| text.is_char_boundary(end)).step_by(997).chain([text.len()]) {
+            let mut p = PartialJson::of_length(end);
+            p.push(&text[..end / 2]);
+            p.push(&text[end / 2..end]);
+            assert_eq!(p.value(), by_characters(end), "end {end}");
+        }
+    }
+
+    /// A long string read from a text of known length is held in as many bytes as the text has
+    /// left, not in a buffer grown by doubling (here 524,288 bytes for 300,000).
+    #[test]
+    fn a_long_string_grows_once() {
+        let text = format!(r#"{{"a": "{}"#, "x".repeat(300_000));
+        let mut p = PartialJson::of_length(text.len());
+        for piece in text.as_bytes().chunks(1024) {
+            p.push(std::str::from_utf8(piece).unwrap());
+        }
+        let Some(Value::Object(map)) = p.into_value() else { panic!("an object") };
+        let Some(Value::String(a)) = map.get("a") else { panic!("a string") };
+        assert_eq!(a.len(), 300_000);
+        assert!(a.capacity() <= text.len(), "capacity {} for a text of {}", a.capacity(), text.len());
     }
 
     #[test]

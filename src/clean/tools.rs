@@ -99,26 +99,21 @@ impl Tools {
     }
 
     /// More argument text: `tool_input_delta`, with the best JSON so far when `partial_input`.
-    pub(crate) fn delta(&mut self, at: usize, delta: &str, partial_input: bool, out: &mut StreamEvents<'_>) {
+    pub(crate) fn delta(&mut self, at: usize, delta: String, partial_input: bool, out: &mut StreamEvents<'_>) {
         let tool = &mut self.list[at];
         if tool.called {
             return;
         }
-        tool.arguments.lock().push(delta);
+        tool.arguments.lock().push(&delta);
         // Without the value, the event carries the arguments it is read from when asked
         // (`partial_input` in src/wasm/partial_input.rs): whoever keeps the event keeps them.
         let (partial_input, arguments) = if partial_input {
-            tool.partial.push(delta);
+            tool.partial.push(&delta);
             (tool.partial.value().unwrap_or_else(|| json!({})), ToolArguments::default())
         } else {
             (Value::Null, tool.arguments.carried())
         };
-        out.push(StreamEvent::ToolInputDelta {
-            tool_use_id: tool.id.clone(),
-            delta: delta.to_owned(),
-            partial_input,
-            arguments,
-        });
+        out.push(StreamEvent::ToolInputDelta { tool_use_id: tool.id.clone(), delta, partial_input, arguments });
     }
 
     /// The arguments are complete: `tool_call` with the given input or the parsed arguments.
@@ -283,10 +278,10 @@ mod tests {
         let first = tools.start("call_1".into(), "a".into(), None, &mut StreamEvents::new(&mut events));
         let second = tools.start("call_1".into(), "b".into(), None, &mut StreamEvents::new(&mut events));
         // A push each: the deltas of one id are not merged.
-        tools.delta(first, r#"{"x": "#, false, &mut StreamEvents::new(&mut events));
-        tools.delta(second, r#"{"y": 2}"#, false, &mut StreamEvents::new(&mut events));
-        tools.delta(first, "1}", false, &mut StreamEvents::new(&mut events));
-        tools.delta(first, "ignored", true, &mut StreamEvents::new(&mut events));
+        tools.delta(first, r#"{"x": "#.into(), false, &mut StreamEvents::new(&mut events));
+        tools.delta(second, r#"{"y": 2}"#.into(), false, &mut StreamEvents::new(&mut events));
+        tools.delta(first, "1}".into(), false, &mut StreamEvents::new(&mut events));
+        tools.delta(first, "ignored".into(), true, &mut StreamEvents::new(&mut events));
         let carried: Vec<&ToolArguments> = events
             .iter()
             .filter_map(|e| match e {

@@ -59,6 +59,9 @@ const FAST_PATHS: [FastPath; 8] = [
             r#" { "choices" : [ { "delta" : { "content" : "x y" } , "index" : 0 } ] , "error" : null } "#,
             r#"{"choices":[{"index":0,"delta":{"content":null,"reasoning_content":"a\u00e9","reasoning":"b"},"finish_reason":null}]}"#,
             r#"{"choices":[{"index":0,"delta":{"reasoning_content":"","reasoning":"b","content":"c","refusal":null}}]}"#,
+            r#"{"id":"a4","object":"chat.completion.chunk","created":17,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"a\"b\u00e9"}]}]},"finish_reason":null}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"reasoning":"r","content":[{"type":"text","text":"2 + 2","x":[1,{}]}]},"finish_reason":null}]}"#,
+            r#" { "choices" : [ { "delta" : { "content" : [ { "thinking" : [ { "text" : null , "type" : "text" } ] , "type" : "thinking" } ] } } ] } "#,
         ],
         #[cfg(test)]
         recorded: 50,

@@ -60,7 +60,7 @@ pub struct OpenAiDecoder {
     /// A `finish_reason` was reported; providers repeat it on the usage chunk.
     finished: bool,
     /// The shape of the last plain chunk.
-    plain: Shape<(), 3>,
+    plain: Shape<(), 4>,
     /// The shape of the last chunk read by [`tools::chunk`]. While it is one with tool calls,
     /// the next chunk is tried as such first, not as a plain chunk: a failed plain scan was a
     /// tenth of reading a stream of argument deltas.
@@ -85,11 +85,15 @@ impl DialectDecoder for OpenAiDecoder {
             return out.push(ProviderEvent::End);
         }
         if !self.tools.learned().is_some_and(|chunk| chunk.calls > 0) {
-            if let Some(((), [content, reasoning_content, reasoning])) = self.plain.read(data, plain::plain) {
-                // As the general path reads it: the first reasoning field with text, then the text.
+            if let Some(((), [content, reasoning_content, reasoning, thinking_part])) =
+                self.plain.read(data, plain::plain)
+            {
+                // As the general path reads it: the first reasoning field with text, then the
+                // content (a string, or one part: thinking or text).
                 if let Some(thinking) = [reasoning_content, reasoning].into_iter().flatten().find(|t| !t.is_empty()) {
                     out.thinking(&thinking);
                 }
+                out.thinking(thinking_part.as_deref().unwrap_or_default());
                 out.text(content.as_deref().unwrap_or_default());
                 return;
             }

@@ -490,26 +490,51 @@ const collected = new FinalizationRegistry(({ key, release }) => {
   holders.delete(key);
   release(key);
 });
+// What a tool_input_delta's `partial_input` getter reads, kept on the event as private fields (the
+// event stays a plain object): the holder of its arguments' key and where its delta ends in them,
+// then the value once read. One getter serves every event: a getter written in each event's object
+// literal (a closure, and a literal the engine cannot copy from a template) cost several times the
+// rest of building a live push of one argument delta.
+class Plain {
+  constructor(event) {
+    return event;
+  }
+}
+class PartialInput extends Plain {
+  #holder;
+  #end;
+  #value;
+  constructor(event, holder, end) {
+    super(event);
+    this.#holder = holder;
+    this.#end = end;
+  }
+  static value(event) {
+    if (event.#value === undefined) event.#value = event.#holder.read(event.#holder.key, event.#end);
+    return event.#value;
+  }
+}
+const partialInput = {
+  get() {
+    return PartialInput.value(this);
+  },
+  enumerable: true,
+  configurable: true,
+};
 // A tool_input_delta event. Its `partial_input` is the arguments of its tool call up to this
 // event's delta, parsed by the module on the first read.
 function toolInputDelta(id, delta, key, end, partial) {
   let holder = holders.get(key)?.deref();
   if (holder === undefined) {
-    holder = { key };
+    holder = { key, read: partial[0] };
     holders.set(key, new WeakRef(holder));
     holderCounts.set(key, (holderCounts.get(key) ?? 0) + 1);
     collected.register(holder, { key, release: partial[1] });
   }
-  let value;
-  return {
-    type: "tool_input_delta",
-    tool_use_id: id,
-    delta,
-    get partial_input() {
-      if (value === undefined) value = partial[0](holder.key, end);
-      return value;
-    },
-  };
+  const event = { type: "tool_input_delta", tool_use_id: id, delta };
+  Object.defineProperty(event, "partial_input", partialInput);
+  new PartialInput(event, holder, end);
+  return event;
 }
 "#)]
 extern "C" {

@@ -15,23 +15,28 @@ use crate::dialect::scan::{Reader, Seen, Taken};
 pub(super) const CONTENT: usize = 0;
 pub(super) const REASONING_CONTENT: usize = 1;
 pub(super) const REASONING: usize = 2;
+/// The text of a thinking part of Mistral's `content` array (a text part's goes to [`CONTENT`]).
+pub(super) const THINKING_PART: usize = 3;
 
-/// The strings of `data` (by [`CONTENT`], [`REASONING_CONTENT`], [`REASONING`]) if it is a
-/// plain chunk; `None` for any other chunk.
+/// The strings of `data` (by [`CONTENT`], [`REASONING_CONTENT`], [`REASONING`],
+/// [`THINKING_PART`]) if it is a plain chunk; `None` for any other chunk.
 #[cfg(test)]
-pub(super) fn plain_chunk(data: &str) -> Option<Taken<'_, 3>> {
+pub(super) fn plain_chunk(data: &str) -> Option<Taken<'_, 4>> {
     crate::dialect::scan::scan(data, plain).map(|((), taken)| taken)
 }
 
 /// A plain chunk, its strings taken; `None` for any other chunk.
-pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a, 3>)> {
-    let mut taken = [const { None }; 3];
+pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<((), Taken<'a, 4>)> {
+    let mut taken = [const { None }; 4];
     // Beside the text, a `role` only.
     let mut role = Seen::default();
-    let mut plain_delta = |r: &mut Reader<'a>, key: &[u8], _: &mut Taken<'a, 3>| {
-        (key == b"role").then_some(())?;
-        role.once(0)?;
-        r.skip_value(2)
+    let mut plain_delta = |r: &mut Reader<'a>, key: &[u8], taken: &mut Taken<'a, 4>| match key {
+        b"content" => content_parts(r, taken),
+        b"role" => {
+            role.once(0)?;
+            r.skip_value(2)
+        }
+        _ => None,
     };
     chunk(
         r,
@@ -115,7 +120,8 @@ pub(super) fn choice<'a>(
 
 /// A delta's text, which every fast path reads alike: `content`, `reasoning_content` and
 /// `reasoning`, each a string (taken in its slot) or `null`, and a `null` `refusal` (OpenAI's
-/// first chunk says so; a refusal's text is the general path's). Other fields go to `other`.
+/// first chunk says so; a refusal's text is the general path's). Other fields, and a `content`
+/// that is an array, go to `other`.
 pub(super) fn delta<'a, const N: usize>(
     r: &mut Reader<'a>,
     taken: &mut Taken<'a, N>,
@@ -134,8 +140,66 @@ pub(super) fn delta<'a, const N: usize>(
             _ => return other(r, key, taken),
         };
         seen.once(slot as u32)?;
+        if slot == CONTENT && r.peek()? == b'[' {
+            return other(r, key, taken);
+        }
         string_or_null(r, slot, taken)
     })
+}
+
+/// Mistral's `content` array of at most one part, as the general path reads it: a text part
+/// (`{"type":"text","text"}`, its text in [`CONTENT`]) or a thinking part
+/// (`{"type":"thinking","thinking":[{"type":"text","text"}]}`, at most one inner item, its text
+/// in [`THINKING_PART`]), each text a string or `null`, their other fields skipped. The part's
+/// `type` is compared, so it is part of a learned shape. Anything else (several parts, another
+/// type, a text part with `thinking` or a thinking part with `text`) is left to the general path.
+fn content_parts<'a>(r: &mut Reader<'a>, taken: &mut Taken<'a, 4>) -> Option<()> {
+    r.eat(b'[')?;
+    if r.eat(b']').is_some() {
+        return Some(());
+    }
+    let mut kind = None;
+    let mut seen = Seen::default();
+    r.object(|r, key| match key {
+        b"type" => {
+            seen.once(0)?;
+            kind = Some(r.string()?);
+            Some(())
+        }
+        b"text" => {
+            seen.once(1)?;
+            string_or_null(r, CONTENT, taken)
+        }
+        b"thinking" => {
+            seen.once(2)?;
+            thinking_items(r, taken)
+        }
+        _ => r.skip_value(4),
+    })?;
+    match kind.as_deref()? {
+        "text" => seen.once(2)?,
+        "thinking" => seen.once(1)?,
+        _ => return None,
+    }
+    r.eat(b']')
+}
+
+/// A thinking part's `thinking`: `[]` or one item whose `text` (a string or `null`) is taken in
+/// [`THINKING_PART`], its other fields skipped.
+fn thinking_items<'a>(r: &mut Reader<'a>, taken: &mut Taken<'a, 4>) -> Option<()> {
+    r.eat(b'[')?;
+    if r.eat(b']').is_some() {
+        return Some(());
+    }
+    let mut seen = Seen::default();
+    r.object(|r, key| {
+        if key != b"text" {
+            return r.skip_value(6);
+        }
+        seen.once(0)?;
+        string_or_null(r, THINKING_PART, taken)
+    })?;
+    r.eat(b']')
 }
 
 /// A string, taken in `slot`, or `null`.
@@ -195,5 +259,29 @@ mod tests {
         assert_eq!((taken[CONTENT].as_deref(), taken[REASONING_CONTENT].as_deref()), (None, Some("We")));
         let groq = r#"{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"reasoning":" the"},"logprobs":null,"finish_reason":null}]}"#;
         assert_eq!(plain_chunk(groq).expect("read")[REASONING].as_deref(), Some(" the"));
+    }
+
+    /// Mistral's content parts (frames of its recording): one thinking or one text part takes
+    /// the fast path; several parts, another type, or a part with the other kind's field do not.
+    #[test]
+    fn content_parts_are_read() {
+        let thinking = r#"{"id":"a4e29c5b82f94d67b23e108a7c9df6e1","object":"chat.completion.chunk","created":1769088912,"model":"magistral-medium-2507","choices":[{"index":0,"delta":{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"The user is asking"}]}]},"finish_reason":null}]}"#;
+        let taken = plain_chunk(thinking).expect("read");
+        assert_eq!((taken[CONTENT].as_deref(), taken[THINKING_PART].as_deref()), (None, Some("The user is asking")));
+        let text = r#"{"id":"a4e29c5b82f94d67b23e108a7c9df6e1","object":"chat.completion.chunk","created":1769088912,"model":"magistral-medium-2507","choices":[{"index":0,"delta":{"content":[{"type":"text","text":"2 + 2 = 4"}]},"finish_reason":null}]}"#;
+        let taken = plain_chunk(text).expect("read");
+        assert_eq!((taken[CONTENT].as_deref(), taken[THINKING_PART].as_deref()), (Some("2 + 2 = 4"), None));
+        for other in [
+            r#"{"choices":[{"index":0,"delta":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":[{"type":"image_url","text":"a"}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":[{"text":"a"}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":[{"type":"text","text":"a","thinking":[]}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":[{"type":"thinking","text":"a","thinking":[]}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"text":"a"},{"text":"b"}]}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"text":"a","text":"b"}]}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":[{"type":"text","text":1}]}}]}"#,
+        ] {
+            assert!(plain_chunk(other).is_none(), "{other}");
+        }
     }
 }

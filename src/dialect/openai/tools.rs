@@ -88,8 +88,8 @@ fn delta<'a>(r: &mut Reader<'a>, chunk: &mut Chunk, taken: &mut Taken<'a, SLOTS>
             seen.once(0)?;
             calls(r, chunk, taken)
         }
-        // Read by the general path only.
-        b"reasoning_details" => None,
+        // Read by the general path only (a `content` here is an array of parts).
+        b"content" | b"reasoning_details" => None,
         _ => r.skip_value(2),
     })
 }
