@@ -88,43 +88,22 @@ impl<'a> Options<'a> {
     /// string crossing, and those were a third of creating a `ChatStream`.
     pub(crate) fn only(mut self, known: &'static [&'static str]) -> Result<Options<'a>, JsValue> {
         self.known = known;
-        // A bit for each known key: more than 31 do not fit (none of the option types has that many).
-        if known.len() > 31 {
-            return self.only_read_in_rust();
-        }
         let known_js = js_keys(known);
         let own = own_known_keys(self.object, &known_js);
         self.known_js = Some(known_js);
-        match own {
-            OWN_UNKNOWN => self.only_read_in_rust(),
-            NOT_PLAIN => Ok(self),
-            own => {
-                self.own = Some(own as u32);
-                Ok(self)
-            }
+        if let Some(key) = own.as_string() {
+            let (what, known) = (self.what, known.join("`, `"));
+            return Err(type_error(&format!("{what}: unknown field `{key}`, expected one of `{known}`")));
         }
-    }
-
-    /// [`Options::only`] with every key read into the module: the error naming the unknown key.
-    fn only_read_in_rust(mut self) -> Result<Options<'a>, JsValue> {
-        let object = self.object.unchecked_ref::<js_sys::Object>();
-        let mut own = 0;
-        for key in js_sys::Object::keys(object).iter() {
-            let key = key.as_string().unwrap_or_default();
-            match self.known.iter().position(|k| *k == key) {
-                Some(i) => own |= 1u32.checked_shl(i as u32).unwrap_or(0),
-                None if self.get(&key).is_some() => {
-                    let (what, known) = (self.what, self.known.join("`, `"));
-                    return Err(type_error(&format!("{what}: unknown field `{key}`, expected one of `{known}`")));
-                }
-                None => {}
+        match own.as_f64() {
+            // A bit for each known key: more than 31 do not fit (none of the option types has
+            // that many), and then every option is looked up, as for an object that is not plain.
+            Some(bits) if bits >= 0.0 && known.len() <= 31 => self.own = Some(bits as u32),
+            Some(_) => {}
+            None => {
+                let reason = reason_of(&own).unwrap_or_else(|_| "it threw".into());
+                return Err(type_error(&format!("{}: could not be read ({reason})", self.what)));
             }
-        }
-        // Only a plain object (an object literal, or one without a prototype) has no options
-        // but its own: another may inherit some (a class's getters).
-        let proto = js_sys::Object::get_prototype_of(object);
-        if (proto.is_null() || js_sys::Object::get_prototype_of(&proto).is_null()) && self.known.len() <= 31 {
-            self.own = Some(own);
         }
         Ok(self)
     }
@@ -211,24 +190,21 @@ impl<'a> Options<'a> {
     }
 }
 
-/// What `ownKnownKeys` returns for an object with a key not known (and not `null` or `undefined`).
-const OWN_UNKNOWN: f64 = -1.0;
-/// What `ownKnownKeys` returns for an object that is not plain: it may inherit options.
-const NOT_PLAIN: f64 = -2.0;
-
 thread_local! {
-    /// Each list of known keys [`Options::only`] was given, by address, as a JS array of strings.
-    static KNOWN_KEYS: RefCell<Vec<(usize, js_sys::Array)>> = const { RefCell::new(Vec::new()) };
+    /// Each list of known keys [`Options::only`] was given, by address and length, as a JS array
+    /// of strings.
+    static KNOWN_KEYS: RefCell<Vec<((usize, usize), js_sys::Array)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `known` as a JS array of strings: made on its first use, then kept.
 fn js_keys(known: &'static [&'static str]) -> js_sys::Array {
-    let address = known.as_ptr() as usize;
-    KNOWN_KEYS.with_borrow_mut(|lists| match lists.iter().find(|(a, _)| *a == address) {
+    // The length too: two lists may start at one address (one a prefix of the other).
+    let id = (known.as_ptr() as usize, known.len());
+    KNOWN_KEYS.with_borrow_mut(|lists| match lists.iter().find(|(i, _)| *i == id) {
         Some((_, keys)) => keys.clone(),
         None => {
             let keys: js_sys::Array = known.iter().map(|k| JsValue::from_str(k)).collect();
-            lists.push((address, keys.clone()));
+            lists.push((id, keys.clone()));
             keys
         }
     })
@@ -240,7 +216,10 @@ pub(crate) fn string_map(value: &JsValue, what: &str) -> Result<Vec<(String, Str
         return Ok(Vec::new());
     }
     Options::any(value, what)?;
-    let entries = js_sys::Object::entries(value.unchecked_ref::<js_sys::Object>());
+    let entries = entries_of(value).map_err(|error| {
+        let reason = reason_of(&error).unwrap_or_else(|_| "it threw".into());
+        type_error(&format!("{what}: could not be read ({reason})"))
+    })?;
     let mut pairs = Vec::with_capacity(entries.length() as usize);
     for entry in entries.iter() {
         let entry: js_sys::Array = entry.unchecked_into();
@@ -322,17 +301,26 @@ export function byteView(chunk) {
 export function reasonOf(error) {
   return error instanceof Error ? String(error.message) : "it threw";
 }
-// Which of `known` a plain object has as its own keys, as bits; -1 when it has another key that
-// is not null or undefined (a getter that throws reads as undefined), -2 when it is not plain.
+// Which of `known` a plain object has as its own keys, as bits; the first other key whose value
+// is not null or undefined, as a string (a getter that throws reads as undefined); -2 when it is
+// not plain (it may inherit options); the exception when the object throws as it is looked at
+// (a Proxy's traps): caught here, since an exception thrown through the module leaves it mid-call.
 export function ownKnownKeys(object, known) {
-  let own = 0;
-  for (const key of Object.keys(object)) {
-    const i = known.indexOf(key);
-    if (i >= 0) own |= 1 << i;
-    else if (valueOrUndefined(object, key) != null) return -1;
+  try {
+    let own = 0;
+    for (const key of Object.keys(object)) {
+      const i = known.indexOf(key);
+      if (i >= 0) own |= 1 << i;
+      else if (valueOrUndefined(object, key) != null) return key;
+    }
+    const proto = Object.getPrototypeOf(object);
+    return proto === null || Object.getPrototypeOf(proto) === null ? own : -2;
+  } catch (error) {
+    return error instanceof Error ? error : new Error("it threw");
   }
-  const proto = Object.getPrototypeOf(object);
-  return proto === null || Object.getPrototypeOf(proto) === null ? own : -2;
+}
+export function entriesOf(object) {
+  return Object.entries(object);
 }
 function valueOrUndefined(object, key) {
   try {
@@ -352,5 +340,8 @@ extern "C" {
     fn reason_of(error: &JsValue) -> Result<String, JsValue>;
     /// Which of `known` an options object has (see [`Options::only`]).
     #[wasm_bindgen(js_name = ownKnownKeys)]
-    fn own_known_keys(object: &JsValue, known: &js_sys::Array) -> f64;
+    fn own_known_keys(object: &JsValue, known: &js_sys::Array) -> JsValue;
+    /// `Object.entries`; `Err` when the object throws (a Proxy's traps).
+    #[wasm_bindgen(js_name = entriesOf, catch)]
+    fn entries_of(object: &JsValue) -> Result<js_sys::Array, JsValue>;
 }
