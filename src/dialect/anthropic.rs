@@ -272,7 +272,7 @@ impl AnthropicDecoder {
             if usage.input_tokens.is_some() {
                 self.input_tokens = usage.input_tokens;
             }
-            usage.total_tokens = self.input_tokens.zip(usage.output_tokens).map(|(i, o)| i + o);
+            usage.total_tokens = self.input_tokens.zip(usage.output_tokens).map(|(i, o)| i.saturating_add(o));
             out.push(ProviderEvent::Usage(usage));
         }
     }
@@ -297,8 +297,9 @@ fn read_usage(usage: &Value) -> Usage {
     let count = |key: &str| usage.get(key).and_then(Value::as_u64);
     let cached = count("cache_read_input_tokens");
     Usage {
-        input_tokens: count("input_tokens")
-            .map(|n| n + cached.unwrap_or(0) + count("cache_creation_input_tokens").unwrap_or(0)),
+        input_tokens: count("input_tokens").map(|n| {
+            n.saturating_add(cached.unwrap_or(0)).saturating_add(count("cache_creation_input_tokens").unwrap_or(0))
+        }),
         output_tokens: count("output_tokens"),
         reasoning_tokens: None,
         cached_input_tokens: cached,

@@ -144,7 +144,7 @@ fn usage(usage: &Value) -> Option<Usage> {
     (input.is_some() || output.is_some()).then(|| Usage {
         input_tokens: input,
         output_tokens: output,
-        total_tokens: input.zip(output).map(|(i, o)| i + o),
+        total_tokens: input.zip(output).map(|(i, o)| i.saturating_add(o)),
         ..Usage::default()
     })
 }
@@ -158,6 +158,16 @@ mod tests {
 
     fn decode(lines: &[&str]) -> Vec<ProviderEvent> {
         crate::dialect::test_support::decode::<DataStreamDecoder>(lines)
+    }
+
+    #[test]
+    fn counts_at_the_largest_add_up_to_the_largest_not_a_wrapped_small_number() {
+        let max = u64::MAX;
+        let events =
+            decode(&[&format!(r#"d:{{"finishReason":"stop","usage":{{"promptTokens":{max},"completionTokens":3}}}}"#)]);
+        let usage =
+            Usage { input_tokens: Some(max), output_tokens: Some(3), total_tokens: Some(max), ..Usage::default() };
+        assert!(events.contains(&ProviderEvent::Usage(usage)), "{events:?}");
     }
 
     #[test]

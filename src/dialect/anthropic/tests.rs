@@ -40,6 +40,23 @@ fn text_blocks_usage_and_stop() {
 }
 
 #[test]
+fn counts_at_the_largest_add_up_to_the_largest_not_a_wrapped_small_number() {
+    let max = u64::MAX;
+    let events = decode(&[
+        &format!(
+            r#"{{"type":"message_start","message":{{"id":"m","usage":{{"input_tokens":{max},"cache_read_input_tokens":5,"cache_creation_input_tokens":{max}}}}}}}"#
+        ),
+        r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}}"#,
+    ]);
+    let input = Usage { input_tokens: Some(max), cached_input_tokens: Some(5), ..Usage::default() };
+    let output = Usage { output_tokens: Some(7), total_tokens: Some(max), ..Usage::default() };
+    assert_eq!(
+        events,
+        [ProviderEvent::Usage(input), ProviderEvent::Finish { reason: "stop".into() }, ProviderEvent::Usage(output)]
+    );
+}
+
+#[test]
 fn json_padded_with_spaces_and_the_event_field_as_fallback() {
     let mut decoder = AnthropicDecoder::default();
     let mut out = ProviderEvents::default();
