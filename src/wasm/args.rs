@@ -167,9 +167,17 @@ impl<'a> Options<'a> {
         self.get(key).map(|v| whole(&v).map(|n| n as u32).ok_or_else(|| self.wrong(key, expected, &v))).transpose()
     }
 
-    /// An array's items.
+    /// An array's items, copied in JS into an array of our own: reading a Proxy's items runs its
+    /// traps, and one that throws must throw there, not through the module.
     pub(crate) fn items(&self, key: &str) -> Result<Option<js_sys::Array>, JsValue> {
-        self.get(key).map(|v| v.dyn_into().map_err(|v| self.wrong(key, "an array", &v))).transpose()
+        let Some(value) = self.get(key) else { return Ok(None) };
+        if !js_sys::Array::is_array(&value) {
+            return Err(self.wrong(key, "an array", &value));
+        }
+        copy_of_array(&value).map(Some).map_err(|error| {
+            let reason = reason_of(&error).unwrap_or_else(|_| "it threw".into());
+            type_error(&format!("{}: {key}: could not be read ({reason})", self.what))
+        })
     }
 
     pub(crate) fn strings(&self, key: &str) -> Result<Option<Vec<String>>, JsValue> {
@@ -322,6 +330,9 @@ export function ownKnownKeys(object, known) {
 export function entriesOf(object) {
   return Object.entries(object);
 }
+export function copyOfArray(array) {
+  return Array.prototype.slice.call(array);
+}
 function valueOrUndefined(object, key) {
   try {
     return Reflect.get(object, key);
@@ -344,4 +355,7 @@ extern "C" {
     /// `Object.entries`; `Err` when the object throws (a Proxy's traps).
     #[wasm_bindgen(js_name = entriesOf, catch)]
     fn entries_of(object: &JsValue) -> Result<js_sys::Array, JsValue>;
+    /// `array.slice()` for any array, a Proxy's too; `Err` when it throws.
+    #[wasm_bindgen(js_name = copyOfArray, catch)]
+    fn copy_of_array(array: &JsValue) -> Result<js_sys::Array, JsValue>;
 }

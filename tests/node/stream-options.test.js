@@ -115,6 +115,7 @@ test("options that throw as they are looked at (a Proxy's traps) are refused wit
   const throwingKeys = new Proxy({}, { ownKeys() { throw new Error("no keys"); } });
   const throwingPrototype = new Proxy({}, { getPrototypeOf() { throw new Error("no prototype"); } });
   const throwingHeaders = new Proxy({}, { ownKeys() { throw new Error("no headers"); } });
+  const throwingMarkers = new Proxy([], { get() { throw new Error("no markers"); } });
   // An exception thrown through the module instead of caught leaves part of its stack behind
   // each time: a few thousand of them used to end in `RuntimeError: unreachable`.
   for (let i = 0; i < 3000; i++) {
@@ -123,6 +124,10 @@ test("options that throw as they are looked at (a Proxy's traps) are refused wit
     assert.throws(() => new ChatStream({ headers: throwingHeaders }), {
       name: "TypeError",
       message: "ChatStream options: headers: could not be read (no headers)",
+    });
+    assert.throws(() => new ChatStream({ payloadMarkers: throwingMarkers }), {
+      name: "TypeError",
+      message: "ChatStream options: payloadMarkers: could not be read (no markers)",
     });
   }
   assert.deepEqual(read(body, { dialect: "openai" }), read(body));
