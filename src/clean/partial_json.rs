@@ -491,15 +491,22 @@ mod tests {
         // serde_json refuses the lone surrogate, which stands for U+FFFD here.
         let expected = json!({"a": format!("{long}\n\"é🙂 😀 y"), "b": ["\u{FFFD}z", long], "c": "tab\t"});
         assert_eq!(partial(&text), Some(expected));
+        // The reference: the per-character step alone, never the run path `push` takes.
         let by_characters = |end: usize| {
             let mut p = PartialJson::default();
-            text[..end].chars().for_each(|c| p.push(c.encode_utf8(&mut [0; 4])));
+            for c in text[..end].chars() {
+                if p.failed {
+                    break;
+                }
+                p.step(c);
+            }
             p.value()
         };
         for end in (0..text.len()).filter(|&end| text.is_char_boundary(end)).step_by(997).chain([text.len()]) {
+            let cut = (0..=end / 2).rev().find(|&cut| text.is_char_boundary(cut)).unwrap_or(0);
             let mut p = PartialJson::of_length(end);
-            p.push(&text[..end / 2]);
-            p.push(&text[end / 2..end]);
+            p.push(&text[..cut]);
+            p.push(&text[cut..end]);
             assert_eq!(p.value(), by_characters(end), "end {end}");
         }
     }
