@@ -654,8 +654,9 @@ const SHARED_FROM = 64;
  *
  * Only the newest list pushes onto `items`; the items before an older list's last are never
  * changed (a change to one, `setAt`, gives the newest list an array of its own first).
+ * Exported for its tests only (the package's entries do not export it).
  */
-class SharedList {
+export class SharedList {
   constructor(items, length, last) {
     this.items = items;
     this.length = length;
@@ -676,7 +677,9 @@ class SharedList {
     this.array = null;
   }
 
+  /** Undefined past this list's length: `items` may hold a newer list's items there. */
   at(index) {
+    if (index >= this.length) return undefined;
     return index === this.length - 1 ? this.last : this.items[index];
   }
 

@@ -158,21 +158,20 @@ impl PartialJson {
         match &mut self.token {
             Token::Str(s) => {
                 if let Some(finished) = string_char(s, c) {
-                    let s = std::mem::take(s);
+                    let Str { mut text, is_key, .. } = std::mem::take(s);
                     self.token = Token::None;
+                    // A long string (key or value) given room for the rest of the text keeps only
+                    // its own: every long key of an object kept that room, so an object of long
+                    // keys held memory growing with the square of its length.
+                    if finished.is_ok() && text.capacity() - text.len() > LONG_STRING {
+                        text.shrink_to_fit();
+                    }
                     match finished {
-                        Ok(()) if s.is_key => {
-                            self.set_key(s.text);
+                        Ok(()) if is_key => {
+                            self.set_key(text);
                             self.expect = Expect::Colon;
                         }
-                        Ok(()) => {
-                            // A long string given room for the rest of the text keeps only its own.
-                            let mut text = s.text;
-                            if text.capacity() - text.len() > LONG_STRING {
-                                text.shrink_to_fit();
-                            }
-                            self.value_done(Value::String(text))
-                        }
+                        Ok(()) => self.value_done(Value::String(text)),
                         Err(()) => self.failed = true,
                     }
                 }
@@ -492,15 +491,22 @@ mod tests {
         // serde_json refuses the lone surrogate, which stands for U+FFFD here.
         let expected = json!({"a": format!("{long}\n\"é🙂 😀 y"), "b": ["\u{FFFD}z", long], "c": "tab\t"});
         assert_eq!(partial(&text), Some(expected));
+        // The reference: the per-character step alone, never the run path `push` takes.
         let by_characters = |end: usize| {
             let mut p = PartialJson::default();
-            text[..end].chars().for_each(|c| p.push(c.encode_utf8(&mut [0; 4])));
+            for c in text[..end].chars() {
+                if p.failed {
+                    break;
+                }
+                p.step(c);
+            }
             p.value()
         };
         for end in (0..text.len()).filter(|&end| text.is_char_boundary(end)).step_by(997).chain([text.len()]) {
+            let cut = (0..=end / 2).rev().find(|&cut| text.is_char_boundary(cut)).unwrap_or(0);
             let mut p = PartialJson::of_length(end);
-            p.push(&text[..end / 2]);
-            p.push(&text[end / 2..end]);
+            p.push(&text[..cut]);
+            p.push(&text[cut..end]);
             assert_eq!(p.value(), by_characters(end), "end {end}");
         }
     }
@@ -518,6 +524,31 @@ mod tests {
         let Some(Value::String(a)) = map.get("a") else { panic!("a string") };
         assert_eq!(a.len(), 300_000);
         assert!(a.capacity() <= text.len(), "capacity {} for a text of {}", a.capacity(), text.len());
+    }
+
+    /// Long keys, each with escapes (read a character at a time) past the point where a string is
+    /// given room for the rest of the text, are each held in their own length, give or take the
+    /// long-string allowance: not in room for the rest of the text each.
+    #[test]
+    fn long_keys_keep_only_their_own_room() {
+        let key = |k: usize| format!("{k:06}{}", format!("{}\\n", "x".repeat(999)).repeat(140));
+        // The last key's value is left unfinished: the object stays open, its key pending.
+        let text = format!("{{{}", (0..8).map(|k| format!(r#""{}":1"#, key(k))).collect::<Vec<_>>().join(","));
+        let mut p = PartialJson::of_length(text.len());
+        for piece in text.as_bytes().chunks(64 * 1024) {
+            p.push(std::str::from_utf8(piece).unwrap());
+        }
+        let Some(Open::Object(map, Some(last))) = p.stack.pop() else { panic!("an open object, a key pending") };
+        assert_eq!(map.len(), 7);
+        for key in map.keys().chain([&last]) {
+            assert!(key.len() > LONG_STRING, "key of {} bytes", key.len());
+            assert!(
+                key.capacity() <= key.len() + LONG_STRING,
+                "capacity {} for a key of {}",
+                key.capacity(),
+                key.len()
+            );
+        }
     }
 
     #[test]

@@ -490,33 +490,20 @@ const collected = new FinalizationRegistry(({ key, release }) => {
   holders.delete(key);
   release(key);
 });
-// What a tool_input_delta's `partial_input` getter reads, kept on the event as private fields (the
-// event stays a plain object): the holder of its arguments' key and where its delta ends in them,
-// then the value once read. One getter serves every event: a getter written in each event's object
-// literal (a closure, and a literal the engine cannot copy from a template) cost several times the
-// rest of building a live push of one argument delta.
-class Plain {
-  constructor(event) {
-    return event;
-  }
-}
-class PartialInput extends Plain {
-  #holder;
-  #end;
-  #value;
-  constructor(event, holder, end) {
-    super(event);
-    this.#holder = holder;
-    this.#end = end;
-  }
-  static value(event) {
-    if (event.#value === undefined) event.#value = event.#holder.read(event.#holder.key, event.#end);
-    return event.#value;
-  }
-}
+// What a tool_input_delta's `partial_input` getter reads, kept on the event under a symbol (not
+// enumerable: the event's keys and JSON stay those of a plain object): the holder of its
+// arguments' key and where its delta ends in them, then the value once read. The getter reads it
+// through `this`, so a proxy of the event, an object inheriting from it or a copy of its property
+// descriptors reads it too (private fields could be read only on the event itself). One getter
+// serves every event: a getter written in each event's object literal (a closure, and a literal
+// the engine cannot copy from a template) cost several times the rest of building a live push of
+// one argument delta.
+const STATE = Symbol("partial_input");
 const partialInput = {
   get() {
-    return PartialInput.value(this);
+    const state = this[STATE];
+    if (state.value === undefined) state.value = state.holder.read(state.holder.key, state.end);
+    return state.value;
   },
   enumerable: true,
   configurable: true,
@@ -533,7 +520,7 @@ function toolInputDelta(id, delta, key, end, partial) {
   }
   const event = { type: "tool_input_delta", tool_use_id: id, delta };
   Object.defineProperty(event, "partial_input", partialInput);
-  new PartialInput(event, holder, end);
+  Object.defineProperty(event, STATE, { value: { holder, end, value: undefined } });
   return event;
 }
 "#)]

@@ -62,6 +62,26 @@ test("tool_input_delta: partial_input is each event's own value, read in any ord
   assert.deepEqual(Object.keys(deltas[0]), ["type", "tool_use_id", "delta", "partial_input"]);
 });
 
+// Frameworks wrap events (Vue's `reactive` and Svelte 5's `$state` in a proxy whose get trap
+// passes the proxy on as the getter's receiver), and apps copy them: partial_input reads the same
+// through each, and the wrapper leaves the event's own value read once.
+test("tool_input_delta: partial_input reads the same through a proxy, an object inheriting from the event and a descriptor copy", () => {
+  const read = {
+    "a proxy": (event) => new Proxy(event, {}).partial_input,
+    "a proxy passing its receiver on": (event) => new Proxy(event, { get: (target, key, receiver) => Reflect.get(target, key, receiver) }).partial_input,
+    "Object.create(event)": (event) => Object.create(event).partial_input,
+    "a descriptor copy": (event) => Object.defineProperties({}, Object.getOwnPropertyDescriptors(event)).partial_input,
+  };
+  for (const [name, wrapped] of Object.entries(read)) {
+    const stream = new ChatStream();
+    const deltas = toolStream.flatMap((chunk) => stream.push(chunk)).filter((e) => e.type === "tool_input_delta");
+    assert.deepEqual(wrapped(deltas[1]), { query: "CRISPR" }, name);
+    assert.deepEqual(wrapped(deltas[2]), { query: "CRISPR", limit: 5 }, name);
+    assert.equal(wrapped(deltas[1]), deltas[1].partial_input, `${name}: parsed once, the event's own value`);
+    assert.deepEqual(Object.keys(deltas[1]), ["type", "tool_use_id", "delta", "partial_input"], name);
+  }
+});
+
 // --- The package as a registry and an app get it -------------------------------------------------
 
 const pkgDir = fileURLToPath(new URL("../../pkg/", import.meta.url));

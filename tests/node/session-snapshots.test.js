@@ -276,3 +276,19 @@ test("a long answer's parts with text appended within reads, and two tool calls 
   assert.deepEqual(message.parts.slice(0, 2), [{ type: "reasoning", text: "a0b" }, { type: "text", text: "c0de" }]);
   assert.equal(message.parts.filter((p) => p.type === "reasoning").length, 40);
 });
+
+// An older list shares `items` with the newer one that pushed onto it: past its own length it has
+// no item (appendToLast compares the new last item with the list before's item at that place, and
+// would copy an item just pushed for nothing).
+test("a SharedList has no item past its length, whatever a newer list pushed", async () => {
+  const { SharedList } = await import("../../pkg/session.js");
+  const items = Array.from({ length: 70 }, (_, i) => ({ text: `${i}` }));
+  const before = SharedList.from(items);
+  const next = SharedList.from(before);
+  const pushed = { text: "new" };
+  next.push(pushed);
+  assert.equal(next.at(70), pushed);
+  assert.equal(before.at(70), undefined);
+  assert.equal(before.at(69), items[69]);
+  assert.equal(before.toArray().length, 70);
+});

@@ -4,8 +4,9 @@
 //! Nearly every chunk of a long answer has one shape: one choice, index 0, a delta with
 //! `content` and, from reasoning models, `reasoning_content` (DeepSeek, vLLM) or `reasoning`
 //! (Groq, OpenRouter), each a string or `null` (and maybe `role`, or a `null` `refusal`); no
-//! finish, no usage, no error. `Some` exactly when the general path would read the chunk as that
-//! text and reasoning and nothing else; `None` for anything else.
+//! finish, no usage, no error. Mistral's `content` may instead be an array of at most one part,
+//! a text part or a thinking part. `Some` exactly when the general path would read the chunk as
+//! that text and reasoning and nothing else; `None` for anything else.
 
 use std::borrow::Cow;
 
