@@ -69,33 +69,26 @@ struct StreamingCall {
 
 impl DialectDecoder for GeminiDecoder {
     fn decode(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
-        if let Some((plain, [text, id, reason, signature, name, call_id, args])) = scan(frame.data, plain::plain) {
-            // A call's arguments as a value, before anything is read: where serde_json refuses
-            // them (what the scanner accepted), or a call is still streaming, the general path
-            // reads the response.
-            let args = match &args {
-                _ if name.is_some() && self.streaming.is_some() => return self.decode_value(frame.data, out),
-                Some(args) => match serde_json::from_str::<Value>(args) {
-                    Ok(args) => Some(args),
-                    Err(_) => return self.decode_value(frame.data, out),
-                },
+        if let Some((plain, [text, id, reason, signature, call])) = scan(frame.data, plain::plain) {
+            // The call as a value before anything is read: where serde_json refuses what the
+            // scanner accepted, the general path reads the response.
+            let call = match call.as_deref().map(serde_json::from_str::<Value>) {
+                Some(Ok(call)) => Some(call),
+                Some(Err(_)) => return self.decode_value(frame.data, out),
                 None => None,
             };
             // As the general path reads it: the id, the part, its signature, the finish, the usage.
             if self.response_id.is_none() {
                 self.response_id = id.map(String::from);
             }
-            let mut call = None;
+            let mut call_id = None;
             if let Some(text) = text.filter(|t| !t.is_empty()).map(String::from) {
                 out.push(if plain.thought { ProviderEvent::Thinking(text) } else { ProviderEvent::Text(text) });
-            } else if let Some(name) = name {
-                let id = self.call_id(call_id.as_deref());
-                let input = args.unwrap_or_else(|| json!({}));
-                StreamingCall { id: id.clone(), name: name.into(), args: input, continuing: None }.end(out);
-                call = Some(id);
+            } else if let Some(call) = call {
+                call_id = self.function_call(&call, out);
             }
             if let Some(signature) = signature {
-                out.push(thought_signature(Value::String(signature.into()), call));
+                out.push(thought_signature(Value::String(signature.into()), call_id));
             }
             if let Some(reason) = reason {
                 self.finish_with(&reason, out);

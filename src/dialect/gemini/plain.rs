@@ -1,14 +1,15 @@
 //! A plain Gemini response, read with the checking scanner ([`crate::dialect::scan`]).
 //!
 //! Nearly every response of a long answer has one shape: one candidate whose content is one
-//! text part (`thought: true` for thinking), the running `usageMetadata`, the model's version and
-//! the response's id; the last one adds a `finishReason`. A function call comes whole in the same
-//! shape, its part a `functionCall` with a `name`, maybe `args` and an `id`, beside its
-//! `thoughtSignature`. Every response repeats the usage and the id, so a plain forward scan (no
-//! learned layout) reads it. `Some` exactly when the general path would read the response as that
-//! part, that finish reason, that usage and that id and nothing else; `None` for anything else
-//! (a `finishMessage`, a call streamed in pieces, several parts or candidates, an error, a
-//! blocked prompt).
+//! part, the running `usageMetadata`, the model's version and the response's id; the last one
+//! adds a `finishReason`. The part is text (`thought: true` for thinking) or a `functionCall`:
+//! whole, or on Vertex a piece of one streamed in pieces (a name and `willContinue`, a
+//! `partialArgs` piece, or `{}`), each maybe beside a `thoughtSignature`. Every response repeats
+//! the usage and the id, so a plain forward scan (no learned layout) reads it. The call is handed
+//! over as its JSON text, which the decoder reads as the general path reads a part's call. `Some`
+//! exactly when the general path would read the response as that part, that finish reason, that
+//! usage and that id and nothing else; `None` for anything else (a `finishMessage`, several parts
+//! or candidates, an error, a blocked prompt).
 
 use crate::dialect::scan::{Reader, Seen, Taken};
 
@@ -17,11 +18,9 @@ pub(super) const TEXT: usize = 0;
 pub(super) const RESPONSE_ID: usize = 1;
 pub(super) const FINISH_REASON: usize = 2;
 pub(super) const SIGNATURE: usize = 3;
-/// A whole function call's `name`, `id` and `args` (its JSON text).
-pub(super) const CALL_NAME: usize = 4;
-pub(super) const CALL_ID: usize = 5;
-pub(super) const CALL_ARGS: usize = 6;
-const SLOTS: usize = 7;
+/// The part's `functionCall`, as JSON text.
+pub(super) const CALL: usize = 4;
+const SLOTS: usize = 5;
 
 /// The `usageMetadata` counts the general path reads ([`super::usage_of`]).
 pub(super) const COUNTS: [&str; 6] = [
@@ -75,7 +74,7 @@ pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<(Plain, Taken<
         }
         Some(())
     })?;
-    (taken[TEXT].is_some() || taken[CALL_NAME].is_some()).then_some((plain, taken))
+    (taken[TEXT].is_some() || taken[CALL].is_some()).then_some((plain, taken))
 }
 
 /// The one candidate: its content, and maybe its `finishReason` (a string; the general path
@@ -107,8 +106,8 @@ fn candidate<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, SL
     })
 }
 
-/// The one part: `text` and maybe `thought`, or a whole `functionCall`; maybe a
-/// `thoughtSignature`; nothing else.
+/// The one part: `text` and maybe `thought`, or a `functionCall` (any value, as JSON text);
+/// maybe a `thoughtSignature`; nothing else.
 fn part<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, SLOTS>) -> Option<()> {
     let mut seen = Seen::default();
     r.object(|r, key| {
@@ -127,39 +126,14 @@ fn part<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, SLOTS>)
             }
             b"functionCall" => {
                 seen.once(3)?;
-                function_call(r, taken)?;
+                taken[CALL] = Some(r.raw_value(5)?.into());
             }
             _ => return None,
         }
         Some(())
     })?;
     // The general path reads a call only in a part without text.
-    (taken[TEXT].is_none() || taken[CALL_NAME].is_none()).then_some(())
-}
-
-/// A whole call: its `name`, maybe its `args` (any value, as JSON text) and `id`; nothing else
-/// (a call streamed in pieces is the general path's).
-fn function_call<'a>(r: &mut Reader<'a>, taken: &mut Taken<'a, SLOTS>) -> Option<()> {
-    let mut seen = Seen::default();
-    r.object(|r, key| {
-        match key {
-            b"name" => {
-                seen.once(0)?;
-                taken[CALL_NAME] = Some(r.string()?);
-            }
-            b"id" => {
-                seen.once(1)?;
-                taken[CALL_ID] = Some(r.string()?);
-            }
-            b"args" => {
-                seen.once(2)?;
-                taken[CALL_ARGS] = Some(r.raw_value(5)?.into());
-            }
-            _ => return None,
-        }
-        Some(())
-    })?;
-    taken[CALL_NAME].as_ref().map(drop)
+    (taken[TEXT].is_none() || taken[CALL].is_none()).then_some(())
 }
 
 /// `usageMetadata`: the counts by [`COUNTS`], each a plain whole number; other fields skipped.

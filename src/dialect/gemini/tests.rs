@@ -286,9 +286,6 @@ fn the_fast_path_leaves_every_other_response_to_the_general_path() {
         r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":null}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP","finishReason":"STOP"}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"x","functionCall":{"name":"f","args":{}}}]}}]}"#,
-        r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}"#,
-        r#"{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x"}]}}]}}]}"#,
-        r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","id":1}}]}}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"x","thoughtSignature":null}]}}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"x"},{"text":"y"}]}}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"x"}]}},{"content":{"parts":[{"text":"y"}]}}]}"#,
@@ -302,4 +299,31 @@ fn the_fast_path_leaves_every_other_response_to_the_general_path() {
     ] {
         assert!(scan(other, plain::plain).is_none(), "{other}");
     }
+}
+
+/// The Vertex recording's function calls (tests/fixtures/recorded/gemini/vertex-no-args-tool-call.sse):
+/// a whole call with no `args` beside its signature, then a call streamed in pieces (its name, a
+/// string in two pieces, `{}`). Every frame is read by the fast path, into the tool calls its
+/// `.json` lists: `read_theme` with `{}`, `read_screen` with `{"id":"A"}`.
+#[test]
+fn vertex_calls_in_pieces_take_the_fast_path() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/recorded/gemini/vertex-no-args-tool-call.sse");
+    let sse = std::fs::read_to_string(path).expect("the recording");
+    let frames: Vec<&str> = sse.lines().filter_map(|line| line.strip_prefix("data: ")).skip(1).take(5).collect();
+    for frame in &frames {
+        assert!(scan(frame, plain::plain).is_some(), "{frame}");
+    }
+    let events = decode(&frames);
+    let id = |n| format!("_vr4aYiWEJnYodAPkujX0QM-{n}");
+    let ProviderEvent::Attach { key, value } = &events[1] else { panic!("{events:?}") };
+    assert_eq!((key.as_str(), &value["tool_use_id"]), ("thought_signatures", &json!(id(0))));
+    assert!(value["signature"].as_str().is_some_and(|s| s.starts_with("AY89a18a8/Loc2wl")));
+    assert_eq!(
+        [&events[..1], &events[2..]].concat(),
+        [
+            end_call(&id(0), "read_theme", json!({})),
+            ProviderEvent::ToolCallStart { id: id(1), name: "read_screen".into() },
+            end_call(&id(1), "read_screen", json!({ "id": "A" })),
+        ]
+    );
 }
