@@ -162,7 +162,7 @@ fn anthropic_thinking_drops_temperature_and_raises_max_tokens_above_the_budget()
     assert!(body["max_tokens"].as_u64().unwrap() > 4000);
     let no_max = Profile { max_tokens: None, ..profile() };
     assert_eq!(build(Provider::Anthropic, &no_max, &conversation(), &[], false).unwrap()["max_tokens"], 8192);
-    // The largest budget a page can ask for: max_tokens stays above it rather than wrapping to a small number.
+    // The largest budget a page can ask for: max_tokens stays at least the budget rather than wrapping to a small number.
     let most = Profile { thinking: true, thinking_budget: Some(u32::MAX), ..profile() };
     let body = build(Provider::Anthropic, &most, &conversation(), &[], false).unwrap();
     assert_eq!(body["thinking"]["budget_tokens"], u64::from(u32::MAX));

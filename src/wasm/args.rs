@@ -100,10 +100,7 @@ impl<'a> Options<'a> {
             // that many), and then every option is looked up, as for an object that is not plain.
             Some(bits) if bits >= 0.0 && known.len() <= 31 => self.own = Some(bits as u32),
             Some(_) => {}
-            None => {
-                let reason = reason_of(&own).unwrap_or_else(|_| "it threw".into());
-                return Err(type_error(&format!("{}: could not be read ({reason})", self.what)));
-            }
+            None => return Err(unreadable(self.what, &own)),
         }
         Ok(self)
     }
@@ -174,10 +171,7 @@ impl<'a> Options<'a> {
         if !js_sys::Array::is_array(&value) {
             return Err(self.wrong(key, "an array", &value));
         }
-        copy_of_array(&value).map(Some).map_err(|error| {
-            let reason = reason_of(&error).unwrap_or_else(|_| "it threw".into());
-            type_error(&format!("{}: {key}: could not be read ({reason})", self.what))
-        })
+        copy_of_array(&value).map(Some).map_err(|error| unreadable(&format!("{}: {key}", self.what), &error))
     }
 
     pub(crate) fn strings(&self, key: &str) -> Result<Option<Vec<String>>, JsValue> {
@@ -224,10 +218,7 @@ pub(crate) fn string_map(value: &JsValue, what: &str) -> Result<Vec<(String, Str
         return Ok(Vec::new());
     }
     Options::any(value, what)?;
-    let entries = entries_of(value).map_err(|error| {
-        let reason = reason_of(&error).unwrap_or_else(|_| "it threw".into());
-        type_error(&format!("{what}: could not be read ({reason})"))
-    })?;
+    let entries = entries_of(value).map_err(|error| unreadable(what, &error))?;
     let mut pairs = Vec::with_capacity(entries.length() as usize);
     for entry in entries.iter() {
         let entry: js_sys::Array = entry.unchecked_into();
@@ -260,6 +251,16 @@ pub(crate) fn json(value: &JsValue, what: &str) -> Result<Value, JsValue> {
     serde_json::from_str(&text).map_err(|e| type_error(&format!("{what}: {e}")))
 }
 
+/// An exception's message, or "it threw" for a thrown value that is not an `Error`.
+fn reason(error: &JsValue) -> String {
+    reason_of(error).unwrap_or_else(|_| "it threw".into())
+}
+
+/// The `TypeError` for `what`, an object that threw as it was looked at (a Proxy's traps).
+fn unreadable(what: &str, error: &JsValue) -> JsValue {
+    type_error(&format!("{what}: could not be read ({})", reason(error)))
+}
+
 /// What [`bytes`] found in a chunk.
 pub(crate) enum Chunk {
     /// Text or bytes, now in `out`.
@@ -283,7 +284,7 @@ pub(crate) fn bytes(chunk: &JsValue, out: &mut Vec<u8>) -> Chunk {
     let view = match byte_view(chunk) {
         Ok(view) if view.is_undefined() => return Chunk::NotBytes,
         Ok(view) => view.unchecked_into::<Uint8Array>(),
-        Err(error) => return Chunk::Unreadable(reason_of(&error).unwrap_or_else(|_| "it threw".into())),
+        Err(error) => return Chunk::Unreadable(reason(&error)),
     };
     // A view made just now: nothing has run since that could detach its buffer.
     out.resize(view.length() as usize, 0);
