@@ -59,8 +59,9 @@ async function openPage(store, path = "/") {
 }
 
 /**
- * Starts a turn in the page: `window.run` collects its events, the text, each response (bytes of
- * its body, when its first byte came) and, at the end, the last message without its id. The fetch
+ * Starts a turn in the page: `window.run` collects its events, the text, each response (its status
+ * or why the request failed, bytes of its body, when its first byte came) and, at the end, the last
+ * message without its id. The fetch
  * only counts: it hands the session the body's chunks as they are.
  */
 function startRun(page, options, prompt) {
@@ -72,7 +73,13 @@ function startRun(page, options, prompt) {
       const counting = async (url, request) => {
         const record = { method: request.method, url: String(url), sentAt: Date.now(), firstByteAt: null, bytes: 0 };
         run.responses.push(record);
-        const response = await fetch(url, request);
+        let response;
+        try {
+          response = await fetch(url, request);
+        } catch (failed) {
+          record.failed = String(failed);
+          throw failed;
+        }
         record.headersAt = Date.now();
         record.status = response.status;
         record.streamId = response.headers.get("x-stream-id");
@@ -103,6 +110,8 @@ function startRun(page, options, prompt) {
 
 async function finishedRun(page) {
   await page.waitForFunction(() => window.run.done, null, { timeout: 60_000 });
+  // A stop's DELETE is sent without the session waiting for it: the run can end before its answer.
+  await page.waitForFunction(() => window.run.responses.every((r) => r.status !== undefined || r.failed !== undefined));
   return page.evaluate(() => window.run);
 }
 
@@ -185,6 +194,7 @@ for (const [storeName, format] of [["memory", "agent"], ["redis", "anthropic"]])
     const [post, failedGet, del, ...more] = run.responses;
     assert.deepEqual(more, []);
     assert.equal(failedGet.status, undefined, "the attempt found no connection");
+    assert.ok(failedGet.failed, "the attempt failed");
     assert.deepEqual([del.method, del.status], ["DELETE", 204]);
     // The proxy forgot the answer: another resume is a 404.
     const url = `${FORMATS[format].endpoint ?? `/api/chat/${format}`}/streams/${post.streamId}?from=0`;
