@@ -117,7 +117,9 @@ build_pkg() {
   out=$(mktemp -d "$ROOT/.pkg-build.XXXXXX")
   cp -R pkg-template/. "$out/"
   say "building the full module (release), the streaming-only one, the one-protocol ones and the AI SDK one; wasm-opt $(node_modules/.bin/wasm-opt --version | awk '{print $3}')"
-  build_module full "--features talc" "$out"
+  # The AI SDK backend mode is in none but its own module (ai-sdk): the full and streaming entries
+  # load that one on the mode's first use.
+  build_module full "--no-default-features --features talc,provider,dialects" "$out"
   build_module streaming "--no-default-features --features talc,dialects" "$out/streaming"
   # One backend protocol each, without provider mode (pkg-template/README.md lists which reads what).
   build_module agent "--no-default-features --features talc,dialect-agent" "$out/agent"

@@ -61,10 +61,10 @@ function headerObject(headers) {
 const resolved = async (option) => (typeof option === "function" ? option() : option);
 
 /**
- * The AI SDK backend mode's chat over the module's bindings `wasm`; `module.isReady()` says whether
- * they are loaded, `module.load()` loads them.
+ * The AI SDK backend mode's chat over chatstream/ai-sdk's module: `module.isReady()` says whether it
+ * is loaded, `module.load()` loads it, and `module.bindings()` are its bindings once it is.
  */
-export function makeAiSdkChat(wasm, module) {
+export function makeAiSdkChat(module) {
   return class AiSdkChat {
     #core = null; // made once the module has loaded
     #snapshot;
@@ -220,7 +220,7 @@ export function makeAiSdkChat(wasm, module) {
 
     #makeCore() {
       const { id, messages } = this.#snapshot;
-      this.#core = new wasm.AiSdkChat(id, JSON.stringify(messages));
+      this.#core = new (module.bindings().AiSdkChat)(id, JSON.stringify(messages));
       this.#show({ messages: JSON.parse(this.#core.messages()) });
     }
 
@@ -311,7 +311,7 @@ export function makeAiSdkChat(wasm, module) {
       else if (!got.value.ok) {
         const text = await got.value.text().catch(() => "");
         if (signal.aborted) step(core.cancel());
-        else step(core.fail(wasm.httpError(got.value.status, text).code, text || "Failed to fetch the chat response."));
+        else step(core.fail(module.bindings().httpError(got.value.status, text).code, text || "Failed to fetch the chat response."));
       } else if (got.value.body === null) {
         step(core.fail("SERVICE_UNAVAILABLE", "The response body is empty."));
       } else {

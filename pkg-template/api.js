@@ -46,7 +46,7 @@ function ascii(bytes, at, end) {
   return high < 0x80 ? text : "";
 }
 
-/** `AiSdkChat` in the entries whose module has no AI SDK backend mode (the one-dialect ones): says where it is. */
+/** `AiSdkChat` in the entries that do not offer the AI SDK backend mode (the one-dialect ones): says where it is. */
 class NoAiSdkChat {
   constructor() {
     throw new TypeError('This entry of chatstream has no AI SDK backend mode: import from "chatstream/ai-sdk", "chatstream" or "chatstream/streaming"');
@@ -55,9 +55,9 @@ class NoAiSdkChat {
 
 /**
  * The API over `wasm`, the namespace of a wasm-bindgen module (`import * as wasm from "./chatstream.js"`);
- * `makeAiSdkChat` (ai-sdk-chat.js) from the entries whose module has the AI SDK backend mode.
+ * `AiSdkChat` (ai-sdk-on-demand.js) from the entries that offer the AI SDK backend mode.
  */
-export function makeApi(wasm, { makeAiSdkChat } = {}) {
+export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
   const { init, initSync, isReady } = makeLoader(wasm);
   // Before the module is loaded, the generated bindings fail deep inside ("reading
   // 'chatstream_new'"); every export checks first, so the error says what to do instead.
@@ -174,7 +174,6 @@ export function makeApi(wasm, { makeAiSdkChat } = {}) {
     return call(...args);
   };
   const module = { isReady, load: init };
-  const AiSdkChat = makeAiSdkChat && wasm.AiSdkChat ? makeAiSdkChat(wasm, module) : NoAiSdkChat;
   const streamEvents = makeStreamEvents({ ...wasm, ChatStream });
   const streamEventsWhenLoaded = streamEventsAfterLoad(init, streamEvents);
 

@@ -530,7 +530,11 @@ export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembl
 export default function init(input?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>): Promise<void>;
 /** Loads the module synchronously from its bytes or a compiled module. */
 export function initSync(input: { module: BufferSource | WebAssembly.Module } | BufferSource | WebAssembly.Module): void;
-/** Whether the module is loaded (always true in Node). */
+/**
+ * Whether the module is loaded (always true in Node). The entry's module: the AI SDK backend mode
+ * (`AiSdkChat`) loads a module of its own, chatstream/ai-sdk's, on its first use, and its chats wait
+ * for it by themselves.
+ */
 export function isReady(): boolean;
 
 // ---------------------------------------------------------------------------------------------------

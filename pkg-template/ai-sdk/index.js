@@ -3,16 +3,13 @@
 // only that mode: no dialects, no ChatStream, no provider mode. The entry for an app that moves
 // over from useChat. `ChatSession` here takes only `backend: "ai-sdk"`; the other entries have the
 // rest of the package.
-import * as wasm from "./chatstream.js";
-import { makeLoader } from "../init.js";
+import { init, initSync, isReady, wasm } from "./module.js";
 import { makeAiSdkChat } from "../ai-sdk-chat.js";
 import { ONLY_AI_SDK } from "./only.js";
 
-const { init, initSync, isReady } = makeLoader(wasm);
-
 export default init;
 export { initSync, isReady };
-export const AiSdkChat = makeAiSdkChat(wasm, { isReady, load: init });
+export const AiSdkChat = makeAiSdkChat({ isReady, load: init, bindings: () => wasm });
 
 /** `new ChatSession({ backend: "ai-sdk", ... })` makes an AiSdkChat, as in the other entries. */
 export class ChatSession {

@@ -8,6 +8,8 @@
 
 use serde_json::Value;
 
+use crate::json::to_json;
+
 /// `Err` names the first place where `input` breaks `schema`, e.g. `input.city: expected string`.
 pub fn check(schema: &Value, input: &Value) -> Result<(), String> {
     check_at(schema, input, "input")
@@ -27,24 +29,24 @@ fn check_at(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
     }
     if let Some(options) = schema.get("enum").and_then(Value::as_array) {
         if !options.contains(value) {
-            return Err(format!("{path}: must be one of {}", Value::Array(options.clone())));
+            return Err(format!("{path}: must be one of {}", to_json(options)));
         }
     }
     if let Some(n) = value.as_f64() {
         if schema.get("minimum").and_then(Value::as_f64).is_some_and(|min| n < min) {
-            return Err(format!("{path}: below the minimum {}", schema["minimum"]));
+            return Err(format!("{path}: below the minimum {}", to_json(&schema["minimum"])));
         }
         if schema.get("maximum").and_then(Value::as_f64).is_some_and(|max| n > max) {
-            return Err(format!("{path}: above the maximum {}", schema["maximum"]));
+            return Err(format!("{path}: above the maximum {}", to_json(&schema["maximum"])));
         }
     }
     if let Some(s) = value.as_str() {
         let chars = s.chars().count() as u64;
         if schema.get("minLength").and_then(Value::as_u64).is_some_and(|min| chars < min) {
-            return Err(format!("{path}: shorter than {}", schema["minLength"]));
+            return Err(format!("{path}: shorter than {}", to_json(&schema["minLength"])));
         }
         if schema.get("maxLength").and_then(Value::as_u64).is_some_and(|max| chars > max) {
-            return Err(format!("{path}: longer than {}", schema["maxLength"]));
+            return Err(format!("{path}: longer than {}", to_json(&schema["maxLength"])));
         }
     }
     if let Some(object) = value.as_object() {

@@ -38,6 +38,7 @@ use serde_json::{json, Value};
 use super::{text, DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
+use crate::json::to_json;
 
 /// Reads the AI SDK v4 data stream.
 #[derive(Debug, Default)]
@@ -117,7 +118,8 @@ impl DialectDecoder for DataStreamDecoder {
                 out.push(ProviderEvent::End);
             }
             "3" => {
-                let message = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
+                // The crate's JSON writer, not Value's Display: that links serde_json's pretty printer too.
+                let message = value.as_str().map_or_else(|| to_json(&value), str::to_owned);
                 out.push(ProviderEvent::provider_error_from_message(&message));
             }
             "2" => out.extend(items(value).map(ProviderEvent::Data)),

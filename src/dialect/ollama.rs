@@ -23,6 +23,7 @@ use super::scan::{Reader, Seen, Shape, Taken};
 use super::{text, DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
+use crate::json::to_json;
 
 /// Reads Ollama's `/api/chat` NDJSON stream.
 #[derive(Debug, Default)]
@@ -57,7 +58,8 @@ impl OllamaDecoder {
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };
         if let Some(error) = line.get("error").filter(|e| !e.is_null()) {
-            let message = error.as_str().map_or_else(|| error.to_string(), str::to_owned);
+            // The crate's JSON writer, not Value's Display: that links serde_json's pretty printer too.
+            let message = error.as_str().map_or_else(|| to_json(error), str::to_owned);
             // Ollama's errors are sentences ("unauthorized", "model 'x' not found").
             return out.push(ProviderEvent::provider_error_from_message(&message));
         }

@@ -12,6 +12,7 @@
 //! - The first user turn left starts with `[N earlier messages omitted]`, so the model knows.
 
 use super::{Profile, Turn};
+use crate::json::to_json;
 
 /// The context window assumed when the profile gives none.
 pub const DEFAULT_LIMIT: u32 = 128_000;
@@ -23,9 +24,9 @@ pub fn estimate_turn(turn: &Turn) -> usize {
     let bytes = match turn {
         Turn::User { content } => content.len(),
         Turn::Assistant { content, tool_calls } => {
-            content.len() + tool_calls.iter().map(|c| c.name.len() + c.input.to_string().len()).sum::<usize>()
+            content.len() + tool_calls.iter().map(|c| c.name.len() + to_json(&c.input).len()).sum::<usize>()
         }
-        Turn::Tool { results } => results.iter().map(|r| r.name.len() + r.output.to_string().len()).sum(),
+        Turn::Tool { results } => results.iter().map(|r| r.name.len() + to_json(&r.output).len()).sum(),
     };
     bytes.div_ceil(4) + 4
 }

@@ -294,7 +294,8 @@ pub fn build(
 fn output_text(body: &mut Writer, output: &Value) {
     match output {
         Value::String(s) => body.string(s),
-        other => body.string(&other.to_string()),
+        // The crate's JSON writer: Value's Display would link serde_json's pretty printer too.
+        other => body.string(&to_json(other)),
     }
 }
 

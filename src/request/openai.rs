@@ -6,6 +6,7 @@ use super::{
     declaration, message, output_text, reasoning_effort, streaming_body, system_text, Profile, Provider, ToolCall,
     ToolDef, ToolResult, Turn, Writer,
 };
+use crate::json::to_json;
 
 /// Chat Completions (`openai`, and `compat` servers, which take `max_tokens` and know no
 /// `reasoning_effort`).
@@ -25,7 +26,7 @@ pub(super) fn chat_completions(
             body.open(b'{').field("id", &c.id);
             body.field("type", "function");
             body.key("function").open(b'{').field("name", &c.name);
-            body.field("arguments", &c.input.to_string());
+            body.field("arguments", &to_json(&c.input));
             body.close(b'}');
             body.close(b'}');
         },

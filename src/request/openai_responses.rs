@@ -5,6 +5,7 @@ use super::{
     declaration, message, output_text, reasoning_effort, streaming_body, system_text, text_then_calls, Profile,
     ToolDef, Turn, Writer,
 };
+use crate::json::to_json;
 
 /// The Responses API: `input` items; calls and their outputs are items of their own.
 pub(super) fn responses(
@@ -27,7 +28,7 @@ pub(super) fn responses(
                     body.open(b'{').field("type", "function_call");
                     body.field("call_id", &c.id);
                     body.field("name", &c.name);
-                    body.field("arguments", &c.input.to_string());
+                    body.field("arguments", &to_json(&c.input));
                     body.close(b'}');
                 },
             ),

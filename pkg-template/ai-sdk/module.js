@@ -1,0 +1,8 @@
+// chatstream/ai-sdk's WebAssembly module and its loader, one per page: this entry loads it, and
+// chatstream and chatstream/streaming import this file on the AI SDK backend mode's first use
+// (ai-sdk-on-demand.js), so the module is loaded once whichever entries the page uses.
+import * as wasm from "./chatstream.js";
+import { makeLoader } from "../init.js";
+
+export { wasm };
+export const { init, initSync, isReady } = makeLoader(wasm);

@@ -1,0 +1,81 @@
+// The AI SDK backend mode in chatstream and chatstream/streaming as a browser loads it (the default
+// entries, not Node's): their modules are built without it, and the first AiSdkChat (or ChatSession
+// with backend "ai-sdk") loads chatstream/ai-sdk's module, once; a chat made before that waits for
+// it, as a ChatSession waits for the entry's module. Against the AI SDK test backend
+// (tests/ai-sdk/server.js); the answer is what its script says, checked by hand.
+// The tests run in order: a module can be loaded only once per process.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { startBackend } from "../ai-sdk/server.js";
+
+// A browser's fetch of a .wasm (a file: URL here), recorded and told to `fetched`; it waits for
+// `gate`, and fails as a browser's does while `failing` is set. The chat's requests go to the backend as they are.
+const backendFetch = globalThis.fetch;
+const wasmFetches = [];
+let gate = Promise.resolve();
+let failing = false;
+let fetched = () => {};
+globalThis.fetch = async (url, init) => {
+  if (!String(url).startsWith("file:")) return backendFetch(url, init);
+  wasmFetches.push(new URL(url).pathname.replace(/^.*\/pkg\//, ""));
+  fetched();
+  await gate;
+  if (failing) throw new TypeError("Failed to fetch");
+  return new Response(readFileSync(url), { headers: { "content-type": "application/wasm" } });
+};
+
+const full = await import("../../pkg/index.js");
+const streaming = await import("../../pkg/streaming/index.js");
+const backend = await startBackend();
+after(() => backend.close());
+const api = `${backend.url}api/chat`;
+const textOf = (message) => message.parts.filter((p) => p.type === "text").map((p) => p.text).join("");
+
+test("importing the entries loads no module: the AI SDK backend mode's is loaded on its first use only", () => {
+  assert.deepEqual(wasmFetches, []);
+  assert.equal(full.isReady(), false);
+});
+
+test("a module that did not load is the chat's error; its next message loads it again", async () => {
+  failing = true;
+  const chat = new full.AiSdkChat({ api });
+  await new Promise((resolve) => chat.subscribe(resolve)); // the failed load, shown
+  assert.equal(chat.status, "error");
+  assert.match(chat.error.message, /Failed to fetch/);
+  assert.deepEqual(wasmFetches, ["ai-sdk/chatstream_bg.wasm"]);
+  await assert.rejects(chat.sendMessage({ text: "hello" }), /Failed to fetch/);
+  assert.equal(backend.requests.length, 0);
+  assert.deepEqual(wasmFetches, ["ai-sdk/chatstream_bg.wasm", "ai-sdk/chatstream_bg.wasm"], "tried again");
+  wasmFetches.length = 0;
+  failing = false;
+  chat.dispose();
+});
+
+test("a chat made before the mode's module is in shows its messages, and its first message waits for the module", async () => {
+  let open;
+  gate = new Promise((resolve) => (open = resolve));
+  const saved = [{ id: "u1", role: "user", parts: [{ type: "text", text: "earlier" }] }];
+  const chat = new full.ChatSession({ backend: "ai-sdk", api, messages: saved });
+  assert.ok(chat instanceof full.AiSdkChat);
+  assert.deepEqual(chat.getSnapshot(), { id: chat.id, messages: saved, status: "ready", error: undefined });
+  const asked = new Promise((resolve) => (fetched = resolve));
+  const sent = chat.sendMessage({ text: "hello" });
+  await asked;
+  assert.deepEqual(wasmFetches, ["ai-sdk/chatstream_bg.wasm"], "chatstream/ai-sdk's module, not the entry's");
+  assert.equal(backend.requests.length, 0, "nothing sent before the module is in: it builds the request");
+  open();
+  await sent;
+  assert.equal(chat.status, "ready");
+  assert.deepEqual(chat.messages.map((m) => m.role), ["user", "user", "assistant"]);
+  assert.equal(textOf(chat.messages[2]), "Hello! How can I help you today?");
+  assert.equal(full.isReady(), false, "the entry's own module is still not loaded: the mode needs none of it");
+  chat.dispose();
+});
+
+test("once loaded, the module serves every entry's chats at once: a message that is not a UI message is refused as the chat is made", () => {
+  const bad = [{ id: "x", role: "user", parts: [{ type: "nope" }] }];
+  assert.throws(() => new streaming.AiSdkChat({ api, messages: bad }), (e) => e instanceof TypeError && /messages\[0\] \(id "x"\): parts\[0\]: unknown part type "nope"/.test(e.message));
+  assert.throws(() => new full.ChatSession({ backend: "ai-sdk", api, messages: bad }), TypeError);
+  assert.deepEqual(wasmFetches, ["ai-sdk/chatstream_bg.wasm"], "loaded once");
+});
