@@ -87,9 +87,12 @@ fn text_item<'a>(layout: &mut Vec<u32>, texts: &mut String, last: &mut Option<&'
 }
 
 impl Default for HandOver<'_> {
-    /// An empty hand-over, its buffers the last one's (see [`recycle`]).
+    /// An empty hand-over, its buffers the last one's (see [`BUFFERS`]) unless they grew large.
     fn default() -> Self {
-        let (mut texts, mut layout) = SPARE.take();
+        let (mut texts, mut layout) = BUFFERS.take();
+        if texts.capacity() > KEEP_CAPACITY || layout.capacity() > KEEP_CAPACITY / 4 {
+            (texts, layout) = (String::new(), Vec::new());
+        }
         texts.clear();
         layout.clear();
         HandOver { texts, layout, values: Vec::new(), last_text: None, last_id: None, long: Vec::new() }
@@ -101,23 +104,15 @@ impl Default for HandOver<'_> {
 const KEEP_CAPACITY: usize = 64 * 1024;
 
 thread_local! {
-    /// The text and layout buffers of a finished hand-over, for the next. A live read hands
-    /// over one frame's events per push: allocating two buffers for each was a measurable part
-    /// of a push (the allocator was a quarter of a profile of live pushes).
-    static SPARE: Cell<(String, Vec<u32>)> = const { Cell::new((String::new(), Vec::new())) };
-    /// The hand-over [`HandOver::into_memory`] left in the module's memory, read there by the
-    /// package's `ChatStream` (`api.js`) until the next one replaces it.
-    static KEPT: Cell<(String, Vec<u32>)> = const { Cell::new((String::new(), Vec::new())) };
+    /// The text and layout buffers of the last hand-over, for the next. A live read hands over
+    /// one frame's events per push: allocating two buffers for each was a measurable part of a
+    /// push (the allocator was a quarter of a profile of live pushes). The hand-over
+    /// [`HandOver::into_memory`] left in the module's memory is read there by the package's
+    /// `ChatStream` (`api.js`) when its call returns: the next call's hand-over may reuse them.
+    static BUFFERS: Cell<(String, Vec<u32>)> = const { Cell::new((String::new(), Vec::new())) };
     /// Where that hand-over is: its text's address and length in bytes (UTF-8), its layout's
     /// address. JS reads these three words at the address `__handOverParts` gives.
     static RECORD: [Cell<u32>; 3] = const { [Cell::new(0), Cell::new(0), Cell::new(0)] };
-}
-
-/// Keeps a finished hand-over's buffers for the next one, unless they grew large.
-fn recycle(text: String, layout: Vec<u32>) {
-    if text.capacity() <= KEEP_CAPACITY && layout.capacity() <= KEEP_CAPACITY / 4 {
-        SPARE.set((text, layout));
-    }
 }
 
 /// What an item of the layout is (`handOver` below reads the same numbers).
@@ -333,7 +328,7 @@ impl<'a> HandOver<'a> {
     /// are until JS has read them (until the next hand-over).
     pub(crate) fn into_memory(self) -> u32 {
         if self.layout.is_empty() {
-            recycle(self.texts, self.layout);
+            BUFFERS.set((self.texts, self.layout));
             return 0;
         }
         let (text, layout) = self.compose();
@@ -343,7 +338,7 @@ impl<'a> HandOver<'a> {
             record[2].set(layout.as_ptr() as u32);
         });
         let words = layout.len() as u32;
-        KEPT.set((text, layout));
+        BUFFERS.set((text, layout));
         words
     }
 
@@ -352,7 +347,7 @@ impl<'a> HandOver<'a> {
         // Read before this call returns: nothing is kept.
         let to = layout.len() as u32;
         let built = PARTIAL.with(|partial| hand_over(&text, &layout, 0, to, many, partial));
-        recycle(text, layout);
+        BUFFERS.set((text, layout));
         built
     }
 
@@ -360,10 +355,6 @@ impl<'a> HandOver<'a> {
     /// (when strings were set aside); the texts of the text items follow. The strings set aside
     /// stay where they are: the layout ends with each one's address and length.
     fn compose(mut self) -> (String, Vec<u32>) {
-        // The last hand-over left in memory was read when its call returned: let it go before
-        // this one is made.
-        let (old_text, old_layout) = KEPT.take();
-        recycle(old_text, old_layout);
         if self.layout.is_empty() {
             self.layout.extend([0; HEAD]);
         }
