@@ -148,3 +148,21 @@ test("complete: invalid_utf8 after usage when the stream had some; a long answer
   assert.equal(payload.thinking, "t".repeat(1500));
   assert.deepEqual(Object.keys(payload), [...PAYLOAD_KEYS, "invalid_utf8"]);
 });
+
+test("a push of one text or thinking delta, and of one with other events, reads as the frames say", () => {
+  const stream = new ChatStream({ dialect: "agent" });
+  const pushes = [
+    agentFrames({ type: "thinking_delta", text: "think é" }),
+    agentFrames({ type: "text_delta", text: "😀" }),
+    agentFrames({ type: "status", message: "busy" }, { type: "text_delta", text: "x" }),
+    agentFrames({ type: "text_delta", text: "y".repeat(100) }),
+  ].map((frames) => stream.push(frames));
+  assert.deepEqual(pushes, [
+    [{ type: "thinking_delta", text: "think é" }],
+    [{ type: "text_delta", text: "😀" }],
+    [{ type: "status", message: "busy" }, { type: "text_delta", text: "x" }],
+    [{ type: "text_delta", text: "y".repeat(100) }],
+  ]);
+  assert.ok(pushes.flat().every(plain));
+  stream.free();
+});
