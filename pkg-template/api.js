@@ -126,6 +126,11 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
     const end = at + memory[record + 1];
     const text = (end - at <= SHORT && ascii(bytes, at, end)) || decoder.decode(bytes.subarray(at, end));
     const layout = memory[record + 2] / 4;
+    // One text or thinking delta and nothing else, as most live pushes of an answer are (a head of
+    // four zero words, the op, the text's length): built here, without handOver's walk.
+    if (words === 6 && !many && memory[layout + 4] <= 1) {
+      return [{ type: memory[layout + 4] === 0 ? "text_delta" : "thinking_delta", text }];
+    }
     return handOver(text, memory, layout, layout + words, many, partial);
   };
   // The keys of a session's appendText and appendThinking patches: [the text, then the lists].

@@ -96,9 +96,10 @@ impl<'v> JsonOut<'v> {
     /// Strings from this length on are set aside.
     pub const ASIDE_FROM: usize = 1024;
 
-    /// A writer that sets long strings aside, written as `"<mark><n>"`.
-    pub fn setting_aside(mark: String) -> JsonOut<'v> {
-        JsonOut { text: Vec::new(), aside: Some(Aside { mark, strings: Vec::new(), written: 0, within: None }) }
+    /// A writer that sets long strings aside, written as `"<mark><n>"`, after `strings` (set aside
+    /// already: a string equal to one of them is written as its place).
+    pub fn setting_aside(mark: String, strings: Vec<AsideString<'v>>) -> JsonOut<'v> {
+        JsonOut { text: Vec::new(), aside: Some(Aside { mark, strings, written: 0, within: None }) }
     }
 
     /// The text written so far (UTF-8: serde_json's output and ASCII punctuation), and how many

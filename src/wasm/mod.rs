@@ -32,7 +32,7 @@ use js_sys::Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::event::StreamEvent;
+use crate::event::{CompletePayload, Segment, StreamEvent};
 use crate::json::{to_json, AsideString, JsonOut, Shared, ToJson};
 #[cfg(feature = "events")]
 use crate::state::ChatState;
@@ -68,6 +68,10 @@ pub(crate) struct HandOver<'a> {
     last_text: Option<&'a str>,
     /// The last tool input delta's tool call id, likewise.
     last_id: Option<&'a str>,
+    /// The long strings of the items (an answer's text in `complete`), handed over as the strings
+    /// the values set aside are, before theirs: each once, and one JS string with an equal one of
+    /// the values (the session's message that holds the same answer).
+    long: Vec<&'a str>,
 }
 
 /// A text item: its length in the layout and its text in `texts`, or [`SAME_TEXT`] when it is
@@ -83,12 +87,15 @@ fn text_item<'a>(layout: &mut Vec<u32>, texts: &mut String, last: &mut Option<&'
 }
 
 impl Default for HandOver<'_> {
-    /// An empty hand-over, its buffers the last one's (see [`recycle`]).
+    /// An empty hand-over, its buffers the last one's (see [`BUFFERS`]) unless they grew large.
     fn default() -> Self {
-        let (mut texts, mut layout) = SPARE.take();
+        let (mut texts, mut layout) = BUFFERS.take();
+        if texts.capacity() > KEEP_CAPACITY || layout.capacity() > KEEP_CAPACITY / 4 {
+            (texts, layout) = (String::new(), Vec::new());
+        }
         texts.clear();
         layout.clear();
-        HandOver { texts, layout, values: Vec::new(), last_text: None, last_id: None }
+        HandOver { texts, layout, values: Vec::new(), last_text: None, last_id: None, long: Vec::new() }
     }
 }
 
@@ -97,23 +104,15 @@ impl Default for HandOver<'_> {
 const KEEP_CAPACITY: usize = 64 * 1024;
 
 thread_local! {
-    /// The text and layout buffers of a finished hand-over, for the next. A live read hands
-    /// over one frame's events per push: allocating two buffers for each was a measurable part
-    /// of a push (the allocator was a quarter of a profile of live pushes).
-    static SPARE: Cell<(String, Vec<u32>)> = const { Cell::new((String::new(), Vec::new())) };
-    /// The hand-over [`HandOver::into_memory`] left in the module's memory, read there by the
-    /// package's `ChatStream` (`api.js`) until the next one replaces it.
-    static KEPT: Cell<(String, Vec<u32>)> = const { Cell::new((String::new(), Vec::new())) };
+    /// The text and layout buffers of the last hand-over, for the next. A live read hands over
+    /// one frame's events per push: allocating two buffers for each was a measurable part of a
+    /// push (the allocator was a quarter of a profile of live pushes). The hand-over
+    /// [`HandOver::into_memory`] left in the module's memory is read there by the package's
+    /// `ChatStream` (`api.js`) when its call returns: the next call's hand-over may reuse them.
+    static BUFFERS: Cell<(String, Vec<u32>)> = const { Cell::new((String::new(), Vec::new())) };
     /// Where that hand-over is: its text's address and length in bytes (UTF-8), its layout's
     /// address. JS reads these three words at the address `__handOverParts` gives.
     static RECORD: [Cell<u32>; 3] = const { [Cell::new(0), Cell::new(0), Cell::new(0)] };
-}
-
-/// Keeps a finished hand-over's buffers for the next one, unless they grew large.
-fn recycle(text: String, layout: Vec<u32>) {
-    if text.capacity() <= KEEP_CAPACITY && layout.capacity() <= KEEP_CAPACITY / 4 {
-        SPARE.set((text, layout));
-    }
 }
 
 /// What an item of the layout is (`handOver` below reads the same numbers).
@@ -131,10 +130,17 @@ pub(crate) enum Op {
     EndList = 5,
     /// A session's `{ op: "appendThinking", text }` (a text item, as `AppendText`).
     AppendThinking = 6,
+    /// A `complete` event, field by field (see [`HandOver::complete`]).
+    Complete = 7,
 }
 
 /// A text item's length that stands for "the same text as the last text item".
 const SAME_TEXT: u32 = u32::MAX;
+/// A text item's length that stands for `null` (in `complete` only).
+const NULL_TEXT: u32 = u32::MAX - 1;
+/// A text item's length that stands for a long string (in `complete` only): the next word is its
+/// place among the strings set aside.
+const LONG_TEXT: u32 = u32::MAX - 2;
 
 /// The layout's head: the lengths of the JSON text of the values and of the mark, how many
 /// strings were set aside and how many keys of [`HANDED`] JS lets go. The layout ends with the
@@ -157,7 +163,113 @@ impl<'a> HandOver<'a> {
                 let (key, end) = partial_input::handed(arguments, delta);
                 self.layout.extend([key, end]);
             }
+            StreamEvent::Complete { payload } => self.complete(payload),
             _ => self.push_value(Op::Value, event),
+        }
+    }
+
+    /// `{ type: "complete", payload }`, built by JS field by field rather than parsed from JSON:
+    /// it was a fifth of a stream made and finished. Its strings are text items (long ones set
+    /// aside), its numbers words, and only the JSON values it holds (tools' inputs and outputs,
+    /// payloads, the backend's extra fields) cross as values. The JS side (`completePayload`)
+    /// reads the items in this order and writes the keys in the order of [`CompletePayload`]'s
+    /// declaration, as its JSON text has them.
+    fn complete(&mut self, payload: &'a CompletePayload) {
+        self.push_op(Op::Complete);
+        self.string(Some(payload.message.as_str()));
+        self.string(Some(payload.text.as_str()));
+        self.string(payload.thinking.as_deref());
+        self.layout.push(payload.segments.len() as u32);
+        for segment in &payload.segments {
+            match segment {
+                Segment::Text { text } => {
+                    self.layout.push(0);
+                    self.string(Some(text.as_str()));
+                }
+                Segment::Tool { index, tool_use_id, tool, input, output, is_error } => {
+                    self.layout.extend([1, *index]);
+                    self.string(tool_use_id.as_deref());
+                    self.string(tool.as_deref());
+                    self.shared(input);
+                    self.shared(output);
+                    self.layout.push(u32::from(*is_error));
+                }
+            }
+        }
+        self.layout.push(payload.tool_history.len() as u32);
+        for record in &payload.tool_history {
+            self.string(Some(record.tool_name.as_str()));
+            self.string(Some(record.tool_use_id.as_str()));
+            self.shared(&record.input);
+            self.shared(&record.output);
+            self.layout.push(u32::from(record.is_error));
+        }
+        for value in [&payload.suggested_values, &payload.suggested_actions, &payload.custom_payload] {
+            self.json(value.as_ref());
+        }
+        self.string(payload.finish_reason.as_ref().map(|reason| reason.as_str()));
+        match &payload.usage {
+            Some(usage) => {
+                self.layout.push(1);
+                let counts = [usage.input_tokens, usage.output_tokens, usage.reasoning_tokens];
+                for count in counts.into_iter().chain([usage.cached_input_tokens, usage.total_tokens]) {
+                    self.number(count);
+                }
+            }
+            None => self.layout.push(0),
+        }
+        self.number((payload.invalid_utf8 != 0).then_some(payload.invalid_utf8));
+        self.layout.push(payload.extra.len() as u32);
+        for (key, value) in &payload.extra {
+            self.string(Some(key.as_str()));
+            self.json(Some(value));
+        }
+    }
+
+    /// A string of `complete`, or `null`: a text item, or the place of a long one among the
+    /// strings set aside.
+    fn string(&mut self, text: Option<&'a str>) {
+        match text {
+            None => self.layout.push(NULL_TEXT),
+            Some(text) if text.len() >= JsonOut::ASIDE_FROM => {
+                let at = self.long.iter().position(|long| *long == text).unwrap_or_else(|| {
+                    self.long.push(text);
+                    self.long.len() - 1
+                });
+                self.layout.extend([LONG_TEXT, at as u32]);
+            }
+            Some(text) => text_item(&mut self.layout, &mut self.texts, &mut self.last_text, text),
+        }
+    }
+
+    /// A JSON value of `complete`: 0 for `null`, else 1 and the value among the values.
+    fn json(&mut self, value: Option<&'a serde_json::Value>) {
+        match value {
+            Some(value) if !value.is_null() => {
+                self.layout.push(1);
+                self.values.push(value);
+            }
+            _ => self.layout.push(0),
+        }
+    }
+
+    /// A shared JSON value of `complete` (a tool's input or output), as [`HandOver::json`]: its
+    /// long strings are kept by JS as those of shared values are (see [`Handed`]).
+    fn shared(&mut self, value: &'a Shared) {
+        if value.is_null() {
+            self.layout.push(0);
+        } else {
+            self.layout.push(1);
+            self.values.push(value);
+        }
+    }
+
+    /// A count of `complete`: 0 for `null`, else 1 and the count's low and high 32 bits (JS adds
+    /// them up as its `JSON.parse` reads the number: rounded once, to the nearest double).
+    fn number(&mut self, count: Option<u64>) {
+        match count {
+            Some(count) => self.layout.extend([1, count as u32, (count >> 32) as u32]),
+            None => self.layout.push(0),
         }
     }
 
@@ -216,7 +328,7 @@ impl<'a> HandOver<'a> {
     /// are until JS has read them (until the next hand-over).
     pub(crate) fn into_memory(self) -> u32 {
         if self.layout.is_empty() {
-            recycle(self.texts, self.layout);
+            BUFFERS.set((self.texts, self.layout));
             return 0;
         }
         let (text, layout) = self.compose();
@@ -226,7 +338,7 @@ impl<'a> HandOver<'a> {
             record[2].set(layout.as_ptr() as u32);
         });
         let words = layout.len() as u32;
-        KEPT.set((text, layout));
+        BUFFERS.set((text, layout));
         words
     }
 
@@ -235,7 +347,7 @@ impl<'a> HandOver<'a> {
         // Read before this call returns: nothing is kept.
         let to = layout.len() as u32;
         let built = PARTIAL.with(|partial| hand_over(&text, &layout, 0, to, many, partial));
-        recycle(text, layout);
+        BUFFERS.set((text, layout));
         built
     }
 
@@ -243,18 +355,15 @@ impl<'a> HandOver<'a> {
     /// (when strings were set aside); the texts of the text items follow. The strings set aside
     /// stay where they are: the layout ends with each one's address and length.
     fn compose(mut self) -> (String, Vec<u32>) {
-        // The last hand-over left in memory was read when its call returned: let it go before
-        // this one is made.
-        let (old_text, old_layout) = KEPT.take();
-        recycle(old_text, old_layout);
         if self.layout.is_empty() {
             self.layout.extend([0; HEAD]);
         }
-        if self.values.is_empty() {
+        if self.values.is_empty() && self.long.is_empty() {
             return (self.texts, self.layout);
         }
-        let (mut text, aside) = ASIDE_MARK.with(|mark| values_json(&self.values, mark));
-        let mark = if aside.is_empty() { String::new() } else { ASIDE_MARK.with(Clone::clone) };
+        let long = self.long.iter().map(|&text| AsideString { text, within: None }).collect();
+        let (mut text, aside, marked) = ASIDE_MARK.with(|mark| values_json(&self.values, long, mark));
+        let mark = if marked { ASIDE_MARK.with(Clone::clone) } else { String::new() };
         let mark = mark.as_str();
         let let_go = HANDED.with_borrow_mut(|handed| {
             let let_go = handed.sweep();
@@ -300,25 +409,29 @@ pub fn hand_over_parts() -> js_sys::Array {
     parts
 }
 
-/// The JSON text of `values` as one array (empty for none), and the strings set aside from it
-/// (the values' own).
-fn values_json<'v>(values: &'v [&dyn ToJson], mark: &str) -> (String, Vec<AsideString<'v>>) {
+/// The JSON text of `values` as one array (empty for none), the strings set aside (`long`, the
+/// items' own, then the values' own), and whether the text names any of them by the mark.
+fn values_json<'v>(
+    values: &'v [&dyn ToJson],
+    long: Vec<AsideString<'v>>,
+    mark: &str,
+) -> (String, Vec<AsideString<'v>>, bool) {
     if values.is_empty() {
-        return (String::new(), Vec::new());
+        return (String::new(), long, false);
     }
-    let mut out = JsonOut::setting_aside(mark.to_owned());
+    let mut out = JsonOut::setting_aside(mark.to_owned(), long.clone());
     values.write_json(&mut out);
     let (text, set_aside) = out.take_text_counted();
     // With nothing set aside, JS parses the text as it is: a mark in it means nothing.
     if set_aside == 0 {
-        return (text, Vec::new());
+        return (text, long, false);
     }
     if text.matches(mark).count() == set_aside {
-        return (text, out.aside().to_vec());
+        return (text, out.aside().to_vec(), true);
     }
     // A string of the values themselves holds the mark (it is random: never by design). Then
-    // nothing is set aside.
-    (to_json(values), Vec::new())
+    // nothing of theirs is set aside.
+    (to_json(values), long, false)
 }
 
 /// The strings set aside that lie in a shared value (a tool's input or output) and that JS keeps
@@ -407,6 +520,8 @@ thread_local! {
 
 #[wasm_bindgen(inline_js = r#"
 const SAME_TEXT = 4294967295;
+const NULL_TEXT = 4294967294;
+const LONG_TEXT = 4294967293;
 // A string set aside may begin with U+FEFF: it is kept.
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 // The strings of shared values (tools' inputs and outputs) already handed over, by their key in
@@ -441,7 +556,7 @@ export function handOver(text, layout, from, to, many, partial) {
     }
   }
   let values;
-  if (aside.length > 0) {
+  if (mark !== "") {
     values = JSON.parse(json, (key, value) =>
       typeof value === "string" && value.startsWith(mark) ? aside[value.slice(mark.length)] : value);
   } else if (json !== "") {
@@ -462,6 +577,10 @@ export function handOver(text, layout, from, to, many, partial) {
       else list.push({ type: op === 0 ? "text_delta" : "thinking_delta", text: last });
     } else if (op === 3) {
       list.push(values[v++]);
+    } else if (op === 7) {
+      const read = { text, at, layout, i, aside, values, v, last };
+      list.push({ type: "complete", payload: completePayload(read) });
+      ({ at, i, v, last } = read);
     } else if (op === 4) {
       const n = layout[i++];
       if (n !== SAME_TEXT) id = cut(n);
@@ -478,6 +597,70 @@ export function handOver(text, layout, from, to, many, partial) {
   if (!many) return list;
   lists.push(list);
   return lists;
+}
+// `complete`'s payload (HandOver::complete in mod.rs), read from `read`: the hand-over's text, its
+// place in it, the layout, the place in it, the strings set aside, the values, the next one and the
+// last text item. Its keys in the order of its JSON text: the contract's, then the backend's own.
+function completePayload(read) {
+  const message = string(read);
+  const text = string(read);
+  const thinking = string(read);
+  const segments = [];
+  for (let n = read.layout[read.i++]; n > 0; n--) {
+    if (read.layout[read.i++] === 0) {
+      segments.push({ type: "text", text: string(read) });
+      continue;
+    }
+    const index = read.layout[read.i++];
+    const tool_use_id = string(read);
+    const tool = string(read);
+    const input = value(read);
+    const output = value(read);
+    segments.push({ type: "tool", index, tool_use_id, tool, input, output, is_error: read.layout[read.i++] === 1 });
+  }
+  const tool_history = [];
+  for (let n = read.layout[read.i++]; n > 0; n--) {
+    const tool_name = string(read);
+    const tool_use_id = string(read);
+    const input = value(read);
+    const output = value(read);
+    tool_history.push({ tool_name, tool_use_id, input, output, is_error: read.layout[read.i++] === 1 });
+  }
+  const suggested_values = value(read);
+  const suggested_actions = value(read);
+  const custom_payload = value(read);
+  const finish_reason = string(read);
+  let usage = null;
+  if (read.layout[read.i++] === 1) {
+    const input_tokens = count(read);
+    const output_tokens = count(read);
+    const reasoning_tokens = count(read);
+    const cached_input_tokens = count(read);
+    usage = { input_tokens, output_tokens, reasoning_tokens, cached_input_tokens, total_tokens: count(read) };
+  }
+  const payload = { message, text, thinking, segments, tool_history, suggested_values, suggested_actions, custom_payload, finish_reason, usage };
+  const invalid = count(read);
+  if (invalid !== null) payload.invalid_utf8 = invalid;
+  for (let n = read.layout[read.i++]; n > 0; n--) {
+    // Defined, not assigned, as JSON.parse does: a key "__proto__" is a property like any other.
+    const key = string(read);
+    Object.defineProperty(payload, key, { value: value(read), writable: true, enumerable: true, configurable: true });
+  }
+  return payload;
+}
+function string(read) {
+  const n = read.layout[read.i++];
+  if (n === SAME_TEXT) return read.last;
+  if (n === NULL_TEXT) return null;
+  if (n === LONG_TEXT) return read.aside[read.layout[read.i++]];
+  return (read.last = read.text.slice(read.at, (read.at += n)));
+}
+function value(read) {
+  return read.layout[read.i++] === 0 ? null : read.values[read.v++];
+}
+// Low 32 bits, then high: added once, rounded as JSON.parse rounds a number.
+function count(read) {
+  return read.layout[read.i++] === 0 ? null : read.layout[read.i++] + read.layout[read.i++] * 4294967296;
 }
 // The arguments the module holds for `tool_input_delta` events, by key: every event of a key
 // holds one object of it, and the module lets the arguments go once no such object is left.

@@ -78,3 +78,91 @@ test("interleaved tool calls: each delta names its own call, and partial_input f
   assert.ok(!("b" in (deltas[0].partial_input ?? {})) && !("a" in (deltas[1].partial_input ?? {})));
   stream.free();
 });
+
+// `complete` crosses field by field, not as JSON (src/wasm/mod.rs, `HandOver::complete`): its
+// objects must be what JSON.parse of the contract's JSON text makes (docs/events.md).
+const agentFrames = (...events) => events.map((e) => `data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`).join("");
+const readAll = (body, dialect = "agent") => {
+  const stream = new ChatStream({ dialect });
+  const events = [...stream.push(body), ...stream.finish()];
+  stream.free();
+  return events;
+};
+const PAYLOAD_KEYS = ["message", "text", "thinking", "segments", "tool_history", "suggested_values", "suggested_actions", "custom_payload", "finish_reason", "usage"];
+const plain = (value) => Object.getPrototypeOf(value) === Object.prototype && Object.isExtensible(value);
+
+test("complete: the contract's keys in its order, plain objects, the backend's extra keys after them as JSON.parse makes them", () => {
+  const body = agentFrames(
+    { type: "thinking_delta", text: "plan" },
+    { type: "text_delta", text: "Before [[tool:0]] after" },
+    { type: "tool_start", tool: "search", tool_use_id: "t1", input: { q: "p53" } },
+    { type: "tool_complete", tool: "search", tool_use_id: "t1", output: { hits: 2 }, is_error: false },
+    // Written by hand: a "__proto__" key and a count past 2^53 that JSON.stringify would not write.
+    '{"type":"complete","payload":{"conversation_id":"c1","__proto__":{"polluted":true},"7":"seven","usage":{"input_tokens":18446744073709551615,"output_tokens":9007199254740993},"finish_reason":"stop"}}',
+  );
+  const event = complete(readAll(body));
+  assert.deepEqual(Object.keys(event), ["type", "payload"]);
+  const { payload } = event;
+  assert.ok(plain(event) && plain(payload));
+  const keys = Reflect.ownKeys(payload);
+  // An integer key comes first in any JS object; the contract's keys follow in its order, then the extra ones.
+  assert.deepEqual(keys.slice(0, 1 + PAYLOAD_KEYS.length), ["7", ...PAYLOAD_KEYS]);
+  assert.deepEqual(keys.slice(1 + PAYLOAD_KEYS.length).sort(), ["__proto__", "conversation_id"]);
+  assert.equal(payload.conversation_id, "c1");
+  assert.equal(payload[7], "seven");
+  assert.deepEqual(Object.getOwnPropertyDescriptor(payload, "__proto__"), { value: { polluted: true }, writable: true, enumerable: true, configurable: true });
+  assert.equal(payload.polluted, undefined);
+  assert.equal(payload.thinking, "plan");
+  assert.equal(payload.message, "Before [[tool:0]] after");
+  assert.equal(payload.text, "Before  after");
+  assert.deepEqual(payload.segments.map((s) => s.type), ["text", "tool", "text"]);
+  assert.ok(payload.segments.every((s) => s.type === "tool" || Object.keys(s).join() === "type,text"));
+  assert.ok(Array.isArray(payload.segments) && Object.getPrototypeOf(payload.segments) === Array.prototype);
+  const tool = payload.segments.find((s) => s.type === "tool");
+  assert.deepEqual(Object.keys(tool), ["type", "index", "tool_use_id", "tool", "input", "output", "is_error"]);
+  assert.deepEqual(tool, { type: "tool", index: 0, tool_use_id: "t1", tool: "search", input: { q: "p53" }, output: { hits: 2 }, is_error: false });
+  assert.equal(payload.tool_history.length, 1);
+  assert.deepEqual(Object.keys(payload.tool_history[0]), ["tool_name", "tool_use_id", "input", "output", "is_error"]);
+  assert.deepEqual(payload.tool_history[0], { tool_name: "search", tool_use_id: "t1", input: { q: "p53" }, output: { hits: 2 }, is_error: false });
+  assert.ok([payload.segments, ...payload.segments, payload.tool_history[0], payload.usage].every((o) => Object.isExtensible(o)));
+  assert.deepEqual(Object.keys(payload.usage), ["input_tokens", "output_tokens", "reasoning_tokens", "cached_input_tokens", "total_tokens"]);
+  // Rounded to the nearest double, as JSON.parse reads the numbers.
+  assert.equal(payload.usage.input_tokens, JSON.parse("18446744073709551615"));
+  assert.equal(payload.usage.output_tokens, JSON.parse("9007199254740993"));
+  assert.equal(payload.finish_reason, "stop");
+  assert.equal(payload.suggested_values, null);
+  assert.equal(payload.custom_payload, null);
+  assert.ok(!("invalid_utf8" in payload));
+});
+
+test("complete: invalid_utf8 after usage when the stream had some; a long answer with thinking reads whole in every field", () => {
+  const answer = "é".repeat(700) + "😀" + "x".repeat(2000);
+  const frames = agentFrames({ type: "text_delta", text: "bad " }, { type: "thinking_delta", text: "t".repeat(1500) }, { type: "text_delta", text: answer });
+  const bytes = Buffer.concat([Buffer.from('data: {"type":"text_delta","text":"\xff\xfe"}\n\n', "latin1"), Buffer.from(frames)]);
+  const { payload } = complete(readAll(bytes));
+  // Each invalid byte is one invalid sequence, replaced by U+FFFD (as TextDecoder does).
+  assert.equal(payload.invalid_utf8, 2);
+  assert.equal(payload.text, "\u{FFFD}\u{FFFD}bad " + answer);
+  assert.equal(payload.message, payload.text);
+  assert.deepEqual(payload.segments, [{ type: "text", text: payload.text }]);
+  assert.equal(payload.thinking, "t".repeat(1500));
+  assert.deepEqual(Object.keys(payload), [...PAYLOAD_KEYS, "invalid_utf8"]);
+});
+
+test("a push of one text or thinking delta, and of one with other events, reads as the frames say", () => {
+  const stream = new ChatStream({ dialect: "agent" });
+  const pushes = [
+    agentFrames({ type: "thinking_delta", text: "think é" }),
+    agentFrames({ type: "text_delta", text: "😀" }),
+    agentFrames({ type: "status", message: "busy" }, { type: "text_delta", text: "x" }),
+    agentFrames({ type: "text_delta", text: "y".repeat(100) }),
+  ].map((frames) => stream.push(frames));
+  assert.deepEqual(pushes, [
+    [{ type: "thinking_delta", text: "think é" }],
+    [{ type: "text_delta", text: "😀" }],
+    [{ type: "status", message: "busy" }, { type: "text_delta", text: "x" }],
+    [{ type: "text_delta", text: "y".repeat(100) }],
+  ]);
+  assert.ok(pushes.flat().every(plain));
+  stream.free();
+});
