@@ -582,6 +582,17 @@ export function makeChatSession(wasm, module) {
             for (let i = 1; i < keys.length; i++) appendToLast(next, before, keys[i], p.text);
             break;
           }
+          case "startThinking":
+          case "startTextPart": {
+            // appendThinking's or appendText's keys, the last of them the list that gets the new part.
+            const thinking = p.op === "startThinking";
+            const keys = (appendKeys ??= module.memory.appendKeys())[thinking ? "appendThinking" : "appendText"];
+            const last = keys.length - 1;
+            next[keys[0]] += p.text;
+            for (let i = 1; i < last; i++) appendToLast(next, before, keys[i], p.text);
+            ownList(next, before, keys[last]).push({ type: thinking ? "reasoning" : "text", text: p.text });
+            break;
+          }
           case "pushInto": {
             const object = { ...next[p.key] }; // then set, as in appendToLast
             object[p.list] = [...object[p.list], p.value];

@@ -131,6 +131,10 @@ pub(crate) enum Op {
     EndList = 5,
     /// A session's `{ op: "appendThinking", text }` (a text item, as `AppendText`).
     AppendThinking = 6,
+    /// A session's `{ op: "startThinking", text }` (a text item, as `AppendText`).
+    StartThinking = 7,
+    /// A session's `{ op: "startTextPart", text }` (a text item, as `AppendText`).
+    StartTextPart = 8,
 }
 
 /// A text item's length that stands for "the same text as the last text item".
@@ -407,6 +411,8 @@ thread_local! {
 
 #[wasm_bindgen(inline_js = r#"
 const SAME_TEXT = 4294967295;
+// The session's patches that cross as a text item, by their op from 6 on.
+const TEXT_PATCHES = ["appendThinking", "startThinking", "startTextPart"];
 // A string set aside may begin with U+FEFF: it is kept.
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 // The strings of shared values (tools' inputs and outputs) already handed over, by their key in
@@ -454,11 +460,11 @@ export function handOver(text, layout, from, to, many, partial) {
   let id = "";
   while (i < end) {
     const op = layout[i++];
-    if (op <= 2 || op === 6) {
+    if (op <= 2 || op >= 6) {
       const n = layout[i++];
       if (n !== SAME_TEXT) last = cut(n);
       if (op === 2) list.push({ op: "appendText", text: last });
-      else if (op === 6) list.push({ op: "appendThinking", text: last });
+      else if (op >= 6) list.push({ op: TEXT_PATCHES[op - 6], text: last });
       else list.push({ type: op === 0 ? "text_delta" : "thinking_delta", text: last });
     } else if (op === 3) {
       list.push(values[v++]);
