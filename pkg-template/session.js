@@ -582,6 +582,17 @@ export function makeChatSession(wasm, module) {
             for (let i = 1; i < keys.length; i++) appendToLast(next, before, keys[i], p.text);
             break;
           }
+          case "startThinking":
+          case "startTextPart": {
+            // appendThinking's or appendText's keys, the last of them the list that gets the new part.
+            const thinking = p.op === "startThinking";
+            const keys = (appendKeys ??= module.memory.appendKeys())[thinking ? "appendThinking" : "appendText"];
+            const last = keys.length - 1;
+            next[keys[0]] += p.text;
+            for (let i = 1; i < last; i++) appendToLast(next, before, keys[i], p.text);
+            ownList(next, before, keys[last]).push({ type: thinking ? "reasoning" : "text", text: p.text });
+            break;
+          }
           case "pushInto": {
             const object = { ...next[p.key] }; // then set, as in appendToLast
             object[p.list] = [...object[p.list], p.value];
@@ -704,16 +715,42 @@ export class SharedList {
   }
 }
 
-/** The snapshot of `fields`, frozen: itself, or with a getter in place of each `SharedList`. */
+/**
+ * The snapshot of `fields`, frozen: itself, or with a getter in place of each `SharedList`. The
+ * lists are kept on the snapshot under a symbol (not enumerable: its keys, spread and JSON stay
+ * the fields'), and each key's getter is one function for every snapshot: a getter made for each
+ * snapshot gave each one a shape of its own, in the engine's slow dictionary mode, and defining it
+ * and freezing the snapshot were a tenth of a live read of an answer with thousands of parts.
+ */
 function snapshotOf(fields) {
-  let snapshot = fields;
+  let lists = null;
+  for (const key in fields) if (fields[key] instanceof SharedList) (lists ??= {})[key] = fields[key];
+  if (lists === null) return Object.freeze(fields);
+  const snapshot = {};
   for (const key in fields) {
-    const list = fields[key];
-    if (!(list instanceof SharedList)) continue;
-    if (snapshot === fields) snapshot = { ...fields };
-    Object.defineProperty(snapshot, key, { get: () => list.toArray(), enumerable: true });
+    if (key in lists) Object.defineProperty(snapshot, key, sharedListGetter(key));
+    else snapshot[key] = fields[key];
   }
+  Object.defineProperty(snapshot, LISTS, { value: lists });
   return Object.freeze(snapshot);
+}
+
+const LISTS = Symbol("shared lists");
+const getters = new Map(); // key → the property descriptor of every snapshot's getter of that list
+
+/** Reads the list through `this` (the snapshot, or a proxy of it or an object inheriting from it). */
+function sharedListGetter(key) {
+  let getter = getters.get(key);
+  if (getter === undefined) {
+    getter = {
+      get() {
+        return this[LISTS][key].toArray();
+      },
+      enumerable: true,
+    };
+    getters.set(key, getter);
+  }
+  return getter;
 }
 
 const itemAt = (list, index) => (list instanceof SharedList ? list.at(index) : list[index]);

@@ -30,6 +30,17 @@ fn apply_patches(snapshot: &mut Value, patches: &[Patch]) {
                 snapshot["thinkingText"] = json!(joined);
                 append_to_last(&mut snapshot["streamingParts"], text);
             }
+            Patch::StartThinking { text } => {
+                let joined = format!("{}{}", snapshot["thinkingText"].as_str().unwrap(), text);
+                snapshot["thinkingText"] = json!(joined);
+                snapshot["streamingParts"].as_array_mut().unwrap().push(json!({ "type": "reasoning", "text": text }));
+            }
+            Patch::StartTextPart { text } => {
+                let joined = format!("{}{}", snapshot["streamingText"].as_str().unwrap(), text);
+                snapshot["streamingText"] = json!(joined);
+                append_to_last(&mut snapshot["streamingSegments"], text);
+                snapshot["streamingParts"].as_array_mut().unwrap().push(json!({ "type": "text", "text": text }));
+            }
             Patch::PushInto { key, list, value } => {
                 snapshot[*key][*list].as_array_mut().unwrap().push(value.to_value())
             }
@@ -812,4 +823,49 @@ fn a_finished_answer_whose_complete_says_otherwise_than_what_streamed_keeps_what
     assert_eq!(answer.segments, [Segment::Text { text: "Final answer".into() }]);
     assert_eq!(serde_json::to_value(&answer.parts).unwrap(), json!([{ "type": "text", "text": "Final answer" }]));
     assert_eq!(m.state().streaming_text, "");
+}
+
+#[test]
+fn an_answer_going_back_and_forth_between_thinking_and_text_starts_a_part_at_each_turn_in_one_patch() {
+    let mut m = Mirror::new();
+    m.begin("2+2?");
+    let mut patches_of = |event: StreamEvent| {
+        let patches = m.machine.apply(&event);
+        m.check(&patches);
+        patches
+    };
+    let first = patches_of(StreamEvent::ThinkingDelta { text: "Basic ".into() });
+    assert!(matches!(&first[0], Patch::StartThinking { text } if text == "Basic "));
+    patches_of(StreamEvent::ThinkingDelta { text: "arithmetic.".into() });
+    patches_of(StreamEvent::TextDelta { text: "2 + 2".into() });
+    // Each later turn of the answer is one patch: a new part (the text segment goes on).
+    assert_eq!(
+        patches_of(StreamEvent::ThinkingDelta { text: "Check.".into() }),
+        [Patch::StartThinking { text: "Check.".into() }]
+    );
+    assert_eq!(
+        patches_of(StreamEvent::TextDelta { text: " = 4".into() }).len(),
+        3,
+        "leading whitespace: a part drops it"
+    );
+    patches_of(StreamEvent::ThinkingDelta { text: "Sure.".into() });
+    assert_eq!(patches_of(StreamEvent::TextDelta { text: "!".into() }), [Patch::StartTextPart { text: "!".into() }]);
+    let state = m.state();
+    assert_eq!(state.streaming_text, "2 + 2 = 4!");
+    assert_eq!(state.thinking_text, "Basic arithmetic.Check.Sure.");
+    assert_eq!(
+        serde_json::to_value(&state.streaming_parts).unwrap(),
+        json!([
+            {"type": "reasoning", "text": "Basic arithmetic."},
+            {"type": "text", "text": "2 + 2"},
+            {"type": "reasoning", "text": "Check."},
+            {"type": "text", "text": "= 4"},
+            {"type": "reasoning", "text": "Sure."},
+            {"type": "text", "text": "!"},
+        ])
+    );
+    assert_eq!(
+        serde_json::to_value(&state.streaming_segments).unwrap(),
+        json!([{"type": "text", "text": "2 + 2 = 4!"}])
+    );
 }

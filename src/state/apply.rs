@@ -33,10 +33,8 @@ impl StateMachine {
                 if self.open.reasoning.is_some() {
                     patches.push(Patch::AppendThinking { text: text.clone() });
                 } else {
-                    patches.push(Patch::Append { key: KEY.thinking_text, text: text.clone() });
+                    patches.push(Patch::StartThinking { text: text.clone() });
                     self.close_part_run();
-                    let value = PatchValue::Part(MessagePart::Reasoning { text: text.clone() });
-                    patches.push(Patch::Push { key: KEY.streaming_parts, value });
                     self.state.streaming_parts.push(MessagePart::Reasoning { text: String::new() });
                     self.open.reasoning = Some(from);
                 }
@@ -174,6 +172,14 @@ impl StateMachine {
         let part_continues = self.open.part.is_some();
         if segment_continues && part_continues {
             patches.push(Patch::AppendText { text: text.to_owned() });
+            return;
+        }
+        // After thinking, as an answer that goes back and forth between the two does at every turn.
+        if segment_continues && !fresh.is_empty() && fresh.len() == text.len() {
+            patches.push(Patch::StartTextPart { text: text.to_owned() });
+            self.close_part_run();
+            self.state.streaming_parts.push(MessagePart::Text { text: SharedText::default() });
+            self.open.part = Some(fresh_at);
             return;
         }
         patches.push(Patch::Append { key: KEY.streaming_text, text: text.to_owned() });

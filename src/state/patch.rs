@@ -67,6 +67,20 @@ pub enum Patch tag "op" {
         /// What to append.
         text: String,
     },
+    /// Thinking after a part of another kind (or none): `state.thinkingText += text`, and
+    /// `streamingParts` gets a new reasoning part, `{ type: "reasoning", text }` (one patch, not
+    /// two: it crosses as its text alone, as [`Patch::AppendThinking`] does).
+    StartThinking "startThinking" {
+        /// The new part's text.
+        text: String,
+    },
+    /// Answer text after a part of another kind in the same text segment (after thinking):
+    /// `state.streamingText += text`, the last text segment of `streamingSegments` gets it too,
+    /// and `streamingParts` gets a new text part, `{ type: "text", text }` (one patch, not three).
+    StartTextPart "startTextPart" {
+        /// The new part's text.
+        text: String,
+    },
     /// `state[key][list].push(value)`: a `tool_progress` event joins `activeToolProgress.updates`.
     PushInto "pushInto" {
         /// The object.

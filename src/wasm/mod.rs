@@ -130,8 +130,12 @@ pub(crate) enum Op {
     EndList = 5,
     /// A session's `{ op: "appendThinking", text }` (a text item, as `AppendText`).
     AppendThinking = 6,
+    /// A session's `{ op: "startThinking", text }` (a text item, as `AppendText`).
+    StartThinking = 7,
+    /// A session's `{ op: "startTextPart", text }` (a text item, as `AppendText`).
+    StartTextPart = 8,
     /// A `complete` event, field by field (see [`HandOver::complete`]).
-    Complete = 7,
+    Complete = 9,
 }
 
 /// A text item's length that stands for "the same text as the last text item".
@@ -522,6 +526,8 @@ thread_local! {
 const SAME_TEXT = 4294967295;
 const NULL_TEXT = 4294967294;
 const LONG_TEXT = 4294967293;
+// The session's patches that cross as a text item, by their op from 6 on.
+const TEXT_PATCHES = ["appendThinking", "startThinking", "startTextPart"];
 // A string set aside may begin with U+FEFF: it is kept.
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 // The strings of shared values (tools' inputs and outputs) already handed over, by their key in
@@ -556,12 +562,8 @@ export function handOver(text, layout, from, to, many, partial) {
     }
   }
   let values;
-  if (mark !== "") {
-    values = JSON.parse(json, (key, value) =>
-      typeof value === "string" && value.startsWith(mark) ? aside[value.slice(mark.length)] : value);
-  } else if (json !== "") {
-    values = JSON.parse(json);
-  }
+  if (json !== "") values = JSON.parse(json);
+  if (mark !== "") restoreAside(values, mark, aside);
   const lists = many ? [] : undefined;
   let list = [];
   let v = 0;
@@ -569,15 +571,15 @@ export function handOver(text, layout, from, to, many, partial) {
   let id = "";
   while (i < end) {
     const op = layout[i++];
-    if (op <= 2 || op === 6) {
+    if (op <= 2 || (op >= 6 && op <= 8)) {
       const n = layout[i++];
       if (n !== SAME_TEXT) last = cut(n);
       if (op === 2) list.push({ op: "appendText", text: last });
-      else if (op === 6) list.push({ op: "appendThinking", text: last });
+      else if (op >= 6) list.push({ op: TEXT_PATCHES[op - 6], text: last });
       else list.push({ type: op === 0 ? "text_delta" : "thinking_delta", text: last });
     } else if (op === 3) {
       list.push(values[v++]);
-    } else if (op === 7) {
+    } else if (op === 9) {
       const read = { text, at, layout, i, aside, values, v, last };
       list.push({ type: "complete", payload: completePayload(read) });
       ({ at, i, v, last } = read);
@@ -661,6 +663,26 @@ function value(read) {
 // Low 32 bits, then high: added once, rounded as JSON.parse rounds a number.
 function count(read) {
   return read.layout[read.i++] === 0 ? null : read.layout[read.i++] + read.layout[read.i++] * 4294967296;
+}
+// The strings set aside put back in place of their marks in `value`, parsed JSON. A walk, not a
+// reviver for JSON.parse: the reviver is called for every value, and was three quarters of the
+// parse of a long answer's `complete` (thousands of parts) in Node.
+function restoreAside(value, mark, aside) {
+  const keys = Array.isArray(value) ? null : Object.keys(value);
+  const n = keys === null ? value.length : keys.length;
+  for (let j = 0; j < n; j++) {
+    const key = keys === null ? j : keys[j];
+    const item = value[key];
+    if (typeof item === "string") {
+      if (!item.startsWith(mark)) continue;
+      const string = aside[item.slice(mark.length)];
+      // Set as JSON.parse sets it: a key "__proto__" is the object's own field.
+      if (key === "__proto__") Object.defineProperty(value, key, { value: string, writable: true, enumerable: true, configurable: true });
+      else value[key] = string;
+    } else if (typeof item === "object" && item !== null) {
+      restoreAside(item, mark, aside);
+    }
+  }
 }
 // The arguments the module holds for `tool_input_delta` events, by key: every event of a key
 // holds one object of it, and the module lets the arguments go once no such object is left.

@@ -316,13 +316,16 @@ fn step_into<'a>(hand: &mut HandOver<'a>, step: &'a Step) {
     patches_into(hand, &step.patches);
 }
 
-/// `appendText` and `appendThinking`, the one patch of nearly every push, cross as text; the
-/// others as values (writing a patch as JSON and reading it back was most of a thinking push).
+/// `appendText` and `appendThinking`, the one patch of nearly every push, cross as text, and so do
+/// `startThinking` and `startTextPart` (a part's start: every push of an answer that goes back and
+/// forth between thinking and text); the others as values (writing a patch as JSON and reading it back was most of a thinking push).
 fn patches_into<'a>(hand: &mut HandOver<'a>, patches: &'a [Patch]) {
     for patch in patches {
         match patch {
             Patch::AppendText { text } => hand.text(Op::AppendText, text),
             Patch::AppendThinking { text } => hand.text(Op::AppendThinking, text),
+            Patch::StartThinking { text } => hand.text(Op::StartThinking, text),
+            Patch::StartTextPart { text } => hand.text(Op::StartTextPart, text),
             _ => hand.value(patch),
         }
     }

@@ -166,3 +166,22 @@ test("a push of one text or thinking delta, and of one with other events, reads 
   assert.ok(pushes.flat().every(plain));
   stream.free();
 });
+
+test("long strings set aside come back in their places, also under a key __proto__ and in arrays", () => {
+  // A tool call's arguments whose strings are long enough to cross on their own (a kilobyte and more).
+  const long = "é".repeat(2000);
+  const text = `{"__proto__":"${long}","list":${JSON.stringify([long, "short", { deep: long + "!" }])},"n":1}`;
+  const call = { index: 0, id: "call_1", type: "function", function: { name: "f", arguments: text } };
+  const chunk = (choice) => `data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, ...choice }] })}\n\n`;
+  const frame = chunk({ delta: { tool_calls: [call] } }) + chunk({ delta: {}, finish_reason: "tool_calls" }) + "data: [DONE]\n\n";
+  const stream = new ChatStream({ dialect: "openai" });
+  const events = [...stream.push(frame), ...stream.finish()];
+  stream.free();
+  const input = events.find((e) => e.type === "tool_call").input;
+  const expected = JSON.parse(text); // what JSON.parse makes of the arguments: __proto__ an own field
+  assert.ok(Object.hasOwn(input, "__proto__"));
+  assert.equal(Object.getOwnPropertyDescriptor(input, "__proto__").value, long);
+  assert.equal(Object.getPrototypeOf(input), Object.prototype);
+  assert.deepEqual(input, expected);
+  assert.equal(complete(events).payload.tool_history[0].input.list[2].deep, long + "!");
+});

@@ -292,3 +292,24 @@ test("a SharedList has no item past its length, whatever a newer list pushed", a
   assert.equal(before.at(69), items[69]);
   assert.equal(before.toArray().length, 70);
 });
+
+test("a snapshot of a long answer has the fields of any other: the same keys, read through a proxy, an object inheriting from it or a copy", async () => {
+  const session = new ChatSession({ dialect: "openai", fetch: async () => answer(backAndForth(60))() });
+  const { states } = await turn(session, "Go");
+  session.dispose();
+  const short = states.find((s) => s.streamingParts.length === 1);
+  const long = states.filter((s) => s.streamingParts.length > 100);
+  assert.ok(long.length > 10);
+  for (const state of long) {
+    assert.deepEqual(Object.keys(state), Object.keys(short), "the same fields, in the same order");
+    assert.deepEqual(Object.getOwnPropertySymbols(state).filter((s) => Object.getOwnPropertyDescriptor(state, s).enumerable), []);
+    const parts = state.streamingParts;
+    assert.equal(new Proxy(state, {}).streamingParts, parts);
+    assert.equal(Object.create(state).streamingParts, parts);
+    assert.equal(Object.defineProperties({}, Object.getOwnPropertyDescriptors(state)).streamingParts, parts);
+    assert.deepEqual(Object.keys({ ...state }), Object.keys(short));
+  }
+  // Each snapshot sees its own parts: one more than the snapshot before, the last one new.
+  const lengths = long.map((s) => s.streamingParts.length);
+  assert.deepEqual(lengths, lengths.map((_, i) => lengths[0] + i));
+});
