@@ -524,7 +524,17 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     let (mut a8, mut b8) = (a.chunks_exact(8), b.chunks_exact(8));
     a8.by_ref().zip(b8.by_ref()).all(|(x, y)| {
         u64::from_le_bytes(x.try_into().expect("eight bytes")) == u64::from_le_bytes(y.try_into().expect("eight bytes"))
-    }) && a8.remainder().iter().zip(b8.remainder()).all(|(x, y)| x == y)
+    }) && {
+        // A slice pattern: a zip of the two was calls in this size-optimized build (`opt-level = "s"`).
+        let (mut a, mut b) = (a8.remainder(), b8.remainder());
+        while let ([x, a_rest @ ..], [y, b_rest @ ..]) = (a, b) {
+            if x != y {
+                return false;
+            }
+            (a, b) = (a_rest, b_rest);
+        }
+        true
+    }
 }
 
 /// Where in `bytes` the string ends or needs a look: the first `"`, `\\` or control character.
