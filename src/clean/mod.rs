@@ -182,8 +182,12 @@ impl Cleaner {
             }
             ProviderEvent::ToolCallDelta { id, delta } => {
                 if !delta.is_empty() {
-                    let at = self.find_or_start(id, String::new(), out);
-                    self.tools.delta(at, delta, self.options.partial_input, out);
+                    // The delta's event names its tool by this id (the tool's own): moved there.
+                    let at = match self.tools.find(&id) {
+                        Some(at) => at,
+                        None => self.start_tool(id.clone(), String::new(), None, out),
+                    };
+                    self.tools.delta(at, id, delta, self.options.partial_input, out);
                 }
             }
             ProviderEvent::ToolCallEnd { id, name, input } => {

@@ -2,6 +2,7 @@
 //! Each keeps its streamed arguments (and their best JSON so far), the call once its arguments
 //! are complete, and the result once it ran.
 
+use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{json, Value};
@@ -19,6 +20,9 @@ pub(crate) struct Tools {
     list: Vec<Tool>,
     /// The first tool with each id.
     by_id: HashMap<String, usize>,
+    /// The tool `by_id` gave last: the one nearly every lookup asks for again (each argument
+    /// delta names its tool), found by comparing its id instead of hashing the one asked for.
+    recent: Cell<Option<usize>>,
     /// The tools without a result, all of them and by name, oldest first.
     unfinished: BTreeSet<usize>,
     unfinished_by_name: HashMap<String, BTreeSet<usize>>,
@@ -49,7 +53,15 @@ impl Tools {
     }
 
     pub(crate) fn find(&self, id: &str) -> Option<usize> {
-        self.by_id.get(id).copied()
+        // `by_id` keeps an id's first tool for good, so the tool it gave for its own id is still the answer.
+        if let Some(recent) = self.recent.get().filter(|&at| self.list.get(at).is_some_and(|t| t.id == id)) {
+            return Some(recent);
+        }
+        let found = self.by_id.get(id).copied();
+        if found.is_some() {
+            self.recent.set(found);
+        }
+        found
     }
 
     /// A new tool at the next index: `tool_start`. `ran`: the input of a tool the backend ran, or
@@ -99,7 +111,15 @@ impl Tools {
     }
 
     /// More argument text: `tool_input_delta`, with the best JSON so far when `partial_input`.
-    pub(crate) fn delta(&mut self, at: usize, delta: String, partial_input: bool, out: &mut StreamEvents<'_>) {
+    /// `id` is the tool's id, which the event takes.
+    pub(crate) fn delta(
+        &mut self,
+        at: usize,
+        id: String,
+        delta: String,
+        partial_input: bool,
+        out: &mut StreamEvents<'_>,
+    ) {
         let tool = &mut self.list[at];
         if tool.called {
             return;
@@ -113,7 +133,8 @@ impl Tools {
         } else {
             (Value::Null, tool.arguments.carried())
         };
-        out.push(StreamEvent::ToolInputDelta { tool_use_id: tool.id.clone(), delta, partial_input, arguments });
+        debug_assert_eq!(id, tool.id);
+        out.push(StreamEvent::ToolInputDelta { tool_use_id: id, delta, partial_input, arguments });
     }
 
     /// The arguments are complete: `tool_call` with the given input or the parsed arguments.
@@ -269,6 +290,21 @@ mod tests {
 
     use super::*;
 
+    /// A lookup gives an id's first tool, whichever tool was asked for before it.
+    #[test]
+    fn find_gives_each_ids_first_tool() {
+        let mut tools = Tools::default();
+        let mut events = Vec::new();
+        for (id, name) in [("a", "x"), ("b", "y"), ("a", "z")] {
+            tools.start(id.into(), name.into(), None, &mut StreamEvents::new(&mut events));
+        }
+        for (id, expected) in
+            [("a", Some(0)), ("a", Some(0)), ("b", Some(1)), ("c", None), ("a", Some(0)), ("b", Some(1))]
+        {
+            assert_eq!(tools.find(id), expected, "{id}");
+        }
+    }
+
     /// Without `partial_input`, each delta carries its call's arguments (one copy, shared), its
     /// own call's even when another call has the same id; nothing of them is written.
     #[test]
@@ -278,10 +314,11 @@ mod tests {
         let first = tools.start("call_1".into(), "a".into(), None, &mut StreamEvents::new(&mut events));
         let second = tools.start("call_1".into(), "b".into(), None, &mut StreamEvents::new(&mut events));
         // A push each: the deltas of one id are not merged.
-        tools.delta(first, r#"{"x": "#.into(), false, &mut StreamEvents::new(&mut events));
-        tools.delta(second, r#"{"y": 2}"#.into(), false, &mut StreamEvents::new(&mut events));
-        tools.delta(first, "1}".into(), false, &mut StreamEvents::new(&mut events));
-        tools.delta(first, "ignored".into(), true, &mut StreamEvents::new(&mut events));
+        let id = || "call_1".to_owned();
+        tools.delta(first, id(), r#"{"x": "#.into(), false, &mut StreamEvents::new(&mut events));
+        tools.delta(second, id(), r#"{"y": 2}"#.into(), false, &mut StreamEvents::new(&mut events));
+        tools.delta(first, id(), "1}".into(), false, &mut StreamEvents::new(&mut events));
+        tools.delta(first, id(), "ignored".into(), true, &mut StreamEvents::new(&mut events));
         let carried: Vec<&ToolArguments> = events
             .iter()
             .filter_map(|e| match e {

@@ -111,8 +111,8 @@ impl AgentDecoder {
 pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(TextEvent, Taken<'a, 1>)> {
     let (kind, [text]) = r.kind_and_strings(b"type", [b"text"])?;
     let event: TextEvent = match kind.as_deref()? {
-        "text_delta" => ProviderEvents::text,
-        "thinking_delta" => ProviderEvents::thinking,
+        "text_delta" => |out, text| out.text(text),
+        "thinking_delta" => |out, text| out.thinking(text),
         _ => return None,
     };
     Some((event, [Some(text?)]))

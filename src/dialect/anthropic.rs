@@ -27,6 +27,7 @@
 //! assert_eq!(out.as_slice(), [ProviderEvent::Text("Hi".into())]);
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{json, Value};
@@ -48,7 +49,7 @@ pub struct AnthropicDecoder {
     /// Input tokens (cache reads and writes included) from `message_start`, for the total.
     input_tokens: Option<u64>,
     /// The shape of the last text delta.
-    text_deltas: Shape<(u64, &'static str), 4>,
+    text_deltas: Shape<(u64, TextKind), 4>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -78,9 +79,8 @@ enum Block {
 impl DialectDecoder for AnthropicDecoder {
     fn decode(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
         if let Some(((index, kind), mut texts)) = self.text_deltas.read(frame.data, text_delta) {
-            let slot = TEXT_KINDS.iter().position(|k| *k == kind).unwrap_or_default();
-            let text = texts[slot].take().unwrap_or_default();
-            return self.block_text(Some(index), kind, &text, out);
+            let text = texts[kind as usize].take().unwrap_or_default();
+            return self.block_text(Some(index), kind, text, out);
         }
         self.decode_value(frame, out);
     }
@@ -190,42 +190,44 @@ impl AnthropicDecoder {
         if kind == "citations_delta" {
             return out.push(ProviderEvent::attach("citations", delta["citation"].clone()));
         }
-        let Some(key) = delta_text_key(kind) else { return };
-        self.block_text(index, kind, delta.get(key).and_then(Value::as_str).unwrap_or(""), out);
+        let Some(&(_, key, kind)) = TEXT_KINDS.iter().find(|(name, ..)| *name == kind) else { return };
+        self.block_text(index, kind, delta.get(key).and_then(Value::as_str).unwrap_or("").into(), out);
     }
 
     /// A delta that carries text: `text_delta`, `thinking_delta`, `signature_delta` or
     /// `input_json_delta`.
-    fn block_text(&mut self, index: Option<u64>, kind: &str, text: &str, out: &mut ProviderEvents) {
+    fn block_text(&mut self, index: Option<u64>, kind: TextKind, text: Cow<'_, str>, out: &mut ProviderEvents) {
+        if kind == TextKind::Text {
+            // Text never needs its block's state, so text for a block that did not start is kept.
+            return out.text(text);
+        }
         let block = index.and_then(|i| self.blocks.get_mut(&i));
         match kind {
-            // Text never needs its block's state, so text for a block that did not start is kept.
-            "text_delta" => out.text(text),
-            "thinking_delta" => {
+            TextKind::Text => {}
+            TextKind::Thinking => {
                 if let Some(Block::Thinking { thinking, .. }) = block {
-                    thinking.push_str(text);
+                    thinking.push_str(&text);
                 }
                 out.thinking(text);
             }
-            "signature_delta" => {
+            TextKind::Signature => {
                 if let Some(Block::Thinking { signature, .. }) = block {
-                    signature.push_str(text);
+                    signature.push_str(&text);
                 }
             }
-            "input_json_delta" => match block {
+            TextKind::InputJson => match block {
                 Some(Block::ToolUse { id, streamed, .. }) => {
                     if !text.is_empty() {
                         *streamed = true;
                         out.tool_call_delta(id, text);
                     }
                 }
-                Some(Block::ServerTool { json, .. }) => json.push_str(text),
+                Some(Block::ServerTool { json, .. }) => json.push_str(&text),
                 _ => out.push(ProviderEvent::unreadable(format!(
                     "input_json_delta for content block {}, which is not a started tool call",
                     index.map_or("(none)".to_owned(), |i| i.to_string())
                 ))),
             },
-            _ => {}
         }
     }
 
@@ -329,21 +331,30 @@ fn error_event(error: &Value) -> ProviderEvent {
     ProviderEvent::provider_error(code, error.get("message").and_then(Value::as_str))
 }
 
-/// The deltas that carry text, and the field each keeps it in.
-const TEXT_KINDS: [&str; 4] = ["text_delta", "thinking_delta", "signature_delta", "input_json_delta"];
-const TEXT_KEYS: [&str; 4] = ["text", "thinking", "signature", "partial_json"];
-
-/// Which field of a delta holds its text.
-fn delta_text_key(kind: &str) -> Option<&'static str> {
-    TEXT_KINDS.iter().position(|k| *k == kind).map(|at| TEXT_KEYS[at])
+/// A delta that carries text. Its number is its place in [`TEXT_KINDS`], and that of its text
+/// among the strings [`text_delta`] takes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum TextKind {
+    Text,
+    Thinking,
+    Signature,
+    InputJson,
 }
+
+/// The deltas that carry text: their `type`, the field each keeps its text in, and its kind.
+const TEXT_KINDS: [(&str, &str, TextKind); 4] = [
+    ("text_delta", "text", TextKind::Text),
+    ("thinking_delta", "thinking", TextKind::Thinking),
+    ("signature_delta", "signature", TextKind::Signature),
+    ("input_json_delta", "partial_json", TextKind::InputJson),
+];
 
 /// A `content_block_delta` that carries text, read by the checking scanner without building a
 /// `Value` (nearly every frame of a long answer; see [`super::scan`]): its index and delta kind,
-/// and the delta's text fields taken in [`TEXT_KINDS`]' order. `Some` exactly when the general
+/// and the delta's text fields taken in [`TEXT_KINDS`]' order (a kind's text is at its number). `Some` exactly when the general
 /// path would read `data` as a `content_block_delta` with an index and a delta of a text kind
 /// whose text is a string; `None` for anything else.
-pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<((u64, &'static str), Taken<'a, 4>)> {
+pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<((u64, TextKind), Taken<'a, 4>)> {
     let (mut seen, mut is_delta, mut index, mut delta) = (Seen::default(), false, None, None);
     r.object(|r, key| {
         match key {
@@ -359,9 +370,9 @@ pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<((u64, &'static str),
                 seen.once(2)?;
                 let (kind, texts) =
                     r.kind_and_strings(b"type", [b"text", b"thinking", b"signature", b"partial_json"])?;
-                let slot = TEXT_KINDS.iter().position(|k| Some(*k) == kind.as_deref())?;
-                texts[slot].as_ref()?;
-                delta = Some((TEXT_KINDS[slot], texts));
+                let &(_, _, kind) = TEXT_KINDS.iter().find(|(name, ..)| Some(*name) == kind.as_deref())?;
+                texts[kind as usize].as_ref()?;
+                delta = Some((kind, texts));
             }
             _ => r.skip_value(0)?,
         }

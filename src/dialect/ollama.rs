@@ -42,8 +42,8 @@ impl DialectDecoder for OllamaDecoder {
             return;
         }
         if let Some(((), [content, thinking])) = self.text_lines.read(frame.data, text_line) {
-            out.thinking(thinking.as_deref().unwrap_or_default());
-            out.text(content.as_deref().unwrap_or_default());
+            out.thinking(thinking.unwrap_or_default());
+            out.text(content.unwrap_or_default());
             return;
         }
         self.decode_value(frame.data, out);

@@ -91,10 +91,10 @@ impl DialectDecoder for OpenAiDecoder {
                 // As the general path reads it: the first reasoning field with text, then the
                 // content (a string, or one part: thinking or text).
                 if let Some(thinking) = [reasoning_content, reasoning].into_iter().flatten().find(|t| !t.is_empty()) {
-                    out.thinking(&thinking);
+                    out.thinking(thinking);
                 }
-                out.thinking(thinking_part.as_deref().unwrap_or_default());
-                out.text(content.as_deref().unwrap_or_default());
+                out.thinking(thinking_part.unwrap_or_default());
+                out.text(content.unwrap_or_default());
                 return;
             }
         }

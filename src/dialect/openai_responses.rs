@@ -27,6 +27,7 @@
 //! assert_eq!(out.as_slice(), [ProviderEvent::Text("Hi".into())]);
 //! ```
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
@@ -68,9 +69,9 @@ impl DialectDecoder for OpenAiResponsesDecoder {
         let Some(data) = data_to_read(frame) else { return };
         if let Some((event, [Some(delta), item_id])) = self.deltas.read(data, delta_event) {
             match (event, item_id) {
-                (DeltaEvent::Text, _) => return out.text(&delta),
-                (DeltaEvent::Thinking, _) => return out.thinking(&delta),
-                (DeltaEvent::Arguments, Some(item_id)) => return self.call_arguments(&item_id, &delta, true, out),
+                (DeltaEvent::Text, _) => return out.text(delta),
+                (DeltaEvent::Thinking, _) => return out.thinking(delta),
+                (DeltaEvent::Arguments, Some(item_id)) => return self.call_arguments(&item_id, delta, true, out),
                 // `delta_event` reads no arguments without an `item_id`.
                 (DeltaEvent::Arguments, None) => {}
             }
@@ -141,16 +142,16 @@ impl OpenAiResponsesDecoder {
     fn arguments(&mut self, event: &Value, key: &str, out: &mut ProviderEvents) {
         let Some(item_id) = event.get("item_id").or(event.get("id")).and_then(Value::as_str) else { return };
         let Some(text) = event.get(key).and_then(Value::as_str) else { return };
-        self.call_arguments(item_id, text, key == "delta", out);
+        self.call_arguments(item_id, text.into(), key == "delta", out);
     }
 
     /// Argument text for the open call `item_id`: a delta, or the whole arguments.
-    fn call_arguments(&mut self, item_id: &str, text: &str, delta: bool, out: &mut ProviderEvents) {
+    fn call_arguments(&mut self, item_id: &str, text: Cow<'_, str>, delta: bool, out: &mut ProviderEvents) {
         let Some(&position) = self.open.get(item_id).and_then(VecDeque::front) else { return };
         let call = &mut self.calls[position];
         if !text.is_empty() && (delta || !call.has_arguments) {
             call.has_arguments = true;
-            out.push(ProviderEvent::ToolCallDelta { id: call.call_id.clone(), delta: text.to_owned() });
+            out.push(ProviderEvent::ToolCallDelta { id: call.call_id.clone(), delta: text.into_owned() });
         }
     }
 

@@ -1,6 +1,8 @@
 //! What the decoders say: [`ProviderEvent`]s, written through [`ProviderEvents`], which merges
 //! runs of text as they are written.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use crate::error::ErrorCode;
@@ -144,30 +146,35 @@ impl ProviderEvents {
         }
     }
 
-    /// Appends response text (what a fast path read, borrowed from the frame).
-    pub fn text(&mut self, text: &str) {
+    /// Appends response text (what a fast path read): a borrowed piece that starts a run is
+    /// copied, an owned one (a string the fast path unescaped) moved in.
+    pub fn text<'t>(&mut self, text: impl Into<Cow<'t, str>>) {
+        let text = text.into();
         match self.events.last_mut() {
             _ if text.is_empty() => {}
-            Some(ProviderEvent::Text(last)) => last.push_str(text),
-            _ => self.events.push(ProviderEvent::Text(text.to_owned())),
+            Some(ProviderEvent::Text(last)) => last.push_str(&text),
+            _ => self.events.push(ProviderEvent::Text(text.into_owned())),
         }
     }
 
     /// Appends thinking text.
-    pub fn thinking(&mut self, text: &str) {
+    pub fn thinking<'t>(&mut self, text: impl Into<Cow<'t, str>>) {
+        let text = text.into();
         match self.events.last_mut() {
             _ if text.is_empty() => {}
-            Some(ProviderEvent::Thinking(last)) => last.push_str(text),
-            _ => self.events.push(ProviderEvent::Thinking(text.to_owned())),
+            Some(ProviderEvent::Thinking(last)) => last.push_str(&text),
+            _ => self.events.push(ProviderEvent::Thinking(text.into_owned())),
         }
     }
 
-    /// Appends arguments of the tool call `id`.
-    pub fn tool_call_delta(&mut self, id: &str, delta: &str) {
+    /// Appends arguments of the tool call `id`. Arguments are JSON inside a JSON string, their
+    /// quotes escaped: nearly every delta is one the fast path unescaped, moved in here.
+    pub fn tool_call_delta<'t>(&mut self, id: &str, delta: impl Into<Cow<'t, str>>) {
+        let delta = delta.into();
         match self.events.last_mut() {
             _ if delta.is_empty() => {}
-            Some(ProviderEvent::ToolCallDelta { id: last_id, delta: last }) if last_id == id => last.push_str(delta),
-            _ => self.events.push(ProviderEvent::ToolCallDelta { id: id.to_owned(), delta: delta.to_owned() }),
+            Some(ProviderEvent::ToolCallDelta { id: last_id, delta: last }) if last_id == id => last.push_str(&delta),
+            _ => self.events.push(ProviderEvent::ToolCallDelta { id: id.to_owned(), delta: delta.into_owned() }),
         }
     }
 
@@ -277,9 +284,9 @@ mod tests {
         let mut borrowed = ProviderEvents::default();
         for piece in &pieces {
             match piece {
-                ProviderEvent::Text(text) => borrowed.text(text),
-                ProviderEvent::Thinking(text) => borrowed.thinking(text),
-                ProviderEvent::ToolCallDelta { id, delta } => borrowed.tool_call_delta(id, delta),
+                ProviderEvent::Text(text) => borrowed.text(text.as_str()),
+                ProviderEvent::Thinking(text) => borrowed.thinking(text.as_str()),
+                ProviderEvent::ToolCallDelta { id, delta } => borrowed.tool_call_delta(id, delta.as_str()),
                 other => borrowed.push(other.clone()),
             }
         }

@@ -70,8 +70,8 @@ impl DialectDecoder for UiMessageStreamDecoder {
         }
         if let Some((kind, [Some(id), Some(delta), _])) = self.text_deltas.read(data, text_delta) {
             let (open, push): (_, TextEvent) = match kind {
-                "text-delta" => (&mut self.open_text, ProviderEvents::text),
-                _ => (&mut self.open_reasoning, ProviderEvents::thinking),
+                "text-delta" => (&mut self.open_text, |out, text| out.text(text)),
+                _ => (&mut self.open_reasoning, |out, text| out.thinking(text)),
             };
             opened(open, &id, kind, out);
             return push(out, &delta);

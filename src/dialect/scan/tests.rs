@@ -90,3 +90,23 @@ fn escaped_strings_decode_as_serde_json_decodes_them() {
         assert_eq!(unescape(body), None, "{body}");
     }
 }
+
+/// Escapes at every place of a string (across the eight-byte words the search reads), among
+/// plain and non-ASCII characters, decode as serde_json decodes them.
+#[test]
+fn escapes_anywhere_decode_as_serde_json_decodes_them() {
+    let plain = "ab é€🙂 cdefghijklmnopq";
+    for escape in [r#"\""#, r"\\", r"\n", r"\/", r"\u00e9", r"\u20ac"] {
+        for at in plain.char_indices().map(|(i, _)| i).chain([plain.len()]) {
+            for second in [0, at, plain.len()] {
+                let mut body = plain.to_owned();
+                body.insert_str(at, escape);
+                let second = if second >= at { second + escape.len() } else { second };
+                body.insert_str(second, r"\t");
+                let json = format!("\"{body}\"");
+                let expected: String = serde_json::from_str(&json).unwrap();
+                assert_eq!(unescape(&body).as_deref(), Some(expected.as_str()), "{body}");
+            }
+        }
+    }
+}
