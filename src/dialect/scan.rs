@@ -513,10 +513,9 @@ fn backslash(bytes: &[u8]) -> Option<usize> {
     words.remainder().iter().position(|&b| b == b'\\').map(|n| at + n)
 }
 
-/// `a == b`, eight bytes at a time, and the last few one by one. The slice comparison calls
-/// `memcmp`, which in WebAssembly compares a byte at a time; comparing a learned shape's fixed
-/// bytes is most of what reading a frame by its shape costs (`memcmp` had 9% of the samples of a
-/// profile of live pushes of an Ollama line, in Node).
+/// `a == b`, eight bytes at a time. The slice comparison calls `memcmp`, which in WebAssembly
+/// compares a byte at a time; comparing a learned shape's fixed bytes is most of what reading a
+/// frame by its shape costs.
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
@@ -524,17 +523,7 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     let (mut a8, mut b8) = (a.chunks_exact(8), b.chunks_exact(8));
     a8.by_ref().zip(b8.by_ref()).all(|(x, y)| {
         u64::from_le_bytes(x.try_into().expect("eight bytes")) == u64::from_le_bytes(y.try_into().expect("eight bytes"))
-    }) && {
-        // A slice pattern: a zip of the two was calls in this size-optimized build (`opt-level = "s"`).
-        let (mut a, mut b) = (a8.remainder(), b8.remainder());
-        while let ([x, a_rest @ ..], [y, b_rest @ ..]) = (a, b) {
-            if x != y {
-                return false;
-            }
-            (a, b) = (a_rest, b_rest);
-        }
-        true
-    }
+    }) && a8.remainder() == b8.remainder()
 }
 
 /// Where in `bytes` the string ends or needs a look: the first `"`, `\\` or control character.
