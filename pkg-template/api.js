@@ -127,8 +127,9 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
     const text = (end - at <= SHORT && ascii(bytes, at, end)) || decoder.decode(bytes.subarray(at, end));
     const layout = memory[record + 2] / 4;
     // One text or thinking delta and nothing else, as most live pushes of an answer are (a head of
-    // four zero words, the op, the text's length): built here, without handOver's walk.
-    if (words === 6 && !many && memory[layout + 4] <= 1) {
+    // four zero words: no JSON, no mark, nothing set aside, nothing let go; the op, the text's
+    // length): built here, without handOver's walk. A head that is not empty goes to handOver.
+    if (words === 6 && !many && memory[layout + 4] <= 1 && (memory[layout] | memory[layout + 1] | memory[layout + 2] | memory[layout + 3]) === 0) {
       return [{ type: memory[layout + 4] === 0 ? "text_delta" : "thinking_delta", text }];
     }
     return handOver(text, memory, layout, layout + words, many, partial);

@@ -172,10 +172,11 @@ impl<'a> HandOver<'a> {
         }
     }
 
-    /// `{ type: "complete", payload }`, built by JS field by field rather than parsed from JSON:
-    /// it was a fifth of a stream made and finished. Its strings are text items (long ones set
-    /// aside), its numbers words, and only the JSON values it holds (tools' inputs and outputs,
-    /// payloads, the backend's extra fields) cross as values. The JS side (`completePayload`)
+    /// `{ type: "complete", payload }`, built by JS field by field rather than parsed from JSON: a
+    /// stream made and finished with nothing pushed costs 46,001 instructions so, 63,182 with its
+    /// `complete` through JSON (callgrind on Node, 10,000 streams a pass). Its strings are text items
+    /// (long ones set aside), its numbers words, and only the JSON values it holds (tools' inputs and
+    /// outputs, payloads, the backend's extra fields) cross as values. The JS side (`completePayload`)
     /// reads the items in this order and writes the keys in the order of [`CompletePayload`]'s
     /// declaration, as its JSON text has them.
     fn complete(&mut self, payload: &'a CompletePayload) {

@@ -185,3 +185,91 @@ test("long strings set aside come back in their places, also under a key __proto
   assert.deepEqual(input, expected);
   assert.equal(complete(events).payload.tool_history[0].input.list[2].deep, long + "!");
 });
+
+// The markers of `complete`'s encoding (null, the same text again, a long string set aside), each
+// against the payload's JSON text written by hand from the contract (docs/events.md): JSON.parse of
+// it is what the payload must be, its keys in the same order.
+const assertPayload = (payload, json) => {
+  const expected = JSON.parse(json);
+  assert.deepEqual(payload, expected);
+  assert.equal(JSON.stringify(payload), JSON.stringify(expected));
+};
+const EMPTY_TAIL = '"suggested_values":null,"suggested_actions":null,"custom_payload":null,"finish_reason":"stop","usage":null';
+
+test("complete: a marker whose tool never ran is a tool segment with null tool_use_id, tool, input and output", () => {
+  const body = agentFrames({ type: "text_delta", text: "Look [[tool:2]] here" }, { type: "complete", payload: { finish_reason: "stop" } });
+  assertPayload(
+    complete(readAll(body)).payload,
+    `{"message":"Look [[tool:2]] here","text":"Look  here","thinking":null,"segments":[{"type":"text","text":"Look"},` +
+      `{"type":"tool","index":2,"tool_use_id":null,"tool":null,"input":null,"output":null,"is_error":false},{"type":"text","text":"here"}],` +
+      `"tool_history":[],${EMPTY_TAIL}}`,
+  );
+});
+
+test("complete: a string equal to the one before it (message and text, a segment's text, finish_reason, a key; a tool named as its id) reads whole", () => {
+  const plainBody = agentFrames({ type: "text_delta", text: "stop" }, '{"type":"complete","payload":{"finish_reason":"stop","stop":"stop"}}');
+  assertPayload(
+    complete(readAll(plainBody)).payload,
+    `{"message":"stop","text":"stop","thinking":null,"segments":[{"type":"text","text":"stop"}],"tool_history":[],` +
+      `"suggested_values":null,"suggested_actions":null,"custom_payload":null,"finish_reason":"stop","usage":null,"stop":"stop"}`,
+  );
+  const toolBody = agentFrames(
+    { type: "text_delta", text: "Same[[tool:0]]" },
+    { type: "tool_start", tool: "probe", tool_use_id: "probe", input: {} },
+    { type: "tool_complete", tool: "probe", tool_use_id: "probe", output: "probe", is_error: true },
+    { type: "complete", payload: { finish_reason: "stop", note: "probe" } },
+  );
+  assertPayload(
+    complete(readAll(toolBody)).payload,
+    `{"message":"Same[[tool:0]]","text":"Same","thinking":null,"segments":[{"type":"text","text":"Same"},` +
+      `{"type":"tool","index":0,"tool_use_id":"probe","tool":"probe","input":{},"output":"probe","is_error":true}],` +
+      `"tool_history":[{"tool_name":"probe","tool_use_id":"probe","input":{},"output":"probe","is_error":true}],${EMPTY_TAIL},"note":"probe"}`,
+  );
+});
+
+test("complete: a long string of the text that is also a tool's output, beside another long one of its input, each in its place", () => {
+  const answer = "a".repeat(1500) + "é";
+  const query = "q".repeat(2048);
+  const body = agentFrames(
+    { type: "text_delta", text: answer + "[[tool:0]]" },
+    { type: "tool_start", tool: "echo", tool_use_id: "t1", input: { query } },
+    { type: "tool_complete", tool: "echo", tool_use_id: "t1", output: answer, is_error: false },
+    { type: "complete", payload: { finish_reason: "stop", echoed: [query, answer] } },
+  );
+  const A = JSON.stringify(answer);
+  const Q = JSON.stringify(query);
+  assertPayload(
+    complete(readAll(body)).payload,
+    `{"message":${JSON.stringify(answer + "[[tool:0]]")},"text":${A},"thinking":null,"segments":[{"type":"text","text":${A}},` +
+      `{"type":"tool","index":0,"tool_use_id":"t1","tool":"echo","input":{"query":${Q}},"output":${A},"is_error":false}],` +
+      `"tool_history":[{"tool_name":"echo","tool_use_id":"t1","input":{"query":${Q}},"output":${A},"is_error":false}],${EMPTY_TAIL},"echoed":[${Q},${A}]}`,
+  );
+});
+
+test("complete: a long key among the backend's extra keys, with a long value and a short one", () => {
+  const key = "k".repeat(1200);
+  const value = "v".repeat(3000);
+  const frame = `{"type":"complete","payload":{"finish_reason":"stop",${JSON.stringify(key)}:${JSON.stringify(value)},"short":1}}`;
+  const body = agentFrames({ type: "text_delta", text: "Hi" }, frame);
+  const payload = complete(readAll(body)).payload;
+  assertPayload(payload, `{"message":"Hi","text":"Hi","thinking":null,"segments":[{"type":"text","text":"Hi"}],"tool_history":[],${EMPTY_TAIL},${JSON.stringify(key)}:${JSON.stringify(value)},"short":1}`);
+});
+
+test("complete: long strings of its own and values with none (nothing of theirs set aside) read whole", () => {
+  const answer = "Long answer.".repeat(100);
+  const thinking = "t".repeat(1100);
+  const body = agentFrames(
+    { type: "thinking_delta", text: thinking },
+    { type: "text_delta", text: answer + "[[tool:0]]" },
+    { type: "tool_start", tool: "f", tool_use_id: "id", input: { n: 1 } },
+    { type: "tool_complete", tool: "f", tool_use_id: "id", output: [1, "short"], is_error: false },
+    { type: "complete", payload: { finish_reason: "stop", conversation_id: "c" } },
+  );
+  const A = JSON.stringify(answer);
+  assertPayload(
+    complete(readAll(body)).payload,
+    `{"message":${JSON.stringify(answer + "[[tool:0]]")},"text":${A},"thinking":${JSON.stringify(thinking)},"segments":[{"type":"text","text":${A}},` +
+      `{"type":"tool","index":0,"tool_use_id":"id","tool":"f","input":{"n":1},"output":[1,"short"],"is_error":false}],` +
+      `"tool_history":[{"tool_name":"f","tool_use_id":"id","input":{"n":1},"output":[1,"short"],"is_error":false}],${EMPTY_TAIL},"conversation_id":"c"}`,
+  );
+});
