@@ -9,6 +9,7 @@
 //   node bench-js/memory.js            every case, written
 //   node bench-js/memory.js --smoke    200 KB and 20 KB: checks the harness works, keeps nothing
 //   node bench-js/memory.js --section  BENCHMARKS.md's section again from target/bench/memory.json
+//   node --expose-gc bench-js/memory.js --case text   one case (push, pushRead, session or text): prints its JSON, keeps nothing
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -88,6 +89,8 @@ async function readBySession(ChatSession, frames, sample) {
 
 /** Runs one case in this process and prints its numbers as JSON. */
 async function runCase(which) {
+  const runs = Object.values(CASES).map((c) => c.run);
+  if (!runs.includes(which)) throw new Error(`--case takes one of ${runs.join(", ")}, not ${JSON.stringify(which)}`);
   const glue = await import(join(root, "pkg/chatstream.js"));
   const { makeApi } = await import(join(root, "pkg/api.js"));
   const exports = glue.initSync({ module: readFileSync(join(root, "pkg/chatstream_bg.wasm")) });
