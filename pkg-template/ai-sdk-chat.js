@@ -9,6 +9,7 @@
 // contract). Its names are the AI SDK's (`useChat`, `Chat`), so that a useChat app moves over by
 // renaming what it imports.
 import { ChatstreamError, errorParts, readBody, refusedWithCode, report, settle } from "./io.js";
+import { loadFailure } from "./loading.js";
 import { functionOption, stringOption } from "./session-options.js";
 
 // The options this mode takes, under the AI SDK's names (its transport's at the top level). The
@@ -74,6 +75,7 @@ export function makeAiSdkChat(module) {
     #generateId = generateId;
     #response = null; // the request in flight: see #send
     #stops = 0; // stop() calls so far: an automatic request decided before one is not sent
+    #beforeUnsent = null; // while a message shown at once waits for the module: the messages before it (the module starts from them)
     #disposed = false;
 
     constructor(options = {}) {
@@ -133,7 +135,7 @@ export function makeAiSdkChat(module) {
       const stops = this.#stops;
       const user = await this.#userMessage(message);
       if (stops !== this.#stops) return; // stopped before it went out: not sent, as in useChat
-      return this.#send((core, body, id) => core.sendMessage(JSON.stringify(user), body, id), options, user.id);
+      return this.#send((core, body, id) => core.sendMessage(JSON.stringify(user), body, id), options, user);
     }
 
     /**
@@ -220,15 +222,15 @@ export function makeAiSdkChat(module) {
 
     #makeCore() {
       const { id, messages } = this.#snapshot;
-      this.#core = new (module.bindings().AiSdkChat)(id, JSON.stringify(messages));
-      this.#show({ messages: JSON.parse(this.#core.messages()) });
+      this.#core = new (module.bindings().AiSdkChat)(id, JSON.stringify(this.#beforeUnsent ?? messages));
+      if (this.#beforeUnsent === null) this.#show({ messages: JSON.parse(this.#core.messages()) });
     }
 
     /** The module's chat, made once the module has loaded (or its refusal of the messages, thrown). */
     async #live() {
       if (this.#disposed) throw new Error("AiSdkChat: the chat was disposed");
       if (this.#core === null) {
-        await module.load();
+        await load(module);
         if (this.#disposed) throw new Error("AiSdkChat: the chat was disposed");
         if (this.#core === null) this.#makeCore();
       }
@@ -254,7 +256,7 @@ export function makeAiSdkChat(module) {
      * the messages. Resolves once it is over and the automatic requests after it are too.
      */
     async #send(start, options = {}, sent = undefined) {
-      const core = this.#core ?? (await this.#live());
+      if (this.#disposed) throw new Error("AiSdkChat: the chat was disposed");
       if (this.#response !== null) throw new ChatstreamError("CONFLICT", "An answer is being read; stop it first");
       const stops = this.#stops;
       // `message`: the answer's message so far; `error`, `finish`: what the module said of its end;
@@ -263,22 +265,33 @@ export function makeAiSdkChat(module) {
       let ended;
       response.done = new Promise((resolve) => (ended = resolve));
       this.#response = response;
-      // "submitted" at once, as in useChat (what waits for an answer sees it at once).
-      const { status, error } = this.#snapshot;
-      this.#show({ status: "submitted", error: undefined });
+      // "submitted" at once, as in useChat (what waits for an answer sees it at once), and the message
+      // sent with it while the module is not in yet (in place of the one it edits, as useChat shows it).
+      const { messages, status, error } = this.#snapshot;
+      const waits = this.#core === null && sent !== undefined;
+      if (waits) {
+        this.#beforeUnsent = messages;
+        const edited = messages.findIndex((m) => m.id === sent.id);
+        this.#show({ messages: [...(edited < 0 ? messages : messages.slice(0, edited)), sent], status: "submitted", error: undefined });
+      } else this.#show({ status: "submitted", error: undefined });
       let finish;
       try {
-        let request, headers, credentials;
+        let core, request, headers, credentials;
         try {
+          core = this.#core ?? (await this.#loaded(response));
+          if (core === null) return; // stopped, or the module did not load: shown
           const body = await resolved(this.#request.body);
           headers = { ...headerObject(await resolved(this.#request.headers)), ...headerObject(options.headers) };
           credentials = await resolved(this.#request.credentials);
           request = refusedWithCode(() => start(core, JSON.stringify({ ...body, ...options.body }), this.#generateId()));
         } catch (refused) {
-          this.#show({ status, error }); // nothing was sent: the chat is as it was
+          // Nothing was sent: the chat is as it was.
+          this.#beforeUnsent = null;
+          this.#show(waits ? { messages, status, error } : { status, error });
           throw refused;
         }
-        this.#sent(JSON.parse(request).messages, sent);
+        this.#beforeUnsent = null;
+        this.#sent(JSON.parse(request).messages, sent?.id);
         finish = await this.#read(core, response, request, headers, credentials);
       } finally {
         if (this.#response === response) this.#response = null;
@@ -287,6 +300,27 @@ export function makeAiSdkChat(module) {
       this.#finished(response, finish);
       const over = finish.isAbort || finish.isError || finish.finishReason === "interrupted";
       if (!over && stops === this.#stops && (await this.#shouldSend())) await this.#send((c, body, id) => c.continueTurn(body, id), options);
+    }
+
+    /**
+     * The module's chat, for a send that waits for the module; null when the send was stopped
+     * meanwhile (at once: not after the download) or the module did not load. Either way the message
+     * shown stays, as useChat keeps one whose request was stopped or failed, and the module has it
+     * once it is in; a failed load is the chat's error, and the next use loads it again.
+     */
+    async #loaded(response) {
+      const { signal } = response.controller;
+      const stopped = new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      let failed;
+      const loaded = await Promise.race([load(module).then(() => true, (error) => ((failed = error), false)), stopped.then(() => false)]);
+      if (loaded && !signal.aborted) return this.#core ?? (this.#makeCore(), this.#core);
+      this.#beforeUnsent = null;
+      if (signal.aborted || this.#disposed) this.#show({ status: "ready" });
+      else {
+        this.#show({ status: "error", error: failed });
+        this.#call("onError", failed);
+      }
+      return null;
     }
 
     /**
@@ -420,6 +454,16 @@ export function makeAiSdkChat(module) {
       }
     }
   };
+}
+
+/** The module loaded; its failure a ChatstreamError (NETWORK_ERROR), as a ChatSession says its own module's. */
+async function load(module) {
+  try {
+    await module.load();
+  } catch (error) {
+    const { code, message } = loadFailure(error);
+    throw new ChatstreamError(code, message);
+  }
 }
 
 /**

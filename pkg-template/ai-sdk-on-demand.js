@@ -1,39 +1,33 @@
 // The AI SDK backend mode in the entries that offer it without holding it (chatstream,
 // chatstream/streaming): their modules are built without the mode, and its own module,
 // chatstream/ai-sdk's, is imported and loaded on the mode's first use (the first AiSdkChat, or
-// ChatSession with `backend: "ai-sdk"`). An app that never uses the mode never downloads it, and a
-// bundler puts it in a chunk of its own. Until it is in, a chat waits for it as a ChatSession waits
-// for the entry's module (ai-sdk-chat.js). In Node the entries load it on import (node.js).
+// ChatSession with `backend: "ai-sdk"`), unless the page has it already (ai-sdk/registry.js). An app
+// that never uses the mode never downloads it, and a bundler puts it in a chunk of its own. Until it
+// is in, a chat waits for it as a ChatSession waits for the entry's module (ai-sdk-chat.js). In Node
+// the entries load it on import (node.js).
 import { makeAiSdkChat } from "./ai-sdk-chat.js";
+import { aiSdk } from "./ai-sdk/registry.js";
 
-let loaded = null; // ai-sdk/module.js, once imported
-let importing = null;
+let loading = null;
 
 /**
- * chatstream/ai-sdk's module as `makeAiSdkChat` takes it. Its .wasm is named here, beside this
+ * Imports chatstream/ai-sdk's module (when the page has not) and loads its .wasm, asked for at once,
+ * beside the import rather than after it: one round trip less. The .wasm is named here, beside this
  * file's folder, and not left to the module's own default: a bundler that puts every module in one
  * file (esbuild without splitting) would resolve that default to the entry's chatstream_bg.wasm.
  */
-const aiSdkModule = {
-  isReady: () => loaded?.isReady() ?? false,
-  async load() {
-    importing ??= import("./ai-sdk/module.js").then(
-      (imported) => (loaded = imported),
-      (error) => {
-        importing = null; // the next use tries again
-        throw error;
-      },
-    );
-    await importing;
-    await loaded.init({ module_or_path: new URL("./ai-sdk/chatstream_bg.wasm", import.meta.url) });
-  },
-  bindings: () => loaded.wasm,
-};
+async function load() {
+  const file = fetch(new URL("./ai-sdk/chatstream_bg.wasm", import.meta.url));
+  file.catch(() => {}); // said by init below; not unhandled when the import fails first
+  const module = aiSdk.module ?? (await import("./ai-sdk/module.js")); // which puts itself in aiSdk
+  await module.init({ module_or_path: file });
+}
 
 /** The AI SDK backend mode's chat, its module loaded on first use. */
-export const AiSdkChatOnDemand = makeAiSdkChat(aiSdkModule);
-
-/** Node: the module, already loaded (node.js compiles it on import, as it does the entry's). */
-export function aiSdkModuleLoaded(imported) {
-  loaded = imported;
-}
+export const AiSdkChatOnDemand = makeAiSdkChat({
+  isReady: () => aiSdk.module?.isReady() ?? false,
+  // One load at a time; after a failed one the next use fetches the .wasm again (a script that did
+  // not download stays failed in a browser until the page is reloaded).
+  load: () => (aiSdk.module?.isReady() ? Promise.resolve() : (loading ??= load().finally(() => (loading = null)))),
+  bindings: () => aiSdk.module.wasm,
+});

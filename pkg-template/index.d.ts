@@ -528,12 +528,16 @@ export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembl
  * import, and this resolves at once.
  */
 export default function init(input?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>): Promise<void>;
-/** Loads the module synchronously from its bytes or a compiled module. */
+/**
+ * Loads the module synchronously from its bytes or a compiled module. The entry's module only: for
+ * the AI SDK backend mode with no fetch (a Worker, an edge runtime), call chatstream/ai-sdk's
+ * `initSync` with its module's bytes, and `AiSdkChat` here uses it at once.
+ */
 export function initSync(input: { module: BufferSource | WebAssembly.Module } | BufferSource | WebAssembly.Module): void;
 /**
- * Whether the module is loaded (always true in Node). The entry's module: the AI SDK backend mode
- * (`AiSdkChat`) loads a module of its own, chatstream/ai-sdk's, on its first use, and its chats wait
- * for it by themselves.
+ * Whether the entry's module is loaded (always true in Node). The AI SDK backend mode (`AiSdkChat`)
+ * needs none of it: it loads a module of its own, chatstream/ai-sdk's, on its first use (or uses it
+ * at once when chatstream/ai-sdk's `init` or `initSync` loaded it), and its chats wait for it by themselves.
  */
 export function isReady(): boolean;
 
@@ -742,6 +746,12 @@ export interface ChatRequestOptions {
   metadata?: unknown;
 }
 
+/**
+ * A chat made before its module is in (chatstream and chatstream/streaming load chatstream/ai-sdk's
+ * on first use) shows its messages at once, and a message sent with `status` "submitted"; the request
+ * goes out once the module is in. A module that did not load is the chat's `error` (a ChatstreamError,
+ * code NETWORK_ERROR), the message kept.
+ */
 export interface AiSdkChatOptions<UI_MESSAGE extends AnyUIMessage = UIMessage> {
   /** "ai-sdk": required by `ChatSession` and `useGeneralChat` to choose this mode; `AiSdkChat` takes it too. */
   backend?: "ai-sdk";

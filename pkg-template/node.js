@@ -3,12 +3,10 @@
 // once. So is the AI SDK backend mode's (chatstream/ai-sdk's), which a browser loads on first use.
 import { readFileSync } from "node:fs";
 import { initSync } from "./index.js";
-import * as aiSdkModule from "./ai-sdk/module.js";
-import { aiSdkModuleLoaded } from "./ai-sdk-on-demand.js";
+import { initSync as initAiSdk } from "./ai-sdk/module.js";
 
 initSync(readFileSync(new URL("./chatstream_bg.wasm", import.meta.url)));
-aiSdkModule.initSync(readFileSync(new URL("./ai-sdk/chatstream_bg.wasm", import.meta.url)));
-aiSdkModuleLoaded(aiSdkModule);
+initAiSdk(readFileSync(new URL("./ai-sdk/chatstream_bg.wasm", import.meta.url)));
 
 export * from "./index.js";
 export { default } from "./index.js";

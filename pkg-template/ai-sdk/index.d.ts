@@ -40,10 +40,15 @@ export {
   ChatstreamError,
   default,
   initSync,
-  isReady,
   lastAssistantMessageIsCompleteWithApprovalResponses,
   lastAssistantMessageIsCompleteWithToolCalls,
 } from "../index.js";
+
+/**
+ * Whether this entry's module, the AI SDK backend mode's, is loaded (always true in Node). Once it
+ * is, chatstream's and chatstream/streaming's `AiSdkChat` use it too.
+ */
+export function isReady(): boolean;
 
 /**
  * `new ChatSession({ backend: "ai-sdk", ... })` makes an `AiSdkChat`, as in the other entries; any

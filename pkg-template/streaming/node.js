@@ -2,12 +2,10 @@
 // `chatstream`, and so is the AI SDK backend mode's.
 import { readFileSync } from "node:fs";
 import { initSync } from "./index.js";
-import * as aiSdkModule from "../ai-sdk/module.js";
-import { aiSdkModuleLoaded } from "../ai-sdk-on-demand.js";
+import { initSync as initAiSdk } from "../ai-sdk/module.js";
 
 initSync(readFileSync(new URL("./chatstream_bg.wasm", import.meta.url)));
-aiSdkModule.initSync(readFileSync(new URL("../ai-sdk/chatstream_bg.wasm", import.meta.url)));
-aiSdkModuleLoaded(aiSdkModule);
+initAiSdk(readFileSync(new URL("../ai-sdk/chatstream_bg.wasm", import.meta.url)));
 
 export * from "./index.js";
 export { default } from "./index.js";

@@ -16,9 +16,13 @@ const wasmFetches = [];
 let gate = Promise.resolve();
 let failing = false;
 let fetched = () => {};
+// Whether chatstream/ai-sdk's script (module.js, which puts itself in registry.js) was in at each .wasm fetch.
+const registry = await import("../../pkg/ai-sdk/registry.js");
+const scriptInAtFetch = [];
 globalThis.fetch = async (url, init) => {
   if (!String(url).startsWith("file:")) return backendFetch(url, init);
   wasmFetches.push(new URL(url).pathname.replace(/^.*\/pkg\//, ""));
+  scriptInAtFetch.push(registry.aiSdk.module !== null);
   fetched();
   await gate;
   if (failing) throw new TypeError("Failed to fetch");
@@ -30,6 +34,8 @@ const streaming = await import("../../pkg/streaming/index.js");
 const backend = await startBackend();
 after(() => backend.close());
 const api = `${backend.url}api/chat`;
+/** Resolves at the chat's next change. */
+const changed = (chat) => new Promise((resolve) => { const off = chat.subscribe(() => (off(), resolve())); });
 const textOf = (message) => message.parts.filter((p) => p.type === "text").map((p) => p.text).join("");
 
 test("importing the entries loads no module: the AI SDK backend mode's is loaded on its first use only", () => {
@@ -37,17 +43,58 @@ test("importing the entries loads no module: the AI SDK backend mode's is loaded
   assert.equal(full.isReady(), false);
 });
 
-test("a module that did not load is the chat's error; its next message loads it again", async () => {
+test("a module that did not load is the chat's error, with a code; a message sent then is kept, and the next use fetches the .wasm again", async () => {
   failing = true;
   const chat = new full.AiSdkChat({ api });
   await new Promise((resolve) => chat.subscribe(resolve)); // the failed load, shown
   assert.equal(chat.status, "error");
+  assert.equal(chat.error.code, "NETWORK_ERROR");
   assert.match(chat.error.message, /Failed to fetch/);
   assert.deepEqual(wasmFetches, ["ai-sdk/chatstream_bg.wasm"]);
-  await assert.rejects(chat.sendMessage({ text: "hello" }), /Failed to fetch/);
+  assert.deepEqual(scriptInAtFetch, [false], "the .wasm is asked for beside the script's import, not after it");
+  chat.clearError();
+  const errors = [];
+  chat.setOptions({ onError: (error) => errors.push(error) });
+  const shown = changed(chat);
+  const sent = chat.sendMessage({ text: "hello" });
+  await shown; // before the module is in, as useChat shows a message and "submitted"
+  assert.equal(chat.status, "submitted");
+  assert.deepEqual(chat.messages.map((m) => [m.role, textOf(m)]), [["user", "hello"]]);
+  await sent; // resolves: the failure is the chat's state, not a rejection
+  assert.equal(chat.status, "error");
+  assert.equal(chat.error.code, "NETWORK_ERROR");
+  assert.deepEqual(errors, [chat.error]);
+  assert.deepEqual(chat.messages.map((m) => [m.role, textOf(m)]), [["user", "hello"]], "the message is kept");
   assert.equal(backend.requests.length, 0);
   assert.deepEqual(wasmFetches, ["ai-sdk/chatstream_bg.wasm", "ai-sdk/chatstream_bg.wasm"], "tried again");
   wasmFetches.length = 0;
+  failing = false;
+  chat.dispose();
+});
+
+test("stop() while the mode's module downloads: the chat is ready at once, nothing sent, the message kept", async () => {
+  let open;
+  gate = new Promise((resolve) => (open = resolve));
+  failing = true; // this download fails: the next test is the first to load the module
+  const asked = new Promise((resolve) => (fetched = resolve));
+  const chat = new full.AiSdkChat({ api });
+  const shown = changed(chat);
+  const sent = chat.sendMessage({ text: "stop me" });
+  await shown;
+  assert.equal(chat.status, "submitted");
+  assert.deepEqual(chat.messages.map((m) => [m.role, textOf(m)]), [["user", "stop me"]]);
+  await asked;
+  await chat.stop(); // does not wait for the download, which is still held back
+  await sent;
+  assert.equal(chat.status, "ready");
+  assert.deepEqual(chat.messages.map((m) => [m.role, textOf(m)]), [["user", "stop me"]]);
+  const failed = changed(chat); // the constructor's load, shown
+  open();
+  await failed;
+  assert.equal(backend.requests.length, 0);
+  assert.deepEqual(chat.messages.map((m) => [m.role, textOf(m)]), [["user", "stop me"]]);
+  wasmFetches.length = 0;
+  gate = Promise.resolve();
   failing = false;
   chat.dispose();
 });
@@ -56,10 +103,10 @@ test("a chat made before the mode's module is in shows its messages, and its fir
   let open;
   gate = new Promise((resolve) => (open = resolve));
   const saved = [{ id: "u1", role: "user", parts: [{ type: "text", text: "earlier" }] }];
+  const asked = new Promise((resolve) => (fetched = resolve));
   const chat = new full.ChatSession({ backend: "ai-sdk", api, messages: saved });
   assert.ok(chat instanceof full.AiSdkChat);
   assert.deepEqual(chat.getSnapshot(), { id: chat.id, messages: saved, status: "ready", error: undefined });
-  const asked = new Promise((resolve) => (fetched = resolve));
   const sent = chat.sendMessage({ text: "hello" });
   await asked;
   assert.deepEqual(wasmFetches, ["ai-sdk/chatstream_bg.wasm"], "chatstream/ai-sdk's module, not the entry's");

@@ -76,7 +76,7 @@ export async function entryWeights(entries) {
       // The app's own chunk (a dynamic import's target is an entry point of its chunk too).
       const ordinary = chunks(Object.keys(outputs).filter((chunk) => outputs[chunk].entryPoint?.endsWith(`app-${i}.js`)));
       if (glues(ordinary).length !== 1) throw new Error(`${entry}: expected one wasm-bindgen glue file in the bundle, found ${glues(ordinary).length}`);
-      const later = [...ordinary].flatMap((chunk) => outputs[chunk].imports.filter((i) => i.kind === "dynamic-import").map((i) => i.path));
+      const later = [...ordinary].flatMap((chunk) => outputs[chunk].imports.filter((imported) => imported.kind === "dynamic-import").map((imported) => imported.path));
       weights[entry] = { bytes: weigh(ordinary), onFirstUse: weigh(chunks(later, ordinary)) };
     }
     return weights;
