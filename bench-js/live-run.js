@@ -164,7 +164,7 @@ function why({ push: p, rows }, profiles) {
     parts.push(
       `${short.map((r) => `${r.recording} (${r.events} events, ${ratio(r, "push").toFixed(2)}×; a stream made and finished is ${made(r)} of its time)`).join(", ")} ` +
         `${short.length === 1 ? "is" : "are"} read whole thousands of times: each pass makes a \`ChatStream\` and ` +
-        `finishes it (the \`complete\` event with the whole message, crossing as JSON), ${us(p.createFinish)} with nothing read, ` +
+        `finishes it (the \`complete\` event with the whole message), ${us(p.createFinish)} with nothing read, ` +
         `which the baseline's few lines do not pay.`,
     );
   }
