@@ -339,7 +339,7 @@ run_demo() {
   build_pkg
   say "starting the proxy with its offline simulated provider"
   cargo build --release -p chatstream-proxy
-  exec target/release/chatstream-proxy --www "$ROOT/www" --pkg "$ROOT/pkg" "$@"
+  exec "${CARGO_TARGET_DIR:-target}/release/chatstream-proxy" --www "$ROOT/www" --pkg "$ROOT/pkg" "$@"
 }
 
 case "${1:-build}" in
