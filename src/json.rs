@@ -92,6 +92,26 @@ pub struct AsideString<'v> {
     pub within: Option<&'v Shared>,
 }
 
+impl<'v> AsideString<'v> {
+    /// How many of the strings set aside last a new one is compared with: thousands of long
+    /// strings alike up to their last byte (a hostile stream's tool input) would otherwise cost the
+    /// square of their count in comparisons. Equal strings are met near each other (an answer's
+    /// text, its message and its one segment; a value repeated in a list).
+    const LOOKBACK: usize = 16;
+
+    /// `text`'s place among `strings`: an equal one's among the last few, or a new one's.
+    pub fn place(strings: &mut Vec<AsideString<'v>>, text: &'v str, within: Option<&'v Shared>) -> usize {
+        let from = strings.len().saturating_sub(Self::LOOKBACK);
+        match strings[from..].iter().position(|s| s.text == text) {
+            Some(at) => from + at,
+            None => {
+                strings.push(AsideString { text, within });
+                strings.len() - 1
+            }
+        }
+    }
+}
+
 impl<'v> JsonOut<'v> {
     /// Strings from this length on are set aside.
     pub const ASIDE_FROM: usize = 1024;
@@ -130,13 +150,7 @@ impl<'v> JsonOut<'v> {
     fn string(&mut self, text: &'v str) {
         match self.aside.as_mut() {
             Some(aside) if text.len() >= Self::ASIDE_FROM => {
-                let at = match aside.strings.iter().position(|s| s.text == text) {
-                    Some(at) => at,
-                    None => {
-                        aside.strings.push(AsideString { text, within: aside.within });
-                        aside.strings.len() - 1
-                    }
-                };
+                let at = AsideString::place(&mut aside.strings, text, aside.within);
                 aside.written += 1;
                 self.text.push(b'"');
                 self.text.extend_from_slice(aside.mark.as_bytes());
@@ -460,6 +474,21 @@ fn kind(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_string_set_aside_is_found_among_the_last_few_only() {
+        // Long strings alike up to their last byte, as a hostile tool input may hold thousands.
+        let texts: Vec<String> = (0..40).map(|n| format!("{}{n:02}", "x".repeat(JsonOut::ASIDE_FROM))).collect();
+        let mut strings = Vec::new();
+        for (n, text) in texts.iter().enumerate() {
+            assert_eq!(AsideString::place(&mut strings, text, None), n);
+        }
+        // An equal string among the last 16 is found; one further back is set aside again.
+        assert_eq!(AsideString::place(&mut strings, &texts[39], None), 39);
+        assert_eq!(AsideString::place(&mut strings, &texts[24], None), 24);
+        assert_eq!(AsideString::place(&mut strings, &texts[0], None), 40);
+        assert_eq!(strings.len(), 41);
+    }
 
     /// What the fast path copies as it is and what it hands to serde_json must together write
     /// what serde_json writes: every ASCII byte at every place of an eight-byte block and of the

@@ -71,7 +71,7 @@ pub(crate) struct HandOver<'a> {
     /// The long strings of the items (an answer's text in `complete`), handed over as the strings
     /// the values set aside are, before theirs: each once, and one JS string with an equal one of
     /// the values (the session's message that holds the same answer).
-    long: Vec<&'a str>,
+    long: Vec<AsideString<'a>>,
 }
 
 /// A text item: its length in the layout and its text in `texts`, or [`SAME_TEXT`] when it is
@@ -237,10 +237,7 @@ impl<'a> HandOver<'a> {
         match text {
             None => self.layout.push(NULL_TEXT),
             Some(text) if text.len() >= JsonOut::ASIDE_FROM => {
-                let at = self.long.iter().position(|long| *long == text).unwrap_or_else(|| {
-                    self.long.push(text);
-                    self.long.len() - 1
-                });
+                let at = AsideString::place(&mut self.long, text, None);
                 self.layout.extend([LONG_TEXT, at as u32]);
             }
             Some(text) => text_item(&mut self.layout, &mut self.texts, &mut self.last_text, text),
@@ -366,7 +363,7 @@ impl<'a> HandOver<'a> {
         if self.values.is_empty() && self.long.is_empty() {
             return (self.texts, self.layout);
         }
-        let long = self.long.iter().map(|&text| AsideString { text, within: None }).collect();
+        let long = std::mem::take(&mut self.long);
         let (mut text, aside, marked) = ASIDE_MARK.with(|mark| values_json(&self.values, long, mark));
         let mark = if marked { ASIDE_MARK.with(Clone::clone) } else { String::new() };
         let mark = mark.as_str();
