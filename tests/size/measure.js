@@ -85,12 +85,6 @@ export async function entryWeights(entries) {
   }
 }
 
-/** Each of `entries`: what an app downloads for it, in bytes (see `entryWeights`). */
-export async function entrySizes(entries) {
-  const weights = await entryWeights(entries);
-  return Object.fromEntries(Object.entries(weights).map(([entry, { bytes }]) => [entry, bytes]));
-}
-
 /** The AI SDK's `useChat` (`@ai-sdk/react`), bundled the same way: gzip -9 bytes. */
 export async function useChatSize() {
   const result = await bundle('export { useChat } from "@ai-sdk/react";', root);
