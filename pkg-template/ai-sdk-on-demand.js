@@ -17,9 +17,13 @@ let loading = null;
  * file (esbuild without splitting) would resolve that default to the entry's chatstream_bg.wasm.
  */
 async function load() {
-  const file = fetch(new URL("./ai-sdk/chatstream_bg.wasm", import.meta.url));
+  const path = new URL("./ai-sdk/chatstream_bg.wasm", import.meta.url);
+  // The page imported chatstream/ai-sdk already: its loader shares a load the page has under way
+  // (`init()` called and not awaited) rather than fetch the .wasm a second time.
+  if (aiSdk.module) return aiSdk.module.init({ module_or_path: path });
+  const file = fetch(path);
   file.catch(() => {}); // said by init below; not unhandled when the import fails first
-  const module = aiSdk.module ?? (await import("./ai-sdk/module.js")); // which puts itself in aiSdk
+  const module = await import("./ai-sdk/module.js"); // which puts itself in aiSdk
   await module.init({ module_or_path: file });
 }
 
