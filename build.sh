@@ -6,6 +6,7 @@
 #   ./build.sh demo     build, start the proxy with its offline simulated provider, print the URL
 #   ./build.sh examples build pkg/, pack it, and build the example apps (examples/) from the tarball
 #   ./build.sh bench    the benchmarks, written to BENCHMARKS.md (not part of `test`)
+#   ./build.sh weight   what each module is made of (`twiggy top`), into BENCHMARKS.md's "Why the misses"
 #   ./build.sh fuzz     every fuzz target, 600 s each by default (not part of `test`)
 #   ./build.sh load     1,000 concurrent streams through the proxy, into BENCHMARKS.md
 #
@@ -302,7 +303,7 @@ twiggy_tops() {
   fi
   local name target=${CARGO_TARGET_DIR:-target}
   for name in full streaming agent openai ai-sdk; do
-    twiggy top -n 40 -f csv "$target/bench/named-$name/named.wasm" > "target/bench/twiggy-$name.csv"
+    twiggy top -f csv "$target/bench/named-$name/named.wasm" > "target/bench/twiggy-$name.csv"
     say "twiggy top of the $name module: target/bench/twiggy-$name.csv"
   done
 }
@@ -348,6 +349,7 @@ case "${1:-build}" in
   test) run_tests ;;
   demo) shift; run_demo "$@" ;;
   bench) run_bench ;;
+  weight) build_pkg; named_modules; twiggy_tops; node bench-js/report.js --misses-section ;;
   fuzz) shift; run_fuzz "$@" ;;
   load) run_load ;;
   *)

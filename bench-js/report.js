@@ -27,6 +27,71 @@ function proxySection() {
   }
 }
 
+/** `twiggy top -f csv` rows: every item of a module, its name section left out (not shipped). */
+function twiggy(file) {
+  const [, ...rows] = read(file).trim().split("\n");
+  const cells = (row) => [...row.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map(([, cell]) => cell.replace(/^"|"$/g, "").replace(/""/g, '"'));
+  return rows
+    .map(cells)
+    .filter(([item]) => !/names" subsection$/.test(item))
+    .map(([item, bytes]) => ({ item: item.replace(/::h[0-9a-f]{16}$/, "").replace(/\[[0-9a-f]{16}\]/g, ""), bytes: Number(bytes) }));
+}
+
+const CRATES = ["core", "alloc", "std", "serde_json", "serde", "hashbrown", "wasm_bindgen", "js_sys", "memchr", "talc", "zmij", "itoa"];
+
+/**
+ * Where an item's bytes belong: wasm-bindgen's export and import shims, data, or the crate whose code it is
+ * (for chatstream, its module). A generic of the standard library made for one of our types counts as the
+ * standard library's: that is the code a smaller use of it would remove.
+ */
+function groupOf(item) {
+  if (/ shim$/.test(item)) return "wasm-bindgen shims";
+  if (item.startsWith("data segment")) return "data (strings, tables)";
+  const path = item.replace(/^[<&[]*(mut |dyn )?/, "").split(/::|[<>\]; ]/);
+  if (path[0] === "chatstream" && path.length > 2) return `chatstream::${path[1]}`;
+  if (/^([iu](8|16|32|64|128|size)|f32|f64|str|char|bool)$/.test(path[0])) return "core";
+  return CRATES.includes(path[0]) ? path[0] : "other";
+}
+
+/** The "Why the misses" section: each module's bytes by where they belong, and the full module's largest items. */
+function missesMarkdown() {
+  const modules = ["full", "streaming", "agent", "openai", "ai-sdk"].filter((name) => existsSync(join(dir, `twiggy-${name}.csv`)));
+  const items = Object.fromEntries(modules.map((name) => [name, twiggy(`twiggy-${name}.csv`)]));
+  const totals = Object.fromEntries(modules.map((name) => [name, items[name].reduce((sum, t) => sum + t.bytes, 0)]));
+  const groups = new Map();
+  for (const name of modules) {
+    for (const t of items[name]) {
+      const group = groupOf(t.item);
+      if (!groups.has(group)) groups.set(group, {});
+      groups.get(group)[name] = (groups.get(group)[name] ?? 0) + t.bytes;
+    }
+  }
+  const rows = [...groups].sort(([, a], [, b]) => (b[modules[0]] ?? 0) - (a[modules[0]] ?? 0));
+  const cell = (bytes) => (bytes ? bytes.toLocaleString("en") : "");
+  const top = items.full?.slice(0, 15) ?? [];
+  const topBytes = top.reduce((sum, t) => sum + t.bytes, 0);
+  return `## Why the misses
+
+- **Weight.** Each module's bytes before gzip (\`twiggy top\` of the module as built, names kept, the name
+  section left out), by where they belong:
+
+  | | ${modules.join(" | ")} |
+  |---|${modules.map(() => "---:").join("|")}|
+${rows.map(([group, by]) => `  | ${group} | ${modules.map((name) => cell(by[name])).join(" | ")} |`).join("\n")}
+  | **total** | ${modules.map((name) => `**${cell(totals[name])}**`).join(" | ")} |
+${
+  top.length
+    ? `
+  The full module's largest items, together ${topBytes.toLocaleString("en")} bytes (${((100 * topBytes) / totals.full).toFixed(1)}% of it):
+
+  | item | bytes |
+  |---|---:|
+${top.map((t) => `  | \`${t.item.slice(0, 100).replace(/\|/g, "\\|")}\` | ${t.bytes.toLocaleString("en")} |`).join("\n")}
+`
+    : ""
+}`;
+}
+
 // `node bench-js/report.js --live-section`: the live section alone written anew from live.json, in place,
 // the rest of BENCHMARKS.md kept as it is (for a run of bench-js/live-run.js without the rest).
 if (process.argv.includes("--live-section")) {
@@ -38,6 +103,18 @@ if (process.argv.includes("--live-section")) {
   const section = liveMarkdown(JSON.parse(read("live.json"))).replace("\n\n", `\n\n${note}`);
   writeFileSync(join(root, "BENCHMARKS.md"), current.slice(0, start) + section + current.slice(end + 1));
   console.log("wrote BENCHMARKS.md's live section");
+  process.exit(0);
+}
+
+// `node bench-js/report.js --misses-section`: the "Why the misses" section alone written anew from the
+// twiggy-<module>.csv files (`./build.sh weight`), in place, the rest of BENCHMARKS.md kept as it is.
+if (process.argv.includes("--misses-section")) {
+  const current = readFileSync(join(root, "BENCHMARKS.md"), "utf8");
+  const start = current.indexOf("## Why the misses");
+  const end = current.indexOf("\n## ", start + 1);
+  if (start < 0 || end < 0) throw new Error("BENCHMARKS.md has no \"Why the misses\" section to replace");
+  writeFileSync(join(root, "BENCHMARKS.md"), current.slice(0, start) + missesMarkdown() + "\n" + current.slice(end + 1));
+  console.log("wrote BENCHMARKS.md's \"Why the misses\" section");
   process.exit(0);
 }
 
@@ -109,17 +186,6 @@ function dropSentence({ run, kept }) {
   return `- ${fall}; ${again}: memory mapped afresh accounts for ${Math.max(0, explained * 100).toFixed(0)}% of the fall, and this run does not explain the rest.`;
 }
 
-/** `twiggy top -f csv` rows: the largest items of a module, its name section left out (not shipped). */
-function twiggy(file, count) {
-  const [, ...rows] = read(file).trim().split("\n");
-  const cells = (row) => [...row.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map(([, cell]) => cell.replace(/^"|"$/g, "").replace(/""/g, '"'));
-  return rows
-    .map(cells)
-    .filter(([item]) => !item.includes("function names"))
-    .slice(0, count)
-    .map(([item, bytes]) => ({ item: item.replace(/::h[0-9a-f]{16}$/, ""), bytes: Number(bytes) }));
-}
-
 const perDelta = (c, who) => {
   const r = results.find((r) => r.case === c && r.contender.startsWith(who));
   return r ? r.ms / r.deltas : NaN;
@@ -131,7 +197,6 @@ const vsClient = perDelta(openai, "AI SDK client") / perDelta(openai, "chatstrea
 const scaleText = perDelta("text 1 MB", SESSION) / perDelta("text 1 KB", SESSION);
 const scaleTool = perDelta("tool input 1 MB", SESSION) / perDelta("tool input 1 KB", SESSION);
 const verdict = (ok, text) => `${ok ? "met" : "**missed**"}: ${text}`;
-const fullTop = twiggy("twiggy-full.csv", 15);
 
 const md = `# Benchmarks
 
@@ -153,17 +218,7 @@ ${liveMarkdown(live)}${fastPaths()}
 **Weight**, **memory** and **loading** have sections of their own below, each written by its script
 (bench-js/loading.js, bench-js/memory.js) with its targets and verdicts.
 
-## Why the misses
-
-- **Weight.** The largest items of the full module (\`twiggy top\`, names kept; bytes before gzip):
-
-  | item | bytes |
-  |---|---:|
-${fullTop.map((t) => `  | \`${t.item.slice(0, 100).replace(/\|/g, "\\|")}\` | ${t.bytes.toLocaleString("en")} |`).join("\n")}
-
-  The rest is spread thin: eight decoders, the cleaner, the session, serde_json's parser and
-  \`Value\`, core and alloc generics.
-
+${missesMarkdown()}
 ## In the browser
 
 Streams generated by bench-js/streams.js, every contender reading the same 1-16 KB chunks (one event a read
