@@ -1,15 +1,18 @@
 // `./build.sh bench`, loading: time to the first text of an answer from a page load in headless
-// Chromium, chatstream against the AI SDK's client. Each page is an app bundled by esbuild that
-// sends a message and reads the answer, an AI SDK UI message stream: chatstream's `ChatSession`
-// (the full entry, and chatstream/streaming), which loads its module itself and sends the request
-// without waiting for it, chatstream/ai-sdk's `AiSdkChat` (the AI SDK backend mode), and the AI SDK's `DefaultChatTransport` with `readUIMessageStream`
-// (what its useChat runs). The chatstream pages carry the preload hint the README shows. Served
+// Chromium, chatstream against the AI SDK's client. Each page is an app bundled by esbuild (what an
+// entry imports on first use left out, a chunk of its own as tests/size/measure.js weighs it, which
+// these pages never download) that sends a message and reads the answer, an AI SDK UI message
+// stream: chatstream's `ChatSession` (the full entry, and chatstream/streaming), which loads its
+// module itself and sends the request without waiting for it, chatstream/ai-sdk's `AiSdkChat` (the
+// AI SDK backend mode), and the AI SDK's `DefaultChatTransport` with `readUIMessageStream` (what its
+// useChat runs). The chatstream pages carry the preload hint the README shows. Served
 // gzip-compressed from 127.0.0.1, the .wasm as application/wasm; the simulated server answers after
 // a time to first token of 0 or 300 ms; unthrottled and on an emulated 10 Mbit/s link with 40 ms
 // latency; cold (a fresh browser context: nothing cached) and warm (the page loaded once before in
 // the same context, its files cacheable). The apps take turns, so a slow spell of the machine falls
-// on all of them. Also each entry's weight against useChat. Writes target/bench/loading.json and
-// BENCHMARKS.md's loading section (the weights in target/bench/loading-weight.json).
+// on all of them, each round starting with the next app, so that none always loads first or right
+// after the same one. Also each entry's weight against useChat. Writes target/bench/loading.json
+// and BENCHMARKS.md's loading section (the weights in target/bench/loading-weight.json).
 //
 //   node bench-js/loading.js            every case, written
 //   node bench-js/loading.js --smoke    one load each: checks the harness works, keeps nothing
@@ -77,6 +80,20 @@ const NETWORKS = {
 const TTFTS = smoke ? [0] : [0, 300];
 const CACHES = ["cold", "warm"];
 
+/**
+ * What an app imports on first use (`import(…)`, such as the AI SDK backend mode of chatstream and
+ * chatstream/streaming) left out of its bundle, as an app's bundler puts it in a chunk of its own
+ * that these pages, never using it, do not download. Not esbuild's own splitting: that also moves
+ * the code the entry and the chunk share into a third file, which the page would then wait for
+ * before it runs (Rollup and webpack leave such code in the entry).
+ */
+const onFirstUseApart = {
+  name: "on-first-use-apart",
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) => (args.kind === "dynamic-import" ? { path: args.path, external: true } : undefined));
+  },
+};
+
 /** Each app's files under /<slug>/: its page (with the hints), its bundle and its .wasm, gzipped once. */
 async function apps() {
   const files = {};
@@ -90,6 +107,7 @@ async function apps() {
       minify: true,
       write: false,
       logLevel: "error",
+      plugins: [onFirstUseApart],
     });
     add(`${dir}/main.js`, "text/javascript", Buffer.from(result.outputFiles[0].contents));
     // The .wasm is fetched beside the bundle (wasm-bindgen's default: new URL(…, import.meta.url)).
@@ -157,8 +175,9 @@ async function measure() {
       for (const ttftMs of TTFTS) {
         for (const [network, conditions] of Object.entries(NETWORKS)) {
           const times = Object.fromEntries(Object.keys(APPS).map((app) => [app, []]));
+          const names = Object.keys(APPS);
           for (let i = 0; i < LOADS; i++) {
-            for (const app of Object.keys(APPS)) {
+            for (const app of [...names.slice(i % names.length), ...names.slice(0, i % names.length)]) {
               // A fresh context each time: an empty HTTP cache and no compiled code kept.
               const context = await browser.newContext();
               try {
@@ -232,7 +251,8 @@ function section({ rows, weight }) {
   }
   const loads = rows[0].loads;
   return `Produced by \`node bench-js/loading.js\` (headless Chromium). Time from the page's navigation to the
-first text of the answer on screen: an app bundled by esbuild sends one message and reads the answer
+first text of the answer on screen: an app bundled by esbuild (what an entry imports on first use
+left out, a chunk of its own as the weights below count it) sends one message and reads the answer
 (200 words of an AI SDK UI message stream). chatstream's app is \`new ChatSession(…).send("hi")\`,
 which loads the module itself and sends the request without waiting for it; its page carries the
 \`<link rel="preload" … type="application/wasm">\` hint the README shows, and the .wasm is compiled
@@ -241,7 +261,8 @@ while it downloads (served as \`application/wasm\`). chatstream/ai-sdk's app is 
 \`readUIMessageStream\` (what \`useChat\` runs). Everything gzip-served from 127.0.0.1; the simulated
 server sends its headers at once and the answer after the time to first token (TTFT). Cold: a fresh
 browser context. Warm: the page loaded once before in the same context (files cacheable for an
-hour). Median of ${loads} loads each, the apps taking turns; in brackets, the time against the AI SDK's.
+hour). Median of ${loads} loads each, the apps taking turns (each round starting with the next app); in
+brackets, the time against the AI SDK's.
 
 | cache | TTFT | network | ${apps.join(" | ")} |
 |---|---:|---|${apps.map(() => "---:").join("|")}|
