@@ -16,6 +16,9 @@
 //
 //   node bench-js/loading.js            every case, written
 //   node bench-js/loading.js --smoke    one load each: checks the harness works, keeps nothing
+//   node bench-js/loading.js --breakdown  every case, each app's steps to its first text (median ms
+//                                       from the navigation's start), marked in the page; keeps nothing
+//                                       (with --smoke: one load of each, as --smoke does)
 //   node bench-js/loading.js --section  BENCHMARKS.md's section again from target/bench/loading*.json
 //   node bench-js/loading.js --weight   the weights measured again (after ./build.sh), the section
 //                                       rewritten with them and the timings of target/bench/loading.json
@@ -33,6 +36,7 @@ import { entryWeights, useChatSize } from "../tests/size/measure.js";
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const out = join(root, "target/bench");
 const smoke = process.argv.includes("--smoke");
+const breakdown = process.argv.includes("--breakdown");
 const LOADS = smoke ? 1 : 15;
 
 // Each app reads the time to first token from its page's query and passes it to the server.
@@ -94,6 +98,33 @@ const onFirstUseApart = {
   },
 };
 
+/**
+ * With --breakdown, what each page marks (performance.mark) besides its first text: its bundle
+ * starting to run (a banner), each fetch called and its headers in (the answer's request, and the
+ * .wasm's for chatstream), and the module's streaming compile started and done. The times of the
+ * downloads themselves come from the page's resource timing (see `steps`).
+ */
+const PROBE = `<script>(() => {
+  const mark = (name) => performance.getEntriesByName(name).length === 0 && performance.mark(name);
+  const fetch = window.fetch;
+  window.fetch = function (input) {
+    const what = String(input?.url ?? input).includes("/stream") ? "answer" : "wasm";
+    mark(what + " requested");
+    const response = fetch.apply(this, arguments);
+    response.then(() => mark(what + " headers read"), () => {});
+    return response;
+  };
+  for (const name of ["instantiateStreaming", "compileStreaming"]) {
+    const original = WebAssembly[name];
+    WebAssembly[name] = function () {
+      mark("wasm compile started");
+      const done = original.apply(this, arguments);
+      done.then(() => mark("wasm compiled"), () => {});
+      return done;
+    };
+  }
+})();</script>`;
+
 /** Each app's files under /<slug>/: its page (with the hints), its bundle and its .wasm, gzipped once. */
 async function apps() {
   const files = {};
@@ -108,12 +139,13 @@ async function apps() {
       write: false,
       logLevel: "error",
       plugins: [onFirstUseApart],
+      ...(breakdown ? { banner: { js: 'performance.mark("bundle runs");' } } : {}),
     });
     add(`${dir}/main.js`, "text/javascript", Buffer.from(result.outputFiles[0].contents));
     // The .wasm is fetched beside the bundle (wasm-bindgen's default: new URL(…, import.meta.url)).
     const hint = wasm ? `<link rel="preload" href="${dir}/chatstream_bg.wasm" as="fetch" type="application/wasm" crossorigin>` : "";
     if (wasm) add(`${dir}/chatstream_bg.wasm`, "application/wasm", readFileSync(join(root, wasm)));
-    add(`${dir}/`, "text/html", Buffer.from(`<!doctype html><link rel="icon" href="data:,">${hint}<script type="module" src="${dir}/main.js"></script>`));
+    add(`${dir}/`, "text/html", Buffer.from(`<!doctype html><link rel="icon" href="data:,">${breakdown ? PROBE : ""}${hint}<script type="module" src="${dir}/main.js"></script>`));
   }
   return files;
 }
@@ -155,11 +187,37 @@ async function load(context, url, network, cache) {
     await page.goto(url);
     await page.waitForFunction(() => window.firstText !== undefined, null, { timeout: 60000 });
     if (problems.length > 0) throw new Error(`${url}: ${problems.join("; ")}`);
-    return await page.evaluate(() => window.firstText);
+    return await page.evaluate(breakdown ? steps : () => window.firstText);
   } finally {
     await page.close();
   }
 }
+
+/** In the page: when each step of its load happened (ms from the navigation's start), the first text among them. */
+function steps() {
+  const at = { "page downloaded": performance.getEntriesByType("navigation")[0].responseEnd, "first text": window.firstText };
+  for (const { name, startTime } of performance.getEntriesByType("mark")) at[name] = startTime;
+  for (const entry of performance.getEntriesByType("resource")) {
+    const file = new URL(entry.name).pathname.split("/").at(-1);
+    const name = { "main.js": "bundle", "chatstream_bg.wasm": "wasm", stream: "answer" }[file];
+    if (name === undefined) continue;
+    at[`${name} first byte`] = entry.responseStart;
+    at[`${name} downloaded`] = entry.responseEnd;
+  }
+  return at;
+}
+
+/** --breakdown: each app's steps, the median of each over the loads, in the order they happened. */
+function printSteps(label, loads) {
+  for (const [app, runs] of Object.entries(loads)) {
+    const names = [...new Set(runs.flatMap(Object.keys))];
+    const medians = names.map((name) => [name, median(runs.map((r) => r[name]).filter((t) => t !== undefined))]);
+    medians.sort((a, b) => a[1] - b[1]);
+    console.log(`${label} ${app}: ${medians.map(([name, t]) => `${name} ${t.toFixed(0)}`).join(", ")}`);
+  }
+}
+
+const median = (values) => values.sort((a, b) => a - b)[values.length >> 1];
 
 async function measure() {
   const server = await serve(await apps());
@@ -189,10 +247,15 @@ async function measure() {
               }
             }
           }
+          const label = `${cache} ttft ${String(ttftMs).padStart(3)} ms  ${network.padEnd(17)}`;
+          if (breakdown) {
+            printSteps(label, times);
+            continue;
+          }
           for (const [app, t] of Object.entries(times)) {
-            const medianMs = t.sort((a, b) => a - b)[t.length >> 1];
+            const medianMs = median(t);
             rows.push({ cache, ttftMs, network, app, medianMs, loads: t.length });
-            console.log(`${cache} ttft ${String(ttftMs).padStart(3)} ms  ${network.padEnd(17)} ${app.padEnd(21)} first text at ${medianMs.toFixed(0)} ms (median of ${t.length})`);
+            console.log(`${label} ${app.padEnd(21)} first text at ${medianMs.toFixed(0)} ms (median of ${t.length})`);
           }
         }
       }
@@ -291,6 +354,8 @@ if (process.argv.includes("--section") || process.argv.includes("--weight")) {
   }
   writeSection(HEADING, section({ rows: read("loading.json"), weight }));
   console.log("wrote BENCHMARKS.md's loading section");
+} else if (breakdown) {
+  await measure();
 } else {
   mkdirSync(out, { recursive: true });
   const rows = await measure();
