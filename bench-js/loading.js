@@ -1,18 +1,24 @@
 // `./build.sh bench`, loading: time to the first text of an answer from a page load in headless
-// Chromium, chatstream against the AI SDK's client. Each page is an app bundled by esbuild that
-// sends a message and reads the answer, an AI SDK UI message stream: chatstream's `ChatSession`
-// (the full entry, and chatstream/streaming), which loads its module itself and sends the request
-// without waiting for it, chatstream/ai-sdk's `AiSdkChat` (the AI SDK backend mode), and the AI SDK's `DefaultChatTransport` with `readUIMessageStream`
-// (what its useChat runs). The chatstream pages carry the preload hint the README shows. Served
+// Chromium, chatstream against the AI SDK's client. Each page is an app bundled by esbuild (what an
+// entry imports on first use left out, a chunk of its own as tests/size/measure.js weighs it, which
+// these pages never download) that sends a message and reads the answer, an AI SDK UI message
+// stream: chatstream's `ChatSession` (the full entry, and chatstream/streaming), which loads its
+// module itself and sends the request without waiting for it, chatstream/ai-sdk's `AiSdkChat` (the
+// AI SDK backend mode), and the AI SDK's `DefaultChatTransport` with `readUIMessageStream` (what its
+// useChat runs). The chatstream pages carry the preload hint the README shows. Served
 // gzip-compressed from 127.0.0.1, the .wasm as application/wasm; the simulated server answers after
 // a time to first token of 0 or 300 ms; unthrottled and on an emulated 10 Mbit/s link with 40 ms
 // latency; cold (a fresh browser context: nothing cached) and warm (the page loaded once before in
 // the same context, its files cacheable). The apps take turns, so a slow spell of the machine falls
-// on all of them. Also each entry's weight against useChat. Writes target/bench/loading.json and
-// BENCHMARKS.md's loading section (the weights in target/bench/loading-weight.json).
+// on all of them, each round starting with the next app, so that none always loads first or right
+// after the same one. Also each entry's weight against useChat. Writes target/bench/loading.json
+// and BENCHMARKS.md's loading section (the weights in target/bench/loading-weight.json).
 //
 //   node bench-js/loading.js            every case, written
 //   node bench-js/loading.js --smoke    one load each: checks the harness works, keeps nothing
+//   node bench-js/loading.js --breakdown  every case, each app's steps to its first text (median ms
+//                                       from the navigation's start), marked in the page; keeps nothing
+//                                       (with --smoke: one load of each, as --smoke does)
 //   node bench-js/loading.js --section  BENCHMARKS.md's section again from target/bench/loading*.json
 //   node bench-js/loading.js --weight   the weights measured again (after ./build.sh), the section
 //                                       rewritten with them and the timings of target/bench/loading.json
@@ -30,6 +36,7 @@ import { entryWeights, useChatSize } from "../tests/size/measure.js";
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const out = join(root, "target/bench");
 const smoke = process.argv.includes("--smoke");
+const breakdown = process.argv.includes("--breakdown");
 const LOADS = smoke ? 1 : 15;
 
 // Each app reads the time to first token from its page's query and passes it to the server.
@@ -77,6 +84,47 @@ const NETWORKS = {
 const TTFTS = smoke ? [0] : [0, 300];
 const CACHES = ["cold", "warm"];
 
+/**
+ * What an app imports on first use (`import(…)`, such as the AI SDK backend mode of chatstream and
+ * chatstream/streaming) left out of its bundle, as an app's bundler puts it in a chunk of its own
+ * that these pages, never using it, do not download. Not esbuild's own splitting: that also moves
+ * the code the entry and the chunk share into a third file, which the page would then wait for
+ * before it runs (Rollup and webpack leave such code in the entry).
+ */
+const onFirstUseApart = {
+  name: "on-first-use-apart",
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) => (args.kind === "dynamic-import" ? { path: args.path, external: true } : undefined));
+  },
+};
+
+/**
+ * With --breakdown, what each page marks (performance.mark) besides its first text: its bundle
+ * starting to run (a banner), each fetch called and its headers in (the answer's request, and the
+ * .wasm's for chatstream), and the module's streaming compile started and done. The times of the
+ * downloads themselves come from the page's resource timing (see `steps`).
+ */
+const PROBE = `<script>(() => {
+  const mark = (name) => performance.getEntriesByName(name).length === 0 && performance.mark(name);
+  const fetch = window.fetch;
+  window.fetch = function (input) {
+    const what = String(input?.url ?? input).includes("/stream") ? "answer" : "wasm";
+    mark(what + " requested");
+    const response = fetch.apply(this, arguments);
+    response.then(() => mark(what + " headers read"), () => {});
+    return response;
+  };
+  for (const name of ["instantiateStreaming", "compileStreaming"]) {
+    const original = WebAssembly[name];
+    WebAssembly[name] = function () {
+      mark("wasm compile started");
+      const done = original.apply(this, arguments);
+      done.then(() => mark("wasm compiled"), () => {});
+      return done;
+    };
+  }
+})();</script>`;
+
 /** Each app's files under /<slug>/: its page (with the hints), its bundle and its .wasm, gzipped once. */
 async function apps() {
   const files = {};
@@ -90,12 +138,14 @@ async function apps() {
       minify: true,
       write: false,
       logLevel: "error",
+      plugins: [onFirstUseApart],
+      ...(breakdown ? { banner: { js: 'performance.mark("bundle runs");' } } : {}),
     });
     add(`${dir}/main.js`, "text/javascript", Buffer.from(result.outputFiles[0].contents));
     // The .wasm is fetched beside the bundle (wasm-bindgen's default: new URL(…, import.meta.url)).
     const hint = wasm ? `<link rel="preload" href="${dir}/chatstream_bg.wasm" as="fetch" type="application/wasm" crossorigin>` : "";
     if (wasm) add(`${dir}/chatstream_bg.wasm`, "application/wasm", readFileSync(join(root, wasm)));
-    add(`${dir}/`, "text/html", Buffer.from(`<!doctype html><link rel="icon" href="data:,">${hint}<script type="module" src="${dir}/main.js"></script>`));
+    add(`${dir}/`, "text/html", Buffer.from(`<!doctype html><link rel="icon" href="data:,">${breakdown ? PROBE : ""}${hint}<script type="module" src="${dir}/main.js"></script>`));
   }
   return files;
 }
@@ -137,11 +187,37 @@ async function load(context, url, network, cache) {
     await page.goto(url);
     await page.waitForFunction(() => window.firstText !== undefined, null, { timeout: 60000 });
     if (problems.length > 0) throw new Error(`${url}: ${problems.join("; ")}`);
-    return await page.evaluate(() => window.firstText);
+    return await page.evaluate(breakdown ? steps : () => window.firstText);
   } finally {
     await page.close();
   }
 }
+
+/** In the page: when each step of its load happened (ms from the navigation's start), the first text among them. */
+function steps() {
+  const at = { "page downloaded": performance.getEntriesByType("navigation")[0].responseEnd, "first text": window.firstText };
+  for (const { name, startTime } of performance.getEntriesByType("mark")) at[name] = startTime;
+  for (const entry of performance.getEntriesByType("resource")) {
+    const file = new URL(entry.name).pathname.split("/").at(-1);
+    const name = { "main.js": "bundle", "chatstream_bg.wasm": "wasm", stream: "answer" }[file];
+    if (name === undefined) continue;
+    at[`${name} first byte`] = entry.responseStart;
+    at[`${name} downloaded`] = entry.responseEnd;
+  }
+  return at;
+}
+
+/** --breakdown: each app's steps, the median of each over the loads, in the order they happened. */
+function printSteps(label, loads) {
+  for (const [app, runs] of Object.entries(loads)) {
+    const names = [...new Set(runs.flatMap(Object.keys))];
+    const medians = names.map((name) => [name, median(runs.map((r) => r[name]).filter((t) => t !== undefined))]);
+    medians.sort((a, b) => a[1] - b[1]);
+    console.log(`${label} ${app}: ${medians.map(([name, t]) => `${name} ${t.toFixed(0)}`).join(", ")}`);
+  }
+}
+
+const median = (values) => values.sort((a, b) => a - b)[values.length >> 1];
 
 async function measure() {
   const server = await serve(await apps());
@@ -157,8 +233,9 @@ async function measure() {
       for (const ttftMs of TTFTS) {
         for (const [network, conditions] of Object.entries(NETWORKS)) {
           const times = Object.fromEntries(Object.keys(APPS).map((app) => [app, []]));
+          const names = Object.keys(APPS);
           for (let i = 0; i < LOADS; i++) {
-            for (const app of Object.keys(APPS)) {
+            for (const app of [...names.slice(i % names.length), ...names.slice(0, i % names.length)]) {
               // A fresh context each time: an empty HTTP cache and no compiled code kept.
               const context = await browser.newContext();
               try {
@@ -170,10 +247,15 @@ async function measure() {
               }
             }
           }
+          const label = `${cache} ttft ${String(ttftMs).padStart(3)} ms  ${network.padEnd(17)}`;
+          if (breakdown) {
+            printSteps(label, times);
+            continue;
+          }
           for (const [app, t] of Object.entries(times)) {
-            const medianMs = t.sort((a, b) => a - b)[t.length >> 1];
+            const medianMs = median(t);
             rows.push({ cache, ttftMs, network, app, medianMs, loads: t.length });
-            console.log(`${cache} ttft ${String(ttftMs).padStart(3)} ms  ${network.padEnd(17)} ${app.padEnd(21)} first text at ${medianMs.toFixed(0)} ms (median of ${t.length})`);
+            console.log(`${label} ${app.padEnd(21)} first text at ${medianMs.toFixed(0)} ms (median of ${t.length})`);
           }
         }
       }
@@ -232,7 +314,8 @@ function section({ rows, weight }) {
   }
   const loads = rows[0].loads;
   return `Produced by \`node bench-js/loading.js\` (headless Chromium). Time from the page's navigation to the
-first text of the answer on screen: an app bundled by esbuild sends one message and reads the answer
+first text of the answer on screen: an app bundled by esbuild (what an entry imports on first use
+left out, a chunk of its own as the weights below count it) sends one message and reads the answer
 (200 words of an AI SDK UI message stream). chatstream's app is \`new ChatSession(…).send("hi")\`,
 which loads the module itself and sends the request without waiting for it; its page carries the
 \`<link rel="preload" … type="application/wasm">\` hint the README shows, and the .wasm is compiled
@@ -241,7 +324,8 @@ while it downloads (served as \`application/wasm\`). chatstream/ai-sdk's app is 
 \`readUIMessageStream\` (what \`useChat\` runs). Everything gzip-served from 127.0.0.1; the simulated
 server sends its headers at once and the answer after the time to first token (TTFT). Cold: a fresh
 browser context. Warm: the page loaded once before in the same context (files cacheable for an
-hour). Median of ${loads} loads each, the apps taking turns; in brackets, the time against the AI SDK's.
+hour). Median of ${loads} loads each, the apps taking turns (each round starting with the next app); in
+brackets, the time against the AI SDK's.
 
 | cache | TTFT | network | ${apps.join(" | ")} |
 |---|---:|---|${apps.map(() => "---:").join("|")}|
@@ -270,6 +354,8 @@ if (process.argv.includes("--section") || process.argv.includes("--weight")) {
   }
   writeSection(HEADING, section({ rows: read("loading.json"), weight }));
   console.log("wrote BENCHMARKS.md's loading section");
+} else if (breakdown) {
+  await measure();
 } else {
   mkdirSync(out, { recursive: true });
   const rows = await measure();
