@@ -41,8 +41,14 @@ ensure_rust() {
 
 # The package's modules are built on this nightly, which rebuilds the standard library with panics
 # that abort at once (-Cpanic=immediate-abort): the panic messages, their formatting and the
-# unwinding paths leave the module. Pinned, so that a build today and next month make the same
-# module; the tests and everything else use the stable toolchain.
+# unwinding paths leave the module. The standard library is built with its `optimize_for_size`
+# feature too (beside `panic-unwind`, the default the flag replaces): its sort and integer
+# formatting, off the hot path (a message's tool markers, error messages), are the small ones;
+# the openai module lost 2.3 KB gzip (126,918 -> 124,611 bytes) and a live push in Node ran
+# within 2% of the instructions (valgrind, an event: openai/openai-text.sse 9,488 -> 9,160,
+# openai/groq-tool-call.sse 18,325 -> 18,580).
+# Pinned, so that a build today and next month make the same module; the tests and everything
+# else use the stable toolchain.
 NIGHTLY=nightly-2026-05-20
 
 ensure_nightly() {
@@ -98,7 +104,7 @@ build_module() {
   # The flags join .cargo/config.toml's for the target (an array on both sides, so cargo appends).
   # shellcheck disable=SC2086 # $features is cargo's flags, split on purpose
   cargo "+$NIGHTLY" build --release --target wasm32-unknown-unknown --lib --target-dir "$target" $features \
-    -Z build-std=std,panic_abort \
+    -Z build-std=std,panic_abort -Z build-std-features=panic-unwind,optimize_for_size \
     --config 'target.wasm32-unknown-unknown.rustflags = ["-Zunstable-options", "-Cpanic=immediate-abort"]'
   wasm-bindgen --target web --out-dir "$out" --out-name chatstream \
     "$target/wasm32-unknown-unknown/release/chatstream.wasm"
