@@ -41,7 +41,7 @@ struct FastPath {
 }
 
 /// Every decoder's fast path.
-const FAST_PATHS: [FastPath; 9] = [
+const FAST_PATHS: [FastPath; 10] = [
     FastPath {
         dialect: Dialect::OpenAi,
         shape_agrees: Some(|learned, other| shape_agrees(learned, other, openai::plain::plain)),
@@ -179,6 +179,30 @@ const FAST_PATHS: [FastPath; 9] = [
         ],
         #[cfg(test)]
         recorded: 5,
+    },
+    FastPath {
+        dialect: Dialect::OpenAiResponses,
+        shape_agrees: None,
+        #[cfg(test)]
+        general_agrees: |data| {
+            same_as_general(
+                data,
+                data.trim(),
+                openai_responses::passing_event,
+                OpenAiResponsesDecoder::default,
+                |d, out| d.decode_value(FrameRef::data(data), data.trim(), out),
+            )
+        },
+        #[cfg(test)]
+        replays_agree: None,
+        #[cfg(test)]
+        edited: &[
+            r#"{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","created_at":17,"status":"in_progress","error":null,"temperature":1.0,"output":[],"tools":[{"type":"function","strict":true,"parameters":{"a":[1,-2.5,true,false]}}],"usage":null,"metadata":{}}}"#,
+            r#"{"type":"response.failed","sequence_number":3,"response":{"id":"resp_1","status":"failed","error":{"code":"insufficient_quota","message":"You exceeded \"it\" \u00e9"},"usage":null}}"#,
+            r#" { "response" : { "error" : null } , "type" : "response.failed" } "#,
+        ],
+        #[cfg(test)]
+        recorded: 20,
     },
     FastPath {
         dialect: Dialect::UiMessageStream,
