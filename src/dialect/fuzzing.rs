@@ -41,7 +41,7 @@ struct FastPath {
 }
 
 /// Every decoder's fast path.
-const FAST_PATHS: [FastPath; 10] = [
+const FAST_PATHS: [FastPath; 11] = [
     FastPath {
         dialect: Dialect::OpenAi,
         shape_agrees: Some(|learned, other| shape_agrees(learned, other, openai::plain::plain)),
@@ -114,6 +114,36 @@ const FAST_PATHS: [FastPath; 10] = [
             r#" {"index": 1, "delta": {"thinking": "hm", "type": "thinking_delta", "extra": [1.5, {"x": null}]}, "type": "content_block_delta"} "#,
             r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"q\": 1"}}"#,
             r#"{"type":"content_block_delta","index":1,"delta":{"type":"signature_delta","signature":"c2ln"}}"#,
+        ],
+        #[cfg(test)]
+        recorded: 50,
+    },
+    FastPath {
+        dialect: Dialect::Anthropic,
+        shape_agrees: None,
+        #[cfg(test)]
+        general_agrees: |data| {
+            // A message and a thinking block (1) open, or nothing yet.
+            let open = || {
+                after::<AnthropicDecoder>(&[
+                    r#"{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":10,"output_tokens":1}}}"#,
+                    r#"{"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":"a"}}"#,
+                ])
+            };
+            same_as_general(data, data, anthropic::envelope, open, |d, out| d.decode_value(FrameRef::data(data), out))
+                && same_as_general(data, data, anthropic::envelope, AnthropicDecoder::default, |d, out| {
+                    d.decode_value(FrameRef::data(data), out)
+                })
+        },
+        #[cfg(test)]
+        replays_agree: None,
+        #[cfg(test)]
+        edited: &[
+            r#"{"type":"message_start","message":{"model":"m","id":"msg_1","type":"message","content":[],"stop_reason":null,"usage":{"input_tokens":18,"cache_creation_input_tokens":0,"cache_read_input_tokens":2,"cache_creation":{"ephemeral_5m_input_tokens":0},"output_tokens":1,"service_tier":"standard"}}}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"refusal","stop_sequence":null,"stop_details":{"type":"refusal","category":"cyber","explanation":"a \"b\" \u00e9"}},"usage":{"input_tokens":18,"output_tokens":5}}"#,
+            r#" { "index" : 1 , "type" : "content_block_stop" } "#,
+            r#"{"type":"message_delta","delta":{"stop_reason":null,"stop_details":null},"usage":null}"#,
+            r#"{"type":"ping"}"#,
         ],
         #[cfg(test)]
         recorded: 50,

@@ -292,15 +292,10 @@ fn response_error<'a>(r: &mut Reader<'a>) -> Option<Option<&'a str>> {
         r.skip_value(1)?;
         return Some(None);
     }
-    let (mut seen, mut error) = (Seen::default(), None);
-    r.object(|r, key| {
-        if key == b"error" {
-            seen.once(0)?;
-            error = Some(r.raw_value(2)?);
-            Some(())
-        } else {
-            r.skip_value(2)
-        }
+    let mut error = None;
+    r.fields(1, ["error"], |r, _| {
+        error = Some(r.raw_value(2)?);
+        Some(())
     })?;
     Some(error)
 }

@@ -291,6 +291,33 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// An object `depth` deep whose fields named in `names` are read by `read`, given their
+    /// place in `names`; the others are skipped. A named field twice is left to the general path.
+    pub(super) fn fields<const N: usize>(
+        &mut self,
+        depth: usize,
+        names: [&str; N],
+        mut read: impl FnMut(&mut Self, usize) -> Option<()>,
+    ) -> Option<()> {
+        let mut seen = Seen::default();
+        self.object(|r, key| match names.iter().position(|name| name.as_bytes() == key) {
+            Some(at) => {
+                seen.once(at as u32)?;
+                read(r, at)
+            }
+            None => r.skip_value(depth + 1),
+        })
+    }
+
+    /// `None` for `null`, else what `read` reads.
+    pub(super) fn or_null<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        if self.peek()? == b'n' {
+            self.null().map(|()| None)
+        } else {
+            read(self).map(Some)
+        }
+    }
+
     pub(super) fn bool(&mut self) -> Option<bool> {
         match self.peek()? {
             b't' => self.literal(b"true").map(|()| true),
