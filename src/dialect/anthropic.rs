@@ -391,7 +391,9 @@ pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<((u64, TextKind), Tak
         match key {
             b"type" => {
                 seen.once(0)?;
+                // Any other frame is given up here, not read to its end.
                 is_delta = r.string()? == "content_block_delta";
+                is_delta.then_some(())?;
             }
             b"index" => {
                 seen.once(1)?;
@@ -399,8 +401,9 @@ pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<((u64, TextKind), Tak
             }
             b"delta" => {
                 seen.once(2)?;
+                let wanted = |kind: &str| TEXT_KINDS.iter().any(|(name, ..)| *name == kind);
                 let (kind, texts) =
-                    r.kind_and_strings(b"type", [b"text", b"thinking", b"signature", b"partial_json"])?;
+                    r.kind_and_strings(b"type", wanted, [b"text", b"thinking", b"signature", b"partial_json"])?;
                 let &(_, _, kind) = TEXT_KINDS.iter().find(|(name, ..)| Some(*name) == kind.as_deref())?;
                 texts[kind as usize].as_ref()?;
                 delta = Some((kind, texts));

@@ -215,14 +215,22 @@ pub(super) enum DeltaEvent {
 /// every event of a long answer or a streamed call; see [`super::scan`]). `None` for anything
 /// else, which the general path reads. Its strings: `[delta, item_id]`.
 pub(super) fn delta_event<'a>(r: &mut Reader<'a>) -> Option<(DeltaEvent, Taken<'a, 2>)> {
-    let (kind, [delta, item_id]) = r.kind_and_strings(b"type", [b"delta", b"item_id"])?;
-    let event = match kind.as_deref()? {
-        "response.output_text.delta" => DeltaEvent::Text,
-        "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => DeltaEvent::Thinking,
-        "response.function_call_arguments.delta" if item_id.is_some() => DeltaEvent::Arguments,
-        _ => return None,
+    let (kind, [delta, item_id]) =
+        r.kind_and_strings(b"type", |kind| delta_kind(kind).is_some(), [b"delta", b"item_id"])?;
+    let event = match delta_kind(&kind?)? {
+        DeltaEvent::Arguments if item_id.is_none() => return None,
+        event => event,
     };
     Some((event, [Some(delta?), item_id]))
+}
+
+fn delta_kind(kind: &str) -> Option<DeltaEvent> {
+    match kind {
+        "response.output_text.delta" => Some(DeltaEvent::Text),
+        "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => Some(DeltaEvent::Thinking),
+        "response.function_call_arguments.delta" => Some(DeltaEvent::Arguments),
+        _ => None,
+    }
 }
 
 /// The event types the general path reads something from besides their `type`.

@@ -210,10 +210,13 @@ impl<'a> Reader<'a> {
 
     /// An object's string value of `kind` (compared by the caller: part of a shape) and those of
     /// `keys` (taken, in their slots); its other fields are skipped. `None` when a wanted field
-    /// is not a string or comes twice.
+    /// is not a string or comes twice, and as soon as the kind is not one that `wanted` accepts:
+    /// the kind comes first in real frames, and the frames a fast path does not read (a few
+    /// kilobytes of `response.created`) are left at their first field.
     pub(super) fn kind_and_strings<const N: usize>(
         &mut self,
         kind: &[u8],
+        wanted: impl Fn(&str) -> bool,
         keys: [&[u8]; N],
     ) -> Option<(Option<Cow<'a, str>>, Taken<'a, N>)> {
         let mut found = None;
@@ -221,7 +224,9 @@ impl<'a> Reader<'a> {
         self.object(|r, key| {
             if key == kind {
                 found.is_none().then_some(())?;
-                found = Some(r.string()?);
+                let read = r.string()?;
+                wanted(&read).then_some(())?;
+                found = Some(read);
                 return Some(());
             }
             match keys.iter().position(|k| *k == key) {
