@@ -171,7 +171,7 @@ impl Cleaner {
                 out.push(StreamEvent::Status { message: without_unwanted_chars(message) })
             }
             ProviderEvent::Text(text) => {
-                self.stripper.push_owned(without_unwanted_chars(text), &mut self.tokens);
+                self.stripper.push_text(text, &mut self.tokens);
                 self.take_tokens(out);
             }
             ProviderEvent::Thinking(text) => {
