@@ -209,8 +209,8 @@ impl Markers {
 #[derive(Debug)]
 struct MarkerOptions {
     inline_thinking: bool,
-    thinking_tags: Vec<String>,
-    payload_markers: Vec<PayloadMarker>,
+    thinking_tags: std::borrow::Cow<'static, [std::borrow::Cow<'static, str>]>,
+    payload_markers: std::borrow::Cow<'static, [PayloadMarker]>,
 }
 
 impl MarkerOptions {
@@ -552,7 +552,7 @@ mod tests {
             &["SUGGESTED_VALUES:", "[\"a’\"]", " after▌"],
         ];
         let options = CleanOptions {
-            payload_markers: vec![PayloadMarker { marker: "€UR:".into(), type_name: "euro".into() }],
+            payload_markers: vec![PayloadMarker { marker: "€UR:".into(), type_name: "euro".into() }].into(),
             ..CleanOptions::default()
         };
         for deltas in streams {
@@ -570,10 +570,39 @@ mod tests {
     }
 
     #[test]
+    fn the_default_lists_clean_as_the_same_lists_given_as_vecs() {
+        let given = CleanOptions {
+            thinking_tags: vec!["think".into(), String::from("thinking").into()].into(),
+            payload_markers: vec![PayloadMarker {
+                marker: String::from("SCHEMA_PROPOSAL:").into(),
+                type_name: String::from("schema_proposal").into(),
+            }]
+            .into(),
+            ..CleanOptions::default()
+        };
+        let text = "<think>a</think> <thinking>b</thinking>SCHEMA_PROPOSAL: {\"x\": 1} c";
+        let read = |options: &CleanOptions| {
+            let (mut stripper, mut out) = (MarkerStripper::new(options), Vec::new());
+            stripper.push(text, &mut out);
+            stripper.finish(&mut out);
+            out
+        };
+        let expected = vec![
+            Token::Thinking("a".into()),
+            Token::Text(" ".into()),
+            Token::Thinking("b".into()),
+            Token::Payload { kind: PayloadKind::Custom("schema_proposal".into()), value: serde_json::json!({"x": 1}) },
+            Token::Text(" c".into()),
+        ];
+        assert_eq!(read(&CleanOptions::default()), expected);
+        assert_eq!(read(&given), expected);
+    }
+
+    #[test]
     fn each_stripper_reads_its_own_options_markers_when_streams_of_other_options_were_made_between() {
         let reasoning = CleanOptions {
-            thinking_tags: vec!["reasoning".into()],
-            payload_markers: vec![PayloadMarker { marker: "CHART:".into(), type_name: "chart".into() }],
+            thinking_tags: vec!["reasoning".into()].into(),
+            payload_markers: vec![PayloadMarker { marker: "CHART:".into(), type_name: "chart".into() }].into(),
             ..CleanOptions::default()
         };
         let no_inline = CleanOptions { inline_thinking: false, ..CleanOptions::default() };
