@@ -54,6 +54,8 @@ mod trim;
 pub use arguments::partial_input;
 pub use resolve::{parse_llm_response, resolve_tool_markers, ParsedResponse};
 
+use std::borrow::Cow;
+
 use serde_json::{json, Value};
 
 use crate::dialect::ProviderEvent;
@@ -68,27 +70,44 @@ use trim::EdgeTrimmed;
 
 /// A registered payload marker: `SCHEMA_PROPOSAL:` followed by JSON becomes
 /// `custom_payload: { type: "schema_proposal", data }`.
+///
+/// ```
+/// use chatstream::clean::PayloadMarker;
+/// let chart = PayloadMarker { marker: "CHART:".into(), type_name: format!("chart_{}", 2).into() };
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PayloadMarker {
     /// The text that starts the payload (`SCHEMA_PROPOSAL:`).
-    pub marker: String,
+    pub marker: Cow<'static, str>,
     /// The `type` of the `custom_payload` it becomes (`schema_proposal`).
-    pub type_name: String,
+    pub type_name: Cow<'static, str>,
 }
 
 /// What the cleaner strips and recognises.
+///
+/// The lists are `Cow`s so that the defaults are constants: a short answer read whole makes a
+/// stream, and its options, per answer. Replace a list with a `Vec` (`.into()`), or add to it
+/// with `to_mut()`:
+///
+/// ```
+/// use chatstream::clean::{CleanOptions, PayloadMarker};
+/// let mut options = CleanOptions { thinking_tags: vec!["reasoning".into()].into(), ..CleanOptions::default() };
+/// options.payload_markers.to_mut().push(PayloadMarker { marker: "CHART:".into(), type_name: "chart".into() });
+/// assert_eq!(options.payload_markers.len(), 2);
+/// ```
 #[derive(Debug, Clone)]
 pub struct CleanOptions {
     /// Turn inline `<think>…</think>` text into thinking.
     pub inline_thinking: bool,
-    /// Tag names treated as inline thinking.
-    pub thinking_tags: Vec<String>,
+    /// Tag names treated as inline thinking (`think` and `thinking` by default).
+    pub thinking_tags: Cow<'static, [Cow<'static, str>]>,
     /// The text starts inside thinking: everything up to the first closing tag is thinking
     /// (chat templates that open `<think>` in the prompt). Off by default: then a closing tag
     /// with no opening tag is only removed.
     pub starts_in_thinking: bool,
-    /// Custom payload markers, besides `SUGGESTED_VALUES:` and `SUGGESTED_ACTIONS:`.
-    pub payload_markers: Vec<PayloadMarker>,
+    /// Custom payload markers, besides `SUGGESTED_VALUES:` and `SUGGESTED_ACTIONS:`
+    /// (`SCHEMA_PROPOSAL:` by default).
+    pub payload_markers: Cow<'static, [PayloadMarker]>,
     /// Fill each `tool_input_delta`'s `partial_input`. Its value is as large as the arguments so
     /// far, so each one costs more as a long tool input grows. The JS bindings turn this off
     /// (the field is then `null`) and compute the value when a caller first reads it.
@@ -99,12 +118,12 @@ impl Default for CleanOptions {
     fn default() -> Self {
         CleanOptions {
             inline_thinking: true,
-            thinking_tags: vec!["think".into(), "thinking".into()],
+            thinking_tags: Cow::Borrowed(&[Cow::Borrowed("think"), Cow::Borrowed("thinking")]),
             starts_in_thinking: false,
-            payload_markers: vec![PayloadMarker {
-                marker: "SCHEMA_PROPOSAL:".into(),
-                type_name: "schema_proposal".into(),
-            }],
+            payload_markers: Cow::Borrowed(&[PayloadMarker {
+                marker: Cow::Borrowed("SCHEMA_PROPOSAL:"),
+                type_name: Cow::Borrowed("schema_proposal"),
+            }]),
             partial_input: true,
         }
     }
@@ -171,7 +190,7 @@ impl Cleaner {
                 out.push(StreamEvent::Status { message: without_unwanted_chars(message) })
             }
             ProviderEvent::Text(text) => {
-                self.stripper.push_owned(without_unwanted_chars(text), &mut self.tokens);
+                self.stripper.push_text(text, &mut self.tokens);
                 self.take_tokens(out);
             }
             ProviderEvent::Thinking(text) => {

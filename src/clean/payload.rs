@@ -51,9 +51,9 @@ pub(crate) fn payload_markers(options: &CleanOptions) -> Vec<(String, PayloadKin
         ("SUGGESTED_VALUES:".to_owned(), PayloadKind::SuggestedValues),
         ("SUGGESTED_ACTIONS:".to_owned(), PayloadKind::SuggestedActions),
     ];
-    for custom in &options.payload_markers {
+    for custom in options.payload_markers.iter() {
         if !custom.marker.is_empty() {
-            markers.push((custom.marker.clone(), PayloadKind::Custom(custom.type_name.clone())));
+            markers.push((custom.marker.to_string(), PayloadKind::Custom(custom.type_name.to_string())));
         }
     }
     markers

@@ -41,7 +41,7 @@ impl ThinkingTags {
         if !options.inline_thinking {
             return ThinkingTags::default();
         }
-        let names = options.thinking_tags.iter().filter(|n| !n.is_empty());
+        let names = options.thinking_tags.iter().map(|n| &**n).filter(|n| !n.is_empty());
         ThinkingTags {
             // `concat`, not `format!`: every stream makes these, and the formatting machinery
             // was a tenth of making one.

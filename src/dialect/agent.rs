@@ -109,7 +109,8 @@ impl AgentDecoder {
 /// without building a `Value` (nearly every event of a long answer; see [`super::scan`]). `None`
 /// for anything else, which the general path reads.
 pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(TextEvent, Taken<'a, 1>)> {
-    let (kind, [text]) = r.kind_and_strings(b"type", [b"text"])?;
+    let wanted = |kind: &str| kind == "text_delta" || kind == "thinking_delta";
+    let (kind, [text]) = r.kind_and_strings(b"type", wanted, [b"text"])?;
     let event: TextEvent = match kind.as_deref()? {
         "text_delta" => |out, text| out.text(text),
         "thinking_delta" => |out, text| out.thinking(text),

@@ -32,7 +32,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use super::scan::{Reader, Seen, Shape, Taken};
+use super::scan::{scan, Reader, Seen, Shape, Taken};
 use super::{text, DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
@@ -82,6 +82,17 @@ impl DialectDecoder for AnthropicDecoder {
             let text = texts[kind as usize].take().unwrap_or_default();
             return self.block_text(Some(index), kind, text, out);
         }
+        if let Some((envelope, [id, stop_reason])) = scan(frame.data, envelope) {
+            return match envelope {
+                Envelope::Nothing => {}
+                Envelope::MessageStart(usage) => self.message_start(id.as_deref().unwrap_or_default(), usage, out),
+                Envelope::MessageDelta { stop_details, usage } => {
+                    self.message_delta(stop_reason.as_deref(), stop_details, usage, out)
+                }
+                Envelope::BlockStop(index) => self.block_stop(index, out),
+                Envelope::MessageStop => out.push(ProviderEvent::End),
+            };
+        }
         self.decode_value(frame, out);
     }
 }
@@ -96,11 +107,20 @@ impl AnthropicDecoder {
         let kind = value.get("type").and_then(Value::as_str).or(frame.event).unwrap_or("");
         let index = value.get("index").and_then(Value::as_u64);
         match kind {
-            "message_start" => self.message_start(&value["message"], out),
+            "message_start" => {
+                let message = &value["message"];
+                let id = message.get("id").and_then(Value::as_str).unwrap_or("");
+                self.message_start(id, read_usage(&message["usage"]), out)
+            }
             "content_block_start" => self.block_start(index, &value["content_block"], out),
             "content_block_delta" => self.block_delta(index, &value["delta"], out),
             "content_block_stop" => self.block_stop(index, out),
-            "message_delta" => self.message_delta(&value, out),
+            "message_delta" => {
+                let delta = &value["delta"];
+                let details = delta.get("stop_details").filter(|d| !d.is_null()).cloned();
+                let usage = value.get("usage").filter(|u| u.is_object()).map(read_usage);
+                self.message_delta(delta.get("stop_reason").and_then(Value::as_str), details, usage, out)
+            }
             "message_stop" => out.push(ProviderEvent::End),
             "error" => out.push(error_event(&value["error"])),
             // `ping`, and event types added after this was written ("handle unknown event types gracefully").
@@ -110,8 +130,7 @@ impl AnthropicDecoder {
 
     /// A repeated `message_start` for the same message is a harmless resend; a different message
     /// while one is open would mix two answers into one, so the stream is refused there.
-    fn message_start(&mut self, message: &Value, out: &mut ProviderEvents) {
-        let id = message.get("id").and_then(Value::as_str).unwrap_or("").to_owned();
+    fn message_start(&mut self, id: &str, usage: Usage, out: &mut ProviderEvents) {
         match &self.open_message {
             Some(open) if *open == id => return,
             Some(open) => {
@@ -123,9 +142,8 @@ impl AnthropicDecoder {
                     fatal: true,
                 });
             }
-            None => self.open_message = Some(id),
+            None => self.open_message = Some(id.to_owned()),
         }
-        let usage = read_usage(&message["usage"]);
         self.input_tokens = usage.input_tokens;
         if usage.input_tokens.is_some() {
             // `output_tokens` here is a placeholder count; `message_delta` reports the real one.
@@ -260,16 +278,22 @@ impl AnthropicDecoder {
         }
     }
 
-    fn message_delta(&mut self, value: &Value, out: &mut ProviderEvents) {
-        let delta = &value["delta"];
-        if let Some(reason) = delta.get("stop_reason").and_then(Value::as_str) {
+    /// `message_delta`: its `delta`'s `stop_reason` and `stop_details` (not `null`), and its
+    /// `usage` (an object).
+    fn message_delta(
+        &mut self,
+        stop_reason: Option<&str>,
+        stop_details: Option<Value>,
+        usage: Option<Usage>,
+        out: &mut ProviderEvents,
+    ) {
+        if let Some(reason) = stop_reason {
             out.push(ProviderEvent::Finish { reason: finish_reason(reason) });
         }
-        if let Some(details) = delta.get("stop_details").filter(|d| !d.is_null()) {
-            out.push(ProviderEvent::payload("stop_details", details.clone()));
+        if let Some(details) = stop_details {
+            out.push(ProviderEvent::payload("stop_details", details));
         }
-        if let Some(usage) = value.get("usage").filter(|u| u.is_object()) {
-            let mut usage = read_usage(usage);
+        if let Some(mut usage) = usage {
             // `message_delta` counts are cumulative; input appears here only in newer API versions.
             if usage.input_tokens.is_some() {
                 self.input_tokens = usage.input_tokens;
@@ -296,13 +320,20 @@ fn finish_reason(reason: &str) -> FinishReason {
 /// `input_tokens` is every input token (as OpenAI's `prompt_tokens`), with cache reads also in
 /// `cached_input_tokens`.
 fn read_usage(usage: &Value) -> Usage {
-    let count = |key: &str| usage.get(key).and_then(Value::as_u64);
-    let cached = count("cache_read_input_tokens");
+    let mut counts = [None; 4];
+    for (count, key) in counts.iter_mut().zip(COUNTS) {
+        *count = usage.get(key).and_then(Value::as_u64);
+    }
+    usage_of(counts)
+}
+
+/// The counts of `usage` that are read, in the order [`usage_of`] takes them.
+const COUNTS: [&str; 4] = ["input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens"];
+
+fn usage_of([input, cached, created, output]: [Option<u64>; 4]) -> Usage {
     Usage {
-        input_tokens: count("input_tokens").map(|n| {
-            n.saturating_add(cached.unwrap_or(0)).saturating_add(count("cache_creation_input_tokens").unwrap_or(0))
-        }),
-        output_tokens: count("output_tokens"),
+        input_tokens: input.map(|n| n.saturating_add(cached.unwrap_or(0)).saturating_add(created.unwrap_or(0))),
+        output_tokens: output,
         reasoning_tokens: None,
         cached_input_tokens: cached,
         total_tokens: None,
@@ -360,7 +391,9 @@ pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<((u64, TextKind), Tak
         match key {
             b"type" => {
                 seen.once(0)?;
+                // Any other frame is given up here, not read to its end.
                 is_delta = r.string()? == "content_block_delta";
+                is_delta.then_some(())?;
             }
             b"index" => {
                 seen.once(1)?;
@@ -368,8 +401,9 @@ pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<((u64, TextKind), Tak
             }
             b"delta" => {
                 seen.once(2)?;
+                let wanted = |kind: &str| TEXT_KINDS.iter().any(|(name, ..)| *name == kind);
                 let (kind, texts) =
-                    r.kind_and_strings(b"type", [b"text", b"thinking", b"signature", b"partial_json"])?;
+                    r.kind_and_strings(b"type", wanted, [b"text", b"thinking", b"signature", b"partial_json"])?;
                 let &(_, _, kind) = TEXT_KINDS.iter().find(|(name, ..)| Some(*name) == kind.as_deref())?;
                 texts[kind as usize].as_ref()?;
                 delta = Some((kind, texts));
@@ -380,6 +414,108 @@ pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<((u64, TextKind), Tak
     })?;
     let (kind, texts) = delta.filter(|_| is_delta)?;
     Some(((index?, kind), texts))
+}
+
+/// What a frame read by [`envelope`] makes.
+#[derive(Debug, PartialEq)]
+pub(super) enum Envelope {
+    /// `ping`, or an event type added after this was written.
+    Nothing,
+    /// `message_start` with its message's `usage` (its `id` is taken).
+    MessageStart(Usage),
+    /// `message_delta` (its `stop_reason` is taken).
+    MessageDelta {
+        stop_details: Option<Value>,
+        usage: Option<Usage>,
+    },
+    BlockStop(Option<u64>),
+    MessageStop,
+}
+
+/// The frames around the content (`message_start`, `message_delta`, `content_block_stop`,
+/// `message_stop`, `ping`) read by the checking scanner: a `message_start` built as a `Value`,
+/// only to read its id and counts, was most of the cost of a short answer read live. `Some`
+/// exactly when the general path would read `data` as one of them, with the same fields; its
+/// strings are `[message.id, delta.stop_reason]`. Content blocks' starts and non-text deltas,
+/// and errors, are the general path's; their `type` comes first in every recorded stream, so
+/// they are given up at their first field.
+pub(super) fn envelope<'a>(r: &mut Reader<'a>) -> Option<(Envelope, Taken<'a, 2>)> {
+    let (mut seen, mut kind, mut index) = (Seen::default(), None, None);
+    let (mut message, mut delta, mut usage) = (None, None, None);
+    r.object(|r, key| {
+        match key {
+            b"type" => {
+                seen.once(0)?;
+                let read = r.string()?;
+                (!matches!(read.as_ref(), "content_block_start" | "content_block_delta" | "error")).then_some(())?;
+                kind = Some(read);
+            }
+            b"index" => {
+                seen.once(1)?;
+                index = Some(r.u64()?);
+            }
+            b"message" => {
+                seen.once(2)?;
+                let (mut id, mut usage) = (None, None);
+                r.fields(1, ["id", "usage"], |r, at| {
+                    match at {
+                        0 => id = Some(r.string()?),
+                        _ => usage = counts(r)?,
+                    }
+                    Some(())
+                })?;
+                message = Some((id, usage));
+            }
+            b"delta" => {
+                seen.once(3)?;
+                let (mut reason, mut details) = (None, None);
+                r.fields(1, ["stop_reason", "stop_details"], |r, at| {
+                    match at {
+                        0 => reason = r.or_null(Reader::string)?,
+                        _ => details = r.or_null(|r| r.raw_value(2))?,
+                    }
+                    Some(())
+                })?;
+                delta = Some((reason, details));
+            }
+            b"usage" => {
+                seen.once(4)?;
+                usage = counts(r)?;
+            }
+            _ => r.skip_value(0)?,
+        }
+        Some(())
+    })?;
+    Some(match kind?.as_ref() {
+        "message_start" => {
+            let (id, counts) = message?;
+            (Envelope::MessageStart(usage_of(counts.unwrap_or_default())), [Some(id.unwrap_or_default()), None])
+        }
+        "message_delta" => {
+            let (reason, details) = delta.unwrap_or_default();
+            let stop_details = match details {
+                Some(raw) => Some(serde_json::from_str(raw).ok()?),
+                None => None,
+            };
+            (Envelope::MessageDelta { stop_details, usage: usage.map(usage_of) }, [None, reason])
+        }
+        "content_block_stop" => (Envelope::BlockStop(index), [None, None]),
+        "message_stop" => (Envelope::MessageStop, [None, None]),
+        _ => (Envelope::Nothing, [None, None]),
+    })
+}
+
+/// A `usage` object's counts ([`COUNTS`]), `None` for `null`. Counts that are not whole numbers
+/// are the general path's.
+fn counts(r: &mut Reader<'_>) -> Option<Option<[Option<u64>; 4]>> {
+    r.or_null(|r| {
+        let mut counts = [None; 4];
+        r.fields(1, COUNTS, |r, at| {
+            counts[at] = r.or_null(Reader::u64)?;
+            Some(())
+        })?;
+        Some(counts)
+    })
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@ struct FastPath {
 }
 
 /// Every decoder's fast path.
-const FAST_PATHS: [FastPath; 9] = [
+const FAST_PATHS: [FastPath; 11] = [
     FastPath {
         dialect: Dialect::OpenAi,
         shape_agrees: Some(|learned, other| shape_agrees(learned, other, openai::plain::plain)),
@@ -119,6 +119,36 @@ const FAST_PATHS: [FastPath; 9] = [
         recorded: 50,
     },
     FastPath {
+        dialect: Dialect::Anthropic,
+        shape_agrees: None,
+        #[cfg(test)]
+        general_agrees: |data| {
+            // A message and a thinking block (1) open, or nothing yet.
+            let open = || {
+                after::<AnthropicDecoder>(&[
+                    r#"{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":10,"output_tokens":1}}}"#,
+                    r#"{"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":"a"}}"#,
+                ])
+            };
+            same_as_general(data, data, anthropic::envelope, open, |d, out| d.decode_value(FrameRef::data(data), out))
+                && same_as_general(data, data, anthropic::envelope, AnthropicDecoder::default, |d, out| {
+                    d.decode_value(FrameRef::data(data), out)
+                })
+        },
+        #[cfg(test)]
+        replays_agree: None,
+        #[cfg(test)]
+        edited: &[
+            r#"{"type":"message_start","message":{"model":"m","id":"msg_1","type":"message","content":[],"stop_reason":null,"usage":{"input_tokens":18,"cache_creation_input_tokens":0,"cache_read_input_tokens":2,"cache_creation":{"ephemeral_5m_input_tokens":0},"output_tokens":1,"service_tier":"standard"}}}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"refusal","stop_sequence":null,"stop_details":{"type":"refusal","category":"cyber","explanation":"a \"b\" \u00e9"}},"usage":{"input_tokens":18,"output_tokens":5}}"#,
+            r#" { "index" : 1 , "type" : "content_block_stop" } "#,
+            r#"{"type":"message_delta","delta":{"stop_reason":null,"stop_details":null},"usage":null}"#,
+            r#"{"type":"ping"}"#,
+        ],
+        #[cfg(test)]
+        recorded: 50,
+    },
+    FastPath {
         dialect: Dialect::Agent,
         shape_agrees: Some(|learned, other| shape_agrees(learned, other, agent::text_delta)),
         #[cfg(test)]
@@ -179,6 +209,30 @@ const FAST_PATHS: [FastPath; 9] = [
         ],
         #[cfg(test)]
         recorded: 5,
+    },
+    FastPath {
+        dialect: Dialect::OpenAiResponses,
+        shape_agrees: None,
+        #[cfg(test)]
+        general_agrees: |data| {
+            same_as_general(
+                data,
+                data.trim(),
+                openai_responses::passing_event,
+                OpenAiResponsesDecoder::default,
+                |d, out| d.decode_value(FrameRef::data(data), data.trim(), out),
+            )
+        },
+        #[cfg(test)]
+        replays_agree: None,
+        #[cfg(test)]
+        edited: &[
+            r#"{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","created_at":17,"status":"in_progress","error":null,"temperature":1.0,"output":[],"tools":[{"type":"function","strict":true,"parameters":{"a":[1,-2.5,true,false]}}],"usage":null,"metadata":{}}}"#,
+            r#"{"type":"response.failed","sequence_number":3,"response":{"id":"resp_1","status":"failed","error":{"code":"insufficient_quota","message":"You exceeded \"it\" \u00e9"},"usage":null}}"#,
+            r#" { "response" : { "error" : null } , "type" : "response.failed" } "#,
+        ],
+        #[cfg(test)]
+        recorded: 20,
     },
     FastPath {
         dialect: Dialect::UiMessageStream,

@@ -33,7 +33,7 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::Value;
 
 use super::openai::{error_event, read_usage, UsageKeys};
-use super::scan::{Reader, Shape, Taken};
+use super::scan::{scan, Reader, Seen, Shape, Taken};
 use super::{data_to_read, text, DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::event::FinishReason;
 use crate::framing::FrameRef;
@@ -75,6 +75,12 @@ impl DialectDecoder for OpenAiResponsesDecoder {
                 // `delta_event` reads no arguments without an `item_id`.
                 (DeltaEvent::Arguments, None) => {}
             }
+        }
+        if let Some((event, [])) = scan(data, passing_event) {
+            return match event {
+                PassingEvent::Ignored => {}
+                PassingEvent::Failed(error) => out.push(error_event(&error)),
+            };
         }
         self.decode_value(frame, data, out);
     }
@@ -209,14 +215,97 @@ pub(super) enum DeltaEvent {
 /// every event of a long answer or a streamed call; see [`super::scan`]). `None` for anything
 /// else, which the general path reads. Its strings: `[delta, item_id]`.
 pub(super) fn delta_event<'a>(r: &mut Reader<'a>) -> Option<(DeltaEvent, Taken<'a, 2>)> {
-    let (kind, [delta, item_id]) = r.kind_and_strings(b"type", [b"delta", b"item_id"])?;
-    let event = match kind.as_deref()? {
-        "response.output_text.delta" => DeltaEvent::Text,
-        "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => DeltaEvent::Thinking,
-        "response.function_call_arguments.delta" if item_id.is_some() => DeltaEvent::Arguments,
-        _ => return None,
+    let (kind, [delta, item_id]) =
+        r.kind_and_strings(b"type", |kind| delta_kind(kind).is_some(), [b"delta", b"item_id"])?;
+    let event = match delta_kind(&kind?)? {
+        DeltaEvent::Arguments if item_id.is_none() => return None,
+        event => event,
     };
     Some((event, [Some(delta?), item_id]))
+}
+
+fn delta_kind(kind: &str) -> Option<DeltaEvent> {
+    match kind {
+        "response.output_text.delta" => Some(DeltaEvent::Text),
+        "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => Some(DeltaEvent::Thinking),
+        "response.function_call_arguments.delta" => Some(DeltaEvent::Arguments),
+        _ => None,
+    }
+}
+
+/// The event types the general path reads something from besides their `type`.
+const READ: [&str; 13] = [
+    "response.output_text.delta",
+    "response.refusal.delta",
+    "response.output_text.annotation.added",
+    "response.reasoning_summary_text.delta",
+    "response.reasoning_text.delta",
+    "response.reasoning_summary_part.added",
+    "response.output_item.added",
+    "response.function_call_arguments.delta",
+    "response.function_call_arguments.done",
+    "response.output_item.done",
+    "response.completed",
+    "response.incomplete",
+    "error",
+];
+
+/// What a passing event read by [`passing_event`] makes.
+#[derive(Debug, PartialEq)]
+pub(super) enum PassingEvent {
+    /// An event the decoder does not read.
+    Ignored,
+    /// `response.failed`, with its `response.error` (`null` when it has none).
+    Failed(Value),
+}
+
+/// An event the decoder reads nothing from but its type (`response.created`,
+/// `response.in_progress`, `response.content_part.added`, …), or `response.failed`, read by the
+/// checking scanner. The first two repeat the whole response, a few kilobytes, and building them
+/// as a `Value` only to drop them was most of the cost of a short answer read live. `None` for
+/// the events of [`READ`], which the general path reads; their `type` comes first in every
+/// recorded stream, so they are given up at their first field.
+pub(super) fn passing_event<'a>(r: &mut Reader<'a>) -> Option<(PassingEvent, Taken<'a, 0>)> {
+    let (mut seen, mut kind, mut error) = (Seen::default(), None, None);
+    r.object(|r, key| {
+        match key {
+            b"type" => {
+                seen.once(0)?;
+                let read = r.string()?;
+                READ.iter().all(|k| *k != read).then_some(())?;
+                kind = Some(read);
+            }
+            b"response" => {
+                seen.once(1)?;
+                error = response_error(r)?;
+            }
+            _ => r.skip_value(0)?,
+        }
+        Some(())
+    })?;
+    let event = match kind?.as_ref() {
+        // As the general path's `event["response"]["error"]`: `null` where there is none.
+        "response.failed" => PassingEvent::Failed(match error {
+            Some(raw) => serde_json::from_str(raw).ok()?,
+            None => Value::Null,
+        }),
+        _ => PassingEvent::Ignored,
+    };
+    Some((event, []))
+}
+
+/// The text of `response.error` where `response` is an object that has one.
+fn response_error<'a>(r: &mut Reader<'a>) -> Option<Option<&'a str>> {
+    if r.peek()? != b'{' {
+        r.skip_value(1)?;
+        return Some(None);
+    }
+    let mut error = None;
+    r.fields(1, ["error"], |r, _| {
+        error = Some(r.raw_value(2)?);
+        Some(())
+    })?;
+    Some(error)
 }
 
 #[cfg(test)]

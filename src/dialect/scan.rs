@@ -210,10 +210,13 @@ impl<'a> Reader<'a> {
 
     /// An object's string value of `kind` (compared by the caller: part of a shape) and those of
     /// `keys` (taken, in their slots); its other fields are skipped. `None` when a wanted field
-    /// is not a string or comes twice.
+    /// is not a string or comes twice, and as soon as the kind is not one that `wanted` accepts:
+    /// the kind comes first in real frames, and the frames a fast path does not read (a few
+    /// kilobytes of `response.created`) are left at their first field.
     pub(super) fn kind_and_strings<const N: usize>(
         &mut self,
         kind: &[u8],
+        wanted: impl Fn(&str) -> bool,
         keys: [&[u8]; N],
     ) -> Option<(Option<Cow<'a, str>>, Taken<'a, N>)> {
         let mut found = None;
@@ -221,7 +224,9 @@ impl<'a> Reader<'a> {
         self.object(|r, key| {
             if key == kind {
                 found.is_none().then_some(())?;
-                found = Some(r.string()?);
+                let read = r.string()?;
+                wanted(&read).then_some(())?;
+                found = Some(read);
                 return Some(());
             }
             match keys.iter().position(|k| *k == key) {
@@ -288,6 +293,33 @@ impl<'a> Reader<'a> {
                 }
                 _ => return None,
             }
+        }
+    }
+
+    /// An object `depth` deep whose fields named in `names` are read by `read`, given their
+    /// place in `names`; the others are skipped. A named field twice is left to the general path.
+    pub(super) fn fields<const N: usize>(
+        &mut self,
+        depth: usize,
+        names: [&str; N],
+        mut read: impl FnMut(&mut Self, usize) -> Option<()>,
+    ) -> Option<()> {
+        let mut seen = Seen::default();
+        self.object(|r, key| match names.iter().position(|name| name.as_bytes() == key) {
+            Some(at) => {
+                seen.once(at as u32)?;
+                read(r, at)
+            }
+            None => r.skip_value(depth + 1),
+        })
+    }
+
+    /// `None` for `null`, else what `read` reads.
+    pub(super) fn or_null<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        if self.peek()? == b'n' {
+            self.null().map(|()| None)
+        } else {
+            read(self).map(Some)
         }
     }
 

@@ -226,8 +226,10 @@ fn opened(open: &mut HashSet<String>, id: &str, kind: &str, out: &mut ProviderEv
 /// see [`super::scan`]). `Some` exactly when the general path would read `data` as such a
 /// delta; `None` for anything else (the older `textId` spelling included).
 pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(&'static str, Taken<'a, 3>)> {
-    let (kind, [id, delta, text_id]) = r.kind_and_strings(b"type", [b"id", b"delta", b"textId"])?;
-    let kind = ["text-delta", "reasoning-delta"].into_iter().find(|k| Some(*k) == kind.as_deref())?;
+    const KINDS: [&str; 2] = ["text-delta", "reasoning-delta"];
+    let (kind, [id, delta, text_id]) =
+        r.kind_and_strings(b"type", |kind| KINDS.contains(&kind), [b"id", b"delta", b"textId"])?;
+    let kind = KINDS.into_iter().find(|k| Some(*k) == kind.as_deref())?;
     (text_id.is_none() && id.is_some() && delta.is_some()).then_some(())?;
     Some((kind, [id, delta, None]))
 }

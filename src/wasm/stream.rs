@@ -47,7 +47,7 @@ pub(crate) fn payload_markers(options: &Options) -> Result<Vec<PayloadMarker>, J
         let entry = Options::any(&item, &what)?.only(&["marker", "type"])?;
         let marker = entry.string("marker")?.ok_or_else(|| entry.required("marker"))?;
         let type_name = entry.string("type")?.ok_or_else(|| entry.required("type"))?;
-        markers.push(PayloadMarker { marker, type_name });
+        markers.push(PayloadMarker { marker: marker.into(), type_name: type_name.into() });
     }
     Ok(markers)
 }
@@ -110,9 +110,11 @@ impl JsStreamOptions {
             clean.inline_thinking = on;
         }
         if let Some(tags) = &self.thinking_tags {
-            clean.thinking_tags = tags.clone();
+            clean.thinking_tags = tags.iter().map(|tag| tag.clone().into()).collect();
         }
-        clean.payload_markers.extend(self.payload_markers.iter().cloned());
+        if !self.payload_markers.is_empty() {
+            clean.payload_markers.to_mut().extend(self.payload_markers.iter().cloned());
+        }
         clean
     }
 }

@@ -48,13 +48,13 @@ struct Marker {
 impl Options {
     fn clean_options(&self) -> CleanOptions {
         let mut options = CleanOptions::default();
-        options.payload_markers.extend(
+        options.payload_markers.to_mut().extend(
             self.payload_markers
                 .iter()
-                .map(|m| PayloadMarker { marker: m.marker.clone(), type_name: m.type_name.clone() }),
+                .map(|m| PayloadMarker { marker: m.marker.clone().into(), type_name: m.type_name.clone().into() }),
         );
         if let Some(tags) = &self.thinking_tags {
-            options.thinking_tags = tags.clone();
+            options.thinking_tags = tags.iter().map(|tag| tag.clone().into()).collect();
         }
         if let Some(on) = self.inline_thinking {
             options.inline_thinking = on;
