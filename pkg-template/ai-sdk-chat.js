@@ -476,8 +476,8 @@ export function makeAiSdkChat(module) {
  * body (`json`, JSON text of an object), as `DefaultChatTransport` builds it: `{ ...body, id,
  * messages, trigger, messageId }`, keys and values as the module writes them (it writes back what
  * JSON.stringify wrote, in order). Null where the module may refuse or write another: a message it
- * refuses (its checks, src/ai_sdk/message.rs), a lone surrogate in a string (it reads U+FFFD),
- * nesting deeper than it reads, or what JSON cannot hold.
+ * refuses (its checks, src/ai_sdk/message.rs) or with a part not checked here, a lone surrogate in
+ * a string (it reads U+FFFD), nesting deeper than it reads, or what JSON cannot hold.
  */
 export function firstRequestBody(json, chatId, messages, user) {
   let history, sent;
@@ -499,22 +499,11 @@ export function firstRequestBody(json, chatId, messages, user) {
 const MAX_DEPTH = 128;
 const deeperThan = (value, levels) => typeof value === "object" && value !== null && (levels === 0 || Object.values(value).some((v) => deeperThan(v, levels - 1)));
 const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
-const TOOL_STATES = ["input-streaming", "input-available", "approval-requested", "approval-responded", "output-available", "output-error", "output-denied"];
-// The string fields each part type needs; `tool-*` and `data-*` below.
-const PART_STRINGS = new Map([
-  ["text", ["text"]],
-  ["reasoning", ["text"]],
-  ["file", ["mediaType", "url"]],
-  ["reasoning-file", ["mediaType", "url"]],
-  ["source-url", ["sourceId", "url"]],
-  ["source-document", ["sourceId", "mediaType", "title"]],
-  ["custom", ["kind"]],
-  ["steering-message", ["id"]],
-  ["step-start", []],
-  ["dynamic-tool", ["toolName", "toolCallId", "state"]],
-]);
+// The parts a message sent early may hold, with the string fields the module checks each for (and
+// `data-*` parts); a message with another part (a tool call, a source) waits for the module.
+const PART_STRINGS = { text: ["text"], reasoning: ["text"], file: ["mediaType", "url"], "step-start": [] };
 
-/** Whether the module takes `message` (parsed JSON) as a UI message. */
+/** Whether the module takes `message` (parsed JSON) as a UI message, its parts all of those above. */
 function isUiMessage(message) {
   if (!isObject(message) || typeof message.id !== "string" || !["system", "user", "assistant"].includes(message.role)) return false;
   const { parts } = message;
@@ -523,13 +512,8 @@ function isUiMessage(message) {
 
 function isPart(part) {
   if (!isObject(part) || typeof part.type !== "string") return false;
-  const tool = part.type === "dynamic-tool" || part.type.startsWith("tool-");
-  const strings = PART_STRINGS.get(part.type) ?? (tool ? ["toolCallId", "state"] : part.type.startsWith("data-") ? [] : null);
-  if (strings === null || !strings.every((key) => typeof part[key] === "string")) return false;
-  if (!tool) return true;
-  const { state } = part;
-  if (!TOOL_STATES.includes(state) || (state === "output-error" && typeof part.errorText !== "string")) return false;
-  return !state.startsWith("approval-") || (isObject(part.approval) && typeof part.approval.id === "string");
+  const strings = Object.hasOwn(PART_STRINGS, part.type) ? PART_STRINGS[part.type] : part.type.startsWith("data-") ? [] : null;
+  return strings !== null && strings.every((key) => typeof part[key] === "string");
 }
 
 /** A response not read after all: its body cancelled, which closes its connection. */

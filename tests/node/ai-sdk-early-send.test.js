@@ -108,7 +108,7 @@ test("while the module downloads: a message goes out at once with the module's o
   alongside.saved = open({ api: `${api}?saved`, messages: [valid, invalid] });
   alongside.saved.sent = alongside.saved.chat.sendMessage({ text: "hello" }).catch((error) => error);
   alongside.sent = open({ api: `${api}?sent`, messages: [valid] });
-  alongside.sent.sent = alongside.sent.chat.sendMessage({ parts: [{ type: "text", text: "hello" }, { type: "tool-x", toolCallId: "c", state: "done" }] }).catch((error) => error);
+  alongside.sent.sent = alongside.sent.chat.sendMessage({ parts: [{ type: "text", text: "hello" }, { type: "file", url: "data:," }] }).catch((error) => error);
   // A saved message the app changes after the request went out: the module's body is another.
   alongside.changed = open({ api: `${api}?changed`, messages: [structuredClone(valid)] });
   alongside.changed.sent = alongside.changed.chat.sendMessage({ text: "hello" });
@@ -185,7 +185,7 @@ test("a saved message the module refuses: nothing was sent, the send is refused 
 test("a message the module refuses: nothing was sent, the send is refused with a TypeError once the module is in, the chat as it was", async () => {
   const { chat, heard, sent } = alongside.sent;
   const refused = await sent;
-  assert.ok(refused instanceof TypeError && /tool state "done"/.test(refused.message), String(refused));
+  assert.ok(refused instanceof TypeError && /a "file" part needs `mediaType`/.test(refused.message), String(refused));
   assert.equal(refused.code, "VALIDATION_ERROR");
   assert.deepEqual(chat.messages, [valid]);
   assert.equal(chat.status, "ready");
