@@ -253,7 +253,8 @@ export function makeAiSdkChat(module) {
      * One request and its answer: `start` has the module's chat build the request body (adding the
      * message `sent`, or dropping what a regenerate replaces) from the app's body, with the id of an
      * answer whose stream names none (the app's `generateId`, as useChat's); the answer is read into
-     * the messages. Resolves once it is over and the automatic requests after it are too.
+     * the messages. A message `sent` while the module downloads may go out before it is in
+     * (firstRequestBody). Resolves once it is over and the automatic requests after it are too.
      */
     async #send(start, options = {}, sent = undefined) {
       if (this.#disposed) throw new Error("AiSdkChat: the chat was disposed");
@@ -276,23 +277,31 @@ export function makeAiSdkChat(module) {
       } else this.#show({ status: "submitted", error: undefined });
       let finish;
       try {
-        let core, request, headers, credentials;
+        let core, request, headers, credentials, early;
         try {
-          core = this.#core ?? (await this.#loaded(response));
-          if (core === null) return; // stopped, or the module did not load: shown
           const body = await resolved(this.#request.body);
           headers = { ...headerObject(await resolved(this.#request.headers)), ...headerObject(options.headers) };
           credentials = await resolved(this.#request.credentials);
-          request = refusedWithCode(() => start(core, JSON.stringify({ ...body, ...options.body }), this.#generateId()));
+          const json = JSON.stringify({ ...body, ...options.body });
+          // A message sent while the module downloads goes out at once when its body is sure to be
+          // the one the module builds: the server's answer waits in the response until the module
+          // is in, which then reads it as the answer to its own request (the bodies compared).
+          const wire = waits && this.#core === null ? firstRequestBody(json, this.#snapshot.id, messages, sent) : null;
+          if (wire !== null) early = { body: wire, got: this.#post(wire, headers, credentials, response.controller.signal) };
+          core = this.#core ?? (await this.#loaded(response));
+          if (core === null) return; // stopped, or the module did not load: shown
+          request = refusedWithCode(() => start(core, json, this.#generateId()));
         } catch (refused) {
-          // Nothing was sent: the chat is as it was.
+          // Nothing was sent, or what was sent early is given up: the chat is as it was.
+          response.controller.abort();
           this.#beforeUnsent = null;
           this.#show(waits ? { messages, status, error } : { status, error });
           throw refused;
         }
         this.#beforeUnsent = null;
         this.#sent(JSON.parse(request).messages, sent?.id);
-        finish = await this.#read(core, response, request, headers, credentials);
+        const got = early?.body === request ? early.got : (discard(early?.got), this.#post(request, headers, credentials, response.controller.signal));
+        finish = await this.#read(core, response, got);
       } finally {
         if (this.#response === response) this.#response = null;
         ended();
@@ -310,7 +319,7 @@ export function makeAiSdkChat(module) {
      */
     async #loaded(response) {
       const { signal } = response.controller;
-      const stopped = new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      const stopped = new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", resolve, { once: true })));
       let failed;
       const loaded = await Promise.race([load(module).then(() => true, (error) => ((failed = error), false)), stopped.then(() => false)]);
       if (loaded && !signal.aborted) return this.#core ?? (this.#makeCore(), this.#core);
@@ -320,6 +329,7 @@ export function makeAiSdkChat(module) {
         this.#show({ status: "error", error: failed });
         this.#call("onError", failed);
       }
+      response.controller.abort(); // a request sent early is given up
       return null;
     }
 
@@ -333,13 +343,18 @@ export function makeAiSdkChat(module) {
       this.#show({ messages: kept });
     }
 
-    /** POSTs `body` and reads the answer into the messages; resolves with the module's `finish` for it. */
-    async #read(core, response, body, headers, credentials) {
-      const { signal } = response.controller;
-      const step = (update) => this.#apply(update, response);
+    /** POSTs `body` (JSON text): the response, or how it failed, as `settle` gives it. */
+    #post(body, headers, credentials, signal) {
       const fetch = this.#request.fetch ?? globalThis.fetch;
       const init = { method: "POST", headers: { "content-type": "application/json", ...headers }, body, credentials, signal };
-      const got = await settle(signal.aborted ? null : (async () => fetch.call(globalThis, this.#request.api, init))(), 0, signal);
+      return settle(signal.aborted ? null : (async () => fetch.call(globalThis, this.#request.api, init))(), 0, signal);
+    }
+
+    /** Reads the answer `posted` (what #post gave) into the messages; resolves with the module's `finish` for it. */
+    async #read(core, response, posted) {
+      const { signal } = response.controller;
+      const step = (update) => this.#apply(update, response);
+      const got = await posted;
       if (got.cancelled) step(core.cancel());
       else if (got.failed) step(core.fail("NETWORK_ERROR", errorParts(got.failed)[1] || "The request failed"));
       else if (!got.value.ok) {
@@ -454,6 +469,56 @@ export function makeAiSdkChat(module) {
       }
     }
   };
+}
+
+/**
+ * The body the module's chat builds to send the user message `user` after `messages` with the app's
+ * body (`json`, JSON text of an object), as `DefaultChatTransport` builds it: `{ ...body, id,
+ * messages, trigger, messageId }`, keys and values as the module writes them (it writes back what
+ * JSON.stringify wrote, in order). Null where the module may refuse or write another: a message it
+ * refuses (its checks, src/ai_sdk/message.rs) or with a part not checked here, a lone surrogate in
+ * a string (it reads U+FFFD), nesting deeper than it reads, or what JSON cannot hold.
+ */
+export function firstRequestBody(json, chatId, messages, user) {
+  let history, sent;
+  try {
+    [history, sent] = JSON.parse(JSON.stringify([messages, user]));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(history) || !history.every(isUiMessage) || !isUiMessage(sent)) return null;
+  const edited = history.findIndex((m) => m.id === sent.id); // replaced with what follows it
+  const messageId = edited < 0 ? undefined : sent.id;
+  const body = { ...JSON.parse(json), id: chatId, messages: [...history.slice(0, edited < 0 ? undefined : edited), sent], trigger: "submit-message", messageId };
+  if (deeperThan(body, MAX_DEPTH)) return null;
+  const text = JSON.stringify(body);
+  return /\\ud[89a-f]/.test(text) ? null : text;
+}
+
+// How deep the module reads a value (a message, a field of the body); the body is one level more.
+const MAX_DEPTH = 128;
+const deeperThan = (value, levels) => typeof value === "object" && value !== null && (levels === 0 || Object.values(value).some((v) => deeperThan(v, levels - 1)));
+const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+// The parts a message sent early may hold, with the string fields the module checks each for (and
+// `data-*` parts); a message with another part (a tool call, a source) waits for the module.
+const PART_STRINGS = { text: ["text"], reasoning: ["text"], file: ["mediaType", "url"], "step-start": [] };
+
+/** Whether the module takes `message` (parsed JSON) as a UI message, its parts all of those above. */
+function isUiMessage(message) {
+  if (!isObject(message) || typeof message.id !== "string" || !["system", "user", "assistant"].includes(message.role)) return false;
+  const { parts } = message;
+  return Array.isArray(parts) && (parts.length > 0 || message.role === "assistant") && parts.every(isPart);
+}
+
+function isPart(part) {
+  if (!isObject(part) || typeof part.type !== "string") return false;
+  const strings = Object.hasOwn(PART_STRINGS, part.type) ? PART_STRINGS[part.type] : part.type.startsWith("data-") ? [] : null;
+  return strings !== null && strings.every((key) => typeof part[key] === "string");
+}
+
+/** A response not read after all: its body cancelled, which closes its connection. */
+function discard(posted) {
+  posted?.then((got) => got.value?.body?.cancel()).catch(() => {});
 }
 
 /** The module loaded; its failure a ChatstreamError (NETWORK_ERROR), as a ChatSession says its own module's. */

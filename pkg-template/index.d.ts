@@ -749,7 +749,8 @@ export interface ChatRequestOptions {
 /**
  * A chat made before its module is in (chatstream and chatstream/streaming load chatstream/ai-sdk's
  * on first use) shows its messages at once, and a message sent with `status` "submitted"; the request
- * goes out once the module is in. A module that did not load is the chat's `error` (a ChatstreamError,
+ * goes out at once when the conversation holds only text, reasoning, file, step-start and data parts
+ * (its answer read once the module is in), else once the module is in. A module that did not load is the chat's `error` (a ChatstreamError,
  * code NETWORK_ERROR), the message kept.
  */
 export interface AiSdkChatOptions<UI_MESSAGE extends AnyUIMessage = UIMessage> {

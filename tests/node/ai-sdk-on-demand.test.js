@@ -65,14 +65,13 @@ test("a module that did not load is the chat's error, with a code; a message sen
   assert.equal(chat.error.code, "NETWORK_ERROR");
   assert.deepEqual(errors, [chat.error]);
   assert.deepEqual(chat.messages.map((m) => [m.role, textOf(m)]), [["user", "hello"]], "the message is kept");
-  assert.equal(backend.requests.length, 0);
   assert.deepEqual(wasmFetches, ["ai-sdk/chatstream_bg.wasm", "ai-sdk/chatstream_bg.wasm"], "tried again");
   wasmFetches.length = 0;
   failing = false;
   chat.dispose();
 });
 
-test("stop() while the mode's module downloads: the chat is ready at once, nothing sent, the message kept", async () => {
+test("stop() while the mode's module downloads: the chat is ready at once, nothing read, the message kept", async () => {
   let open;
   gate = new Promise((resolve) => (open = resolve));
   failing = true; // this download fails: the next test is the first to load the module
@@ -91,7 +90,6 @@ test("stop() while the mode's module downloads: the chat is ready at once, nothi
   const failed = changed(chat); // the constructor's load, shown
   open();
   await failed;
-  assert.equal(backend.requests.length, 0);
   assert.deepEqual(chat.messages.map((m) => [m.role, textOf(m)]), [["user", "stop me"]]);
   wasmFetches.length = 0;
   gate = Promise.resolve();
@@ -99,7 +97,7 @@ test("stop() while the mode's module downloads: the chat is ready at once, nothi
   chat.dispose();
 });
 
-test("a chat made before the mode's module is in shows its messages, and its first message waits for the module", async () => {
+test("a chat made before the mode's module is in shows its messages, and its first message goes out before the module is in", async () => {
   let open;
   gate = new Promise((resolve) => (open = resolve));
   const saved = [{ id: "u1", role: "user", parts: [{ type: "text", text: "earlier" }] }];
@@ -110,7 +108,10 @@ test("a chat made before the mode's module is in shows its messages, and its fir
   const sent = chat.sendMessage({ text: "hello" });
   await asked;
   assert.deepEqual(wasmFetches, ["ai-sdk/chatstream_bg.wasm"], "chatstream/ai-sdk's module, not the entry's");
-  assert.equal(backend.requests.length, 0, "nothing sent before the module is in: it builds the request");
+  for (let waited = 0; backend.requests.length === 0; waited += 5) {
+    assert.ok(waited < 5000, "the request is sent while the module downloads");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
   open();
   await sent;
   assert.equal(chat.status, "ready");
