@@ -42,11 +42,9 @@ ensure_rust() {
 # The package's modules are built on this nightly, which rebuilds the standard library with panics
 # that abort at once (-Cpanic=immediate-abort): the panic messages, their formatting and the
 # unwinding paths leave the module. The standard library is built with its `optimize_for_size`
-# feature too (beside `panic-unwind`, the default the flag replaces): its sort and integer
-# formatting, off the hot path (a message's tool markers, error messages), are the small ones;
-# the openai module lost 2.3 KB gzip (126,918 -> 124,611 bytes) and a live push in Node ran
-# within 2% of the instructions (valgrind, an event: openai/openai-text.sse 9,488 -> 9,160,
-# openai/groq-tool-call.sse 18,325 -> 18,580).
+# feature too (the flag lists the features in place of cargo's default list; its `backtrace` and
+# `default` are left out: a module that aborts at once has no use for them): its sort and integer
+# formatting, off the hot path (a message's tool markers, error messages), are the small ones.
 # Pinned, so that a build today and next month make the same module; the tests and everything
 # else use the stable toolchain.
 NIGHTLY=nightly-2026-05-20

@@ -417,7 +417,7 @@ pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<((u64, TextKind), Tak
 }
 
 /// What a frame read by [`envelope`] makes.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub(super) enum Envelope {
     /// `ping`, or an event type added after this was written.
     Nothing,

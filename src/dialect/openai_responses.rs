@@ -251,7 +251,7 @@ const READ: [&str; 13] = [
 ];
 
 /// What a passing event read by [`passing_event`] makes.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub(super) enum PassingEvent {
     /// An event the decoder does not read.
     Ignored,

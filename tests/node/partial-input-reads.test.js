@@ -1,7 +1,6 @@
 // A tool_input_delta's partial_input, read at every delta, in order, skipping, backwards and again,
-// is the best JSON value of the arguments up to that delta: the module hands over only the text
-// added to a string the last read ended inside, and JS lengthens that string of the last value
-// (src/wasm/partial_input.rs). Expected values come from the arguments themselves: each delta ends
+// is the best JSON value of the arguments up to that delta, also after the app changed a value it
+// read (a value read is the app's own). Expected values come from the arguments themselves: each delta ends
 // inside a value string, so the arguments up to it, the string and its brackets closed, are JSON.
 import { test } from "node:test";
 import assert from "node:assert/strict";
