@@ -34,7 +34,7 @@ function twiggy(file) {
   return rows
     .map(cells)
     .filter(([item]) => !/names" subsection$/.test(item))
-    .map(([item, bytes]) => ({ item: item.replace(/::h[0-9a-f]{16}$/, "").replace(/\[[0-9a-f]{16}\]/g, ""), bytes: Number(bytes) }));
+    .map(([item, bytes]) => ({ item: item.replace(/::h[0-9a-f]{16}$/, "").replace(/\[[0-9a-f]+\]/g, ""), bytes: Number(bytes) }));
 }
 
 const CRATES = ["core", "alloc", "std", "serde_json", "serde", "hashbrown", "wasm_bindgen", "js_sys", "memchr", "talc", "zmij", "itoa"];
