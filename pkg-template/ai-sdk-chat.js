@@ -75,7 +75,7 @@ export function makeAiSdkChat(module) {
     #generateId = generateId;
     #response = null; // the request in flight: see #send
     #stops = 0; // stop() calls so far: an automatic request decided before one is not sent
-    #beforeUnsent = null; // while a message shown at once waits for the module: the messages before it (the module starts from them)
+    #beforeUnsent = null; // while a message shown at once waits for the module: the messages before it, as JSON text written when it was sent (the module starts from them)
     #disposed = false;
 
     constructor(options = {}) {
@@ -135,7 +135,10 @@ export function makeAiSdkChat(module) {
       const stops = this.#stops;
       const user = await this.#userMessage(message);
       if (stops !== this.#stops) return; // stopped before it went out: not sent, as in useChat
-      return this.#send((core, body, id) => core.sendMessage(JSON.stringify(user), body, id), options, user);
+      // Written once, now, as useChat writes it when it is sent: the request sent early and the
+      // module's are built from this text, whatever the app does with its objects meanwhile.
+      const json = JSON.stringify(user);
+      return this.#send((core, body, id) => core.sendMessage(json, body, id), options, user, json);
     }
 
     /**
@@ -222,7 +225,7 @@ export function makeAiSdkChat(module) {
 
     #makeCore() {
       const { id, messages } = this.#snapshot;
-      this.#core = new (module.bindings().AiSdkChat)(id, JSON.stringify(this.#beforeUnsent ?? messages));
+      this.#core = new (module.bindings().AiSdkChat)(id, this.#beforeUnsent ?? JSON.stringify(messages));
       if (this.#beforeUnsent === null) this.#show({ messages: JSON.parse(this.#core.messages()) });
     }
 
@@ -253,13 +256,17 @@ export function makeAiSdkChat(module) {
      * One request and its answer: `start` has the module's chat build the request body (adding the
      * message `sent`, or dropping what a regenerate replaces) from the app's body, with the id of an
      * answer whose stream names none (the app's `generateId`, as useChat's); the answer is read into
-     * the messages. A message `sent` while the module downloads may go out before it is in
-     * (firstRequestBody). Resolves once it is over and the automatic requests after it are too.
+     * the messages. A message `sent` (`sentJson` its JSON text) while the module downloads may go out
+     * before it is in (firstRequestBody). Resolves once it is over and the automatic requests after it are too.
      */
-    async #send(start, options = {}, sent = undefined) {
+    async #send(start, options = {}, sent = undefined, sentJson = undefined) {
       if (this.#disposed) throw new Error("AiSdkChat: the chat was disposed");
       if (this.#response !== null) throw new ChatstreamError("CONFLICT", "An answer is being read; stop it first");
       const stops = this.#stops;
+      const { messages, status, error } = this.#snapshot;
+      const waits = this.#core === null && sent !== undefined;
+      // The messages before the one sent, written now with it: the module starts from this text.
+      const before = waits ? JSON.stringify(messages) : null;
       // `message`: the answer's message so far; `error`, `finish`: what the module said of its end;
       // `callbacks`: what the app's onToolCall returned (its end is waited for before the answer's).
       const response = { controller: new AbortController(), done: null, message: null, error: null, finish: null, callbacks: [] };
@@ -268,10 +275,8 @@ export function makeAiSdkChat(module) {
       this.#response = response;
       // "submitted" at once, as in useChat (what waits for an answer sees it at once), and the message
       // sent with it while the module is not in yet (in place of the one it edits, as useChat shows it).
-      const { messages, status, error } = this.#snapshot;
-      const waits = this.#core === null && sent !== undefined;
       if (waits) {
-        this.#beforeUnsent = messages;
+        this.#beforeUnsent = before;
         const edited = messages.findIndex((m) => m.id === sent.id);
         this.#show({ messages: [...(edited < 0 ? messages : messages.slice(0, edited)), sent], status: "submitted", error: undefined });
       } else this.#show({ status: "submitted", error: undefined });
@@ -286,7 +291,7 @@ export function makeAiSdkChat(module) {
           // A message sent while the module downloads goes out at once when its body is sure to be
           // the one the module builds: the server's answer waits in the response until the module
           // is in, which then reads it as the answer to its own request (the bodies compared).
-          const wire = waits && this.#core === null ? firstRequestBody(json, this.#snapshot.id, messages, sent) : null;
+          const wire = waits && this.#core === null ? firstRequestBody(json, this.#snapshot.id, before, sentJson) : null;
           if (wire !== null) early = { body: wire, got: this.#post(wire, headers, credentials, response.controller.signal) };
           core = this.#core ?? (await this.#loaded(response));
           if (core === null) return; // stopped, or the module did not load: shown
@@ -300,6 +305,8 @@ export function makeAiSdkChat(module) {
         }
         this.#beforeUnsent = null;
         this.#sent(JSON.parse(request).messages, sent?.id);
+        // The bodies are written from the same text, so they differ only if the JS and the module
+        // write a message differently: then the module's request is the one sent.
         const got = early?.body === request ? early.got : (discard(early?.got), this.#post(request, headers, credentials, response.controller.signal));
         finish = await this.#read(core, response, got);
       } finally {
@@ -472,17 +479,19 @@ export function makeAiSdkChat(module) {
 }
 
 /**
- * The body the module's chat builds to send the user message `user` after `messages` with the app's
- * body (`json`, JSON text of an object), as `DefaultChatTransport` builds it: `{ ...body, id,
- * messages, trigger, messageId }`, keys and values as the module writes them (it writes back what
- * JSON.stringify wrote, in order). Null where the module may refuse or write another: a message it
- * refuses (its checks, src/ai_sdk/message.rs) or with a part not checked here, a lone surrogate in
- * a string (it reads U+FFFD), nesting deeper than it reads, or what JSON cannot hold.
+ * The body the module's chat builds to send the user message `userJson` after the messages
+ * `messagesJson` (JSON text, as JSON.stringify wrote them) with the app's body (`json`, JSON text of
+ * an object), as `DefaultChatTransport` builds it: `{ ...body, id, messages, trigger, messageId }`,
+ * keys and values as the module writes them (it writes back what JSON.stringify wrote, in order).
+ * Null where the module may refuse or write another: a message that is not a UI message with the
+ * fields the module checks (a role, an id, parts of a type it knows with their string fields) or
+ * with a part not checked here, a lone surrogate in a string (it reads U+FFFD), nesting deeper than
+ * it reads, or text that is not JSON.
  */
-export function firstRequestBody(json, chatId, messages, user) {
+export function firstRequestBody(json, chatId, messagesJson, userJson) {
   let history, sent;
   try {
-    [history, sent] = JSON.parse(JSON.stringify([messages, user]));
+    [history, sent] = [JSON.parse(messagesJson), JSON.parse(userJson)];
   } catch {
     return null;
   }
