@@ -291,8 +291,15 @@ export function makeAiSdkChat(module) {
           // A message sent while the module downloads goes out at once when its body is sure to be
           // the one the module builds: the server's answer waits in the response until the module
           // is in, which then reads it as the answer to its own request (the bodies compared).
+          // It has an AbortController of its own (aborted with the send's), to be given up alone.
           const wire = waits && this.#core === null ? firstRequestBody(json, this.#snapshot.id, before, sentJson) : null;
-          if (wire !== null) early = { body: wire, got: this.#post(wire, headers, credentials, response.controller.signal) };
+          if (wire !== null) {
+            const controller = new AbortController();
+            const { signal } = response.controller;
+            if (signal.aborted) controller.abort();
+            else signal.addEventListener("abort", () => controller.abort(), { once: true });
+            early = { body: wire, controller, got: this.#post(wire, headers, credentials, controller.signal) };
+          }
           core = this.#core ?? (await this.#loaded(response));
           if (core === null) return; // stopped, or the module did not load: shown
           request = refusedWithCode(() => start(core, json, this.#generateId()));
@@ -307,7 +314,7 @@ export function makeAiSdkChat(module) {
         this.#sent(JSON.parse(request).messages, sent?.id);
         // The bodies are written from the same text, so they differ only if the JS and the module
         // write a message differently: then the module's request is the one sent.
-        const got = early?.body === request ? early.got : (discard(early?.got), this.#post(request, headers, credentials, response.controller.signal));
+        const got = early?.body === request ? early.got : (giveUp(early), this.#post(request, headers, credentials, response.controller.signal));
         finish = await this.#read(core, response, got);
       } finally {
         if (this.#response === response) this.#response = null;
@@ -525,9 +532,14 @@ function isPart(part) {
   return strings !== null && strings.every((key) => typeof part[key] === "string");
 }
 
-/** A response not read after all: its body cancelled, which closes its connection. */
-function discard(posted) {
-  posted?.then((got) => got.value?.body?.cancel()).catch(() => {});
+/**
+ * A request sent early and not read after all (none when undefined): aborted while it waits for its
+ * response, its body cancelled once it has one; either closes its connection.
+ */
+function giveUp(early) {
+  if (early === undefined) return;
+  early.controller.abort();
+  early.got.then((got) => got.value?.body?.cancel()).catch(() => {});
 }
 
 /** The module loaded; its failure a ChatstreamError (NETWORK_ERROR), as a ChatSession says its own module's. */

@@ -224,6 +224,9 @@ function recorded(Chat, options) {
   return { chat: new Chat({ onError: (e) => heard.errors.push(e), onFinish: (f) => heard.finishes.push(f), ...options }), heard };
 }
 
+const differs = (body) => JSON.stringify({ ...JSON.parse(body), differs: true });
+const never = () => new Promise(() => {});
+
 test("the app changing the parts it sent while the module downloads: one request, the message as it was sent", async () => {
   const { Chat, open, calls, fetch } = held();
   const { chat, heard } = recorded(Chat, { fetch });
@@ -237,5 +240,36 @@ test("the app changing the parts it sent while the module downloads: one request
   assert.deepEqual(shown(chat), [["user", "hello"], ["assistant", "Hi"]]);
   assert.equal(heard.finishes.length, 1);
   assert.deepEqual(heard.errors, []);
+  chat.dispose();
+});
+
+test("a request sent early and given up while it waits for its response is aborted; the module's is sent and read", async () => {
+  const { Chat, open, calls, fetch } = held({ alter: differs, answer: (n) => (n === 1 ? never() : sse()) });
+  const chat = new Chat({ fetch });
+  const sent = chat.sendMessage({ text: "hello" });
+  await until(() => calls.length === 1, "the request sent early");
+  open();
+  await sent;
+  assert.equal(calls.length, 2);
+  assert.equal(calls[0].signal.aborted, true, "the early request is aborted");
+  assert.equal(calls[1].signal.aborted, false, "the module's is not");
+  assert.equal(JSON.parse(calls[1].body).differs, true);
+  assert.deepEqual(shown(chat), [["user", "hello"], ["assistant", "Hi"]]);
+  chat.dispose();
+});
+
+test("a request sent early and given up after its response came: its body is cancelled", async () => {
+  let cancelled = false;
+  const unread = () => new Response(new ReadableStream({ cancel: () => void (cancelled = true) }), { headers: { "content-type": "text/event-stream" } });
+  const { Chat, open, calls, fetch } = held({ alter: differs, answer: (n) => (n === 1 ? unread() : sse()) });
+  const chat = new Chat({ fetch });
+  const sent = chat.sendMessage({ text: "hello" });
+  await until(() => calls.length === 1, "the request sent early");
+  await new Promise((resolve) => setTimeout(resolve, 10)); // its response in
+  open();
+  await sent;
+  assert.equal(calls.length, 2);
+  await until(() => cancelled, "the early response's body to be cancelled");
+  assert.deepEqual(shown(chat), [["user", "hello"], ["assistant", "Hi"]]);
   chat.dispose();
 });
