@@ -273,3 +273,19 @@ test("a request sent early and given up after its response came: its body is can
   assert.deepEqual(shown(chat), [["user", "hello"], ["assistant", "Hi"]]);
   chat.dispose();
 });
+
+test("a send the module refuses after its request went out early: that request is aborted, the send refused, the chat as it was", async () => {
+  const { Chat, open, calls, fetch } = held({ answer: never });
+  const { chat, heard } = recorded(Chat, { id: "c1", fetch, generateId: () => 7 }); // an answer's id must be a string
+  const sent = chat.sendMessage({ id: "m1", text: "hello" }).catch((error) => error);
+  await until(() => calls.length === 1, "the request sent early");
+  open();
+  const refused = await sent;
+  assert.ok(refused instanceof TypeError && /responseId must be a string/.test(refused.message), String(refused));
+  assert.equal(calls.length, 1);
+  assert.equal(calls[0].signal.aborted, true, "the early request is aborted");
+  assert.deepEqual(chat.messages, []);
+  assert.equal(chat.status, "ready");
+  assert.deepEqual(heard, { errors: [], finishes: [] });
+  chat.dispose();
+});
