@@ -284,9 +284,13 @@ export function makeAiSdkChat(module) {
       try {
         let core, request, headers, credentials, early;
         try {
-          const body = await resolved(this.#request.body);
-          headers = { ...headerObject(await resolved(this.#request.headers)), ...headerObject(options.headers) };
-          credentials = await resolved(this.#request.credentials);
+          // The app's body, headers and credentials: undefined once the send is stopped, which
+          // does not wait for them (a stopped send sends nothing).
+          const stopped = aborted(response.controller.signal).then(() => undefined);
+          const untilStopped = (option) => Promise.race([resolved(option), stopped]);
+          const body = await untilStopped(this.#request.body);
+          headers = { ...headerObject(await untilStopped(this.#request.headers)), ...headerObject(options.headers) };
+          credentials = await untilStopped(this.#request.credentials);
           const json = JSON.stringify({ ...body, ...options.body });
           // A message sent while the module downloads goes out at once when its body is sure to be
           // the one the module builds: the server's answer waits in the response until the module
@@ -333,9 +337,8 @@ export function makeAiSdkChat(module) {
      */
     async #loaded(response) {
       const { signal } = response.controller;
-      const stopped = new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", resolve, { once: true })));
       let failed;
-      const loaded = await Promise.race([load(module).then(() => true, (error) => ((failed = error), false)), stopped.then(() => false)]);
+      const loaded = await Promise.race([load(module).then(() => true, (error) => ((failed = error), false)), aborted(signal).then(() => false)]);
       if (loaded && !signal.aborted) return this.#core ?? (this.#makeCore(), this.#core);
       this.#beforeUnsent = null;
       if (signal.aborted || this.#disposed) this.#show({ status: "ready" });
@@ -541,6 +544,9 @@ function giveUp(early) {
   early.controller.abort();
   early.got.then((got) => got.value?.body?.cancel()).catch(() => {});
 }
+
+/** Resolves once `signal` is aborted (at once if it is). */
+const aborted = (signal) => new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", resolve, { once: true })));
 
 /** The module loaded; its failure a ChatstreamError (NETWORK_ERROR), as a ChatSession says its own module's. */
 async function load(module) {

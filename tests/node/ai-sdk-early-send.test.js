@@ -289,3 +289,22 @@ test("a send the module refuses after its request went out early: that request i
   assert.deepEqual(heard, { errors: [], finishes: [] });
   chat.dispose();
 });
+
+test("stop() while the module downloads and the app's async headers are pending: it does not wait for them, and nothing is sent", async (t) => {
+  let give;
+  const { Chat, open, calls, fetch } = held();
+  t.after(open);
+  const { chat, heard } = recorded(Chat, { fetch, headers: () => new Promise((resolve) => (give = resolve)) });
+  t.after(() => give?.({}));
+  const sent = chat.sendMessage({ text: "hello" });
+  await until(() => give !== undefined, "the app's headers to be asked for");
+  // A bounded wait: without the fix stop() waits for the headers, which come only after the test.
+  const stopped = await Promise.race([chat.stop().then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 2000))]);
+  assert.equal(stopped, true, "stop() resolved without the app's headers");
+  await sent;
+  assert.equal(chat.status, "ready");
+  assert.deepEqual(shown(chat), [["user", "hello"]]);
+  assert.deepEqual(calls, []);
+  assert.deepEqual(heard, { errors: [], finishes: [] });
+  chat.dispose();
+});
