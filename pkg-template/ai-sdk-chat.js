@@ -514,7 +514,8 @@ export function firstRequestBody(json, chatId, messagesJson, userJson) {
   return /\\ud[89a-f]/.test(text) ? null : text;
 }
 
-// How deep the module reads a value (a message, a field of the body); the body is one level more.
+// A body with an object or array at this level is left to the module, which reads 128 levels in a
+// value: deeperThan counts the body itself as level 0 and its fields (`messages`, the app's) as level 1.
 const MAX_DEPTH = 128;
 const deeperThan = (value, levels) => typeof value === "object" && value !== null && (levels === 0 || Object.values(value).some((v) => deeperThan(v, levels - 1)));
 const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
