@@ -37,6 +37,8 @@ const api = `${backend.url}api/chat`;
 /** Resolves at the chat's next change. */
 const changed = (chat) => new Promise((resolve) => { const off = chat.subscribe(() => (off(), resolve())); });
 const textOf = (message) => message.parts.filter((p) => p.type === "text").map((p) => p.text).join("");
+/** `promise`, or a failure naming `what` when it is still pending after 5 s: a test that fails rather than hangs. */
+const within = (promise, what) => Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`still waiting for ${what}`)), 5000).unref())]);
 
 test("importing the entries loads no module: the AI SDK backend mode's is loaded on its first use only", () => {
   assert.deepEqual(wasmFetches, []);
@@ -71,9 +73,10 @@ test("a module that did not load is the chat's error, with a code; a message sen
   chat.dispose();
 });
 
-test("stop() while the mode's module downloads: the chat is ready at once, nothing read, the message kept", async () => {
+test("stop() while the mode's module downloads: the chat is ready at once, nothing read, the message kept", async (t) => {
   let open;
   gate = new Promise((resolve) => (open = resolve));
+  t.after(open); // a failed test does not leave the next ones waiting
   failing = true; // this download fails: the next test is the first to load the module
   const asked = new Promise((resolve) => (fetched = resolve));
   const chat = new full.AiSdkChat({ api });
@@ -83,8 +86,8 @@ test("stop() while the mode's module downloads: the chat is ready at once, nothi
   assert.equal(chat.status, "submitted");
   assert.deepEqual(chat.messages.map((m) => [m.role, textOf(m)]), [["user", "stop me"]]);
   await asked;
-  await chat.stop(); // does not wait for the download, which is still held back
-  await sent;
+  await within(chat.stop(), "stop()"); // does not wait for the download, which is still held back
+  await within(sent, "the send to end");
   assert.equal(chat.status, "ready");
   assert.deepEqual(chat.messages.map((m) => [m.role, textOf(m)]), [["user", "stop me"]]);
   const failed = changed(chat); // the constructor's load, shown
