@@ -772,7 +772,12 @@ export interface AiSdkChatOptions<UI_MESSAGE extends AnyUIMessage = UIMessage> {
   generateId?: () => string;
   /** The model called a tool the page runs: answer with `addToolOutput` (not awaited in here). The answer is over once this returns (or its promise settles). */
   onToolCall?(options: { toolCall: UIToolCall<UI_MESSAGE> }): void | PromiseLike<void>;
-  /** An answer is over: finished, stopped (`isAbort`), cut off (`isDisconnect`) or failed (`isError`). */
+  /**
+   * An answer is over: finished, stopped (`isAbort`), cut off (`isDisconnect`) or failed (`isError`).
+   * Not called for a send stopped while the mode's module is still downloading (in a browser, until
+   * it is in): the send ends at once with `status` "ready" and the message sent kept, and an answer
+   * the server already sent to a message that went out early is dropped, as nothing is there yet to read it.
+   */
   onFinish?(options: {
     message: UI_MESSAGE;
     messages: UI_MESSAGE[];
