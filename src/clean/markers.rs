@@ -507,6 +507,20 @@ enum Marker {
 mod tests {
     use super::*;
 
+    /// The tokens of a stripper made with `options` that is given `deltas` by `push`, then finished.
+    fn tokens_of(
+        options: &CleanOptions,
+        deltas: &[&str],
+        push: impl Fn(&mut MarkerStripper, &str, &mut Vec<Token>),
+    ) -> Vec<Token> {
+        let (mut stripper, mut out) = (MarkerStripper::new(options), Vec::new());
+        for delta in deltas {
+            push(&mut stripper, delta, &mut out);
+        }
+        stripper.finish(&mut out);
+        out
+    }
+
     #[test]
     fn owned_text_makes_the_tokens_borrowed_text_does() {
         // Each list is one stream's deltas: plain text, markers and tags whole and split, thinking.
@@ -521,14 +535,8 @@ mod tests {
         ];
         for deltas in streams {
             let options = CleanOptions::default();
-            let (mut borrowed, mut owned) = (MarkerStripper::new(&options), MarkerStripper::new(&options));
-            let (mut by_ref, mut by_value) = (Vec::new(), Vec::new());
-            for delta in *deltas {
-                borrowed.push(delta, &mut by_ref);
-                owned.push_owned((*delta).to_owned(), &mut by_value);
-            }
-            borrowed.finish(&mut by_ref);
-            owned.finish(&mut by_value);
+            let by_ref = tokens_of(&options, deltas, |s, delta, out| s.push(delta, out));
+            let by_value = tokens_of(&options, deltas, |s, delta, out| s.push_owned(delta.to_owned(), out));
             assert_eq!(by_value, by_ref, "{deltas:?}");
             assert!(!by_ref.is_empty(), "{deltas:?}");
         }
@@ -556,14 +564,8 @@ mod tests {
             ..CleanOptions::default()
         };
         for deltas in streams {
-            let (mut one_pass, mut two_passes) = (MarkerStripper::new(&options), MarkerStripper::new(&options));
-            let (mut by_one, mut by_two) = (Vec::new(), Vec::new());
-            for delta in *deltas {
-                one_pass.push_text((*delta).to_owned(), &mut by_one);
-                two_passes.push(&strip_unwanted_chars(delta), &mut by_two);
-            }
-            one_pass.finish(&mut by_one);
-            two_passes.finish(&mut by_two);
+            let by_one = tokens_of(&options, deltas, |s, delta, out| s.push_text(delta.to_owned(), out));
+            let by_two = tokens_of(&options, deltas, |s, delta, out| s.push(&strip_unwanted_chars(delta), out));
             assert_eq!(by_one, by_two, "{deltas:?}");
             assert!(!by_two.is_empty(), "{deltas:?}");
         }
@@ -581,12 +583,7 @@ mod tests {
             ..CleanOptions::default()
         };
         let text = "<think>a</think> <thinking>b</thinking>SCHEMA_PROPOSAL: {\"x\": 1} c";
-        let read = |options: &CleanOptions| {
-            let (mut stripper, mut out) = (MarkerStripper::new(options), Vec::new());
-            stripper.push(text, &mut out);
-            stripper.finish(&mut out);
-            out
-        };
+        let read = |options: &CleanOptions| tokens_of(options, &[text], |s, delta, out| s.push(delta, out));
         let expected = vec![
             Token::Thinking("a".into()),
             Token::Text(" ".into()),
@@ -607,13 +604,7 @@ mod tests {
         };
         let no_inline = CleanOptions { inline_thinking: false, ..CleanOptions::default() };
         let text = "<think>a</think><reasoning>b</reasoning>CHART: [1] SCHEMA_PROPOSAL: {}";
-        let read = |options: &CleanOptions| {
-            let mut stripper = MarkerStripper::new(options);
-            let mut out = Vec::new();
-            stripper.push(text, &mut out);
-            stripper.finish(&mut out);
-            out
-        };
+        let read = |options: &CleanOptions| tokens_of(options, &[text], |s, delta, out| s.push(delta, out));
         let thinking = |t: &str| Token::Thinking(t.into());
         let text_token = |t: &str| Token::Text(t.into());
         let payload = |kind, value: Value| Token::Payload { kind, value };
