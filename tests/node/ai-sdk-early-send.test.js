@@ -6,8 +6,8 @@
 // module builds once loaded. The tests run in order: a module can be loaded only once per process.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { startBackend } from "../ai-sdk/server.js";
+import { fetchWithWasm } from "./wasm-fetch.js";
 
 // A browser's fetch of the .wasm (a file: URL here): it waits for `gate`, and fails as a browser's
 // does while `failing` is set. The chats' requests go to the backend, each recorded with whether
@@ -17,16 +17,17 @@ let gate = Promise.resolve();
 let failing = false;
 let wasmIn = false;
 const requests = [];
-globalThis.fetch = async (url, init) => {
-  if (String(url).startsWith("file:")) {
+globalThis.fetch = fetchWithWasm(
+  async () => {
     await gate;
     if (failing) throw new TypeError("Failed to fetch");
     wasmIn = true;
-    return new Response(readFileSync(url), { headers: { "content-type": "application/wasm" } });
-  }
-  requests.push({ url: String(url), wasmIn, signal: init.signal, body: init.body });
-  return backendFetch(url, init);
-};
+  },
+  (url, init) => {
+    requests.push({ url: String(url), wasmIn, signal: init.signal, body: init.body });
+    return backendFetch(url, init);
+  },
+);
 /** Holds the .wasm's fetch back until the function returned is called, or the test `t` is over. */
 const hold = (t) => {
   let open;

@@ -6,14 +6,13 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { startBackend } from "../ai-sdk/server.js";
+import { fetchWithWasm } from "./wasm-fetch.js";
 
-const backendFetch = globalThis.fetch;
 const wasmFetches = [];
-globalThis.fetch = async (url, init) => {
-  if (!String(url).startsWith("file:")) return backendFetch(url, init);
-  wasmFetches.push(String(url));
+globalThis.fetch = fetchWithWasm((path) => {
+  wasmFetches.push(path);
   throw new TypeError("Failed to fetch"); // there is no fetch of a .wasm here
-};
+});
 
 const full = await import("../../pkg/index.js");
 const aiSdk = await import("../../pkg/ai-sdk/index.js");

@@ -6,12 +6,11 @@
 // The tests run in order: a module can be loaded only once per process.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { startBackend } from "../ai-sdk/server.js";
+import { fetchWithWasm } from "./wasm-fetch.js";
 
 // A browser's fetch of a .wasm (a file: URL here), recorded and told to `fetched`; it waits for
 // `gate`, and fails as a browser's does while `failing` is set. The chat's requests go to the backend as they are.
-const backendFetch = globalThis.fetch;
 const wasmFetches = [];
 let gate = Promise.resolve();
 let failing = false;
@@ -19,15 +18,13 @@ let fetched = () => {};
 // Whether chatstream/ai-sdk's script (module.js, which puts itself in registry.js) was in at each .wasm fetch.
 const registry = await import("../../pkg/ai-sdk/registry.js");
 const scriptInAtFetch = [];
-globalThis.fetch = async (url, init) => {
-  if (!String(url).startsWith("file:")) return backendFetch(url, init);
-  wasmFetches.push(new URL(url).pathname.replace(/^.*\/pkg\//, ""));
+globalThis.fetch = fetchWithWasm(async (path) => {
+  wasmFetches.push(path);
   scriptInAtFetch.push(registry.aiSdk.module !== null);
   fetched();
   await gate;
   if (failing) throw new TypeError("Failed to fetch");
-  return new Response(readFileSync(url), { headers: { "content-type": "application/wasm" } });
-};
+});
 
 const full = await import("../../pkg/index.js");
 const streaming = await import("../../pkg/streaming/index.js");

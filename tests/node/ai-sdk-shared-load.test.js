@@ -4,20 +4,17 @@
 // checked by hand. A process of its own: a module can be loaded only once per process.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { startBackend } from "../ai-sdk/server.js";
+import { fetchWithWasm } from "./wasm-fetch.js";
 
 // A browser's fetch of a .wasm (a file: URL here), recorded; it waits for `gate`.
-const backendFetch = globalThis.fetch;
 const wasmFetches = [];
 let open;
 const gate = new Promise((resolve) => (open = resolve));
-globalThis.fetch = async (url, init) => {
-  if (!String(url).startsWith("file:")) return backendFetch(url, init);
-  wasmFetches.push(new URL(url).pathname.replace(/^.*\/pkg\//, ""));
+globalThis.fetch = fetchWithWasm(async (path) => {
+  wasmFetches.push(path);
   await gate;
-  return new Response(readFileSync(url), { headers: { "content-type": "application/wasm" } });
-};
+});
 
 const full = await import("../../pkg/index.js");
 const aiSdk = await import("../../pkg/ai-sdk/index.js");
