@@ -28,6 +28,9 @@ function isDetached(buffer) {
  */
 const SHORT = 64;
 
+/** The session's patches that cross as a text item, by their op (Op in src/wasm/mod.rs). */
+const TEXT_PATCHES = [undefined, undefined, "appendText", undefined, undefined, undefined, "appendThinking", "startThinking", "startTextPart"];
+
 /** `bytes[at..end]` as a string, eight at a time; "" when a byte is not ASCII (or there is none). */
 function ascii(bytes, at, end) {
   let text = "";
@@ -126,11 +129,16 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
     const end = at + memory[record + 1];
     const text = (end - at <= SHORT && ascii(bytes, at, end)) || decoder.decode(bytes.subarray(at, end));
     const layout = memory[record + 2] / 4;
-    // One text or thinking delta and nothing else, as most live pushes of an answer are (a head of
-    // four zero words: no JSON, no mark, nothing set aside, nothing let go; the op, the text's
-    // length): built here, without handOver's walk. A head that is not empty goes to handOver.
-    if (words === 6 && !many && memory[layout + 4] <= 1 && (memory[layout] | memory[layout + 1] | memory[layout + 2] | memory[layout + 3]) === 0) {
-      return [{ type: memory[layout + 4] === 0 ? "text_delta" : "thinking_delta", text }];
+    // One text or thinking delta first (a head of four zero words: no JSON, no mark, nothing set
+    // aside, nothing let go; the op, the text's length), and nothing else, as most live pushes of
+    // an answer are: built here, without handOver's walk. A head that is not empty goes to handOver.
+    if ((words === 6 || words === 9) && memory[layout + 4] <= 1 && (memory[layout] | memory[layout + 1] | memory[layout + 2] | memory[layout + 3]) === 0) {
+      const delta = { type: memory[layout + 4] === 0 ? "text_delta" : "thinking_delta", text };
+      if (words === 6 && !many) return [delta];
+      // A session's push: then the end of the events, and the patch that appends the same text
+      // (or starts a part with it): its op, and the length that means the same text (2^32 - 1).
+      const op = TEXT_PATCHES[memory[layout + 7]];
+      if (words === 9 && many && memory[layout + 6] === 5 && op !== undefined && memory[layout + 8] === 4294967295) return [[delta], [{ op, text }]];
     }
     return handOver(text, memory, layout, layout + words, many, partial);
   };
