@@ -3,7 +3,8 @@
 //! are complete, and the result once it ran.
 
 use std::cell::Cell;
-use std::collections::{BTreeSet, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 use serde_json::{json, Value};
 
@@ -23,15 +24,24 @@ pub(crate) struct Tools {
     /// The tool `by_id` gave last: the one nearly every lookup asks for again (each argument
     /// delta names its tool), found by comparing its id instead of hashing the one asked for.
     recent: Cell<Option<usize>>,
-    /// The tools without a result, all of them and by name, oldest first.
-    unfinished: BTreeSet<usize>,
-    unfinished_by_name: HashMap<String, BTreeSet<usize>>,
+    /// The oldest tool without a result (`list.len()` when every tool has one): results end
+    /// tools in any order, so it only moves on, past the tools that have one.
+    first_unfinished: usize,
+    /// Each tool name's place in `unfinished_by_name` (a map of the same type as `by_id`, so
+    /// that the module holds one copy of its code).
+    names: HashMap<String, usize>,
+    /// Per name, its tools without a result, oldest on top. A tool that got its result or
+    /// another name is left in until it reaches the top ([`Tools::drop_stale`]), so that each
+    /// change costs a heap's O(log n), never a search.
+    unfinished_by_name: Vec<BinaryHeap<Reverse<usize>>>,
 }
 
 #[derive(Debug)]
 struct Tool {
     id: String,
     name: String,
+    /// Its name's place in `unfinished_by_name`.
+    name_at: usize,
     /// The model asked for it (its arguments stream); otherwise a backend ran it.
     requested: bool,
     /// Until the call: released once they are parsed.
@@ -73,11 +83,12 @@ impl Tools {
         out.push(StreamEvent::ToolStart { tool_use_id: id.clone(), tool: name.clone(), index, input: input.clone() });
         let at = self.list.len();
         self.by_id.entry(id.clone()).or_insert(at);
-        self.unfinished.insert(at);
-        self.unfinished_by_name.entry(name.clone()).or_default().insert(at);
+        let name_at = self.name_at(&name);
+        self.unfinished_by_name[name_at].push(Reverse(at));
         self.list.push(Tool {
             id,
             name,
+            name_at,
             requested,
             arguments: SharedArguments::default(),
             partial: PartialJson::default(),
@@ -92,14 +103,39 @@ impl Tools {
 
     /// Names a tool that started without a name (its arguments came first).
     pub(crate) fn name_if_unnamed(&mut self, at: usize, name: String) {
-        if self.list[at].name.is_empty() {
-            if self.unfinished.contains(&at) {
-                if let Some(unnamed) = self.unfinished_by_name.get_mut("") {
-                    unnamed.remove(&at);
-                }
-                self.unfinished_by_name.entry(name.clone()).or_default().insert(at);
+        if !self.list[at].name.is_empty() || name.is_empty() {
+            return;
+        }
+        let (unnamed_at, name_at) = (self.list[at].name_at, self.name_at(&name));
+        let tool = &mut self.list[at];
+        tool.name = name;
+        tool.name_at = name_at;
+        if tool.output.is_none() {
+            self.unfinished_by_name[name_at].push(Reverse(at));
+        }
+        self.drop_stale(unnamed_at);
+    }
+
+    /// `name`'s place in `unfinished_by_name`, made on its first use.
+    fn name_at(&mut self, name: &str) -> usize {
+        if let Some(&at) = self.names.get(name) {
+            return at;
+        }
+        self.names.insert(name.to_owned(), self.unfinished_by_name.len());
+        self.unfinished_by_name.push(BinaryHeap::new());
+        self.unfinished_by_name.len() - 1
+    }
+
+    /// Takes off the top of a name's heap the tools that no longer belong there (they have their
+    /// result, or another name), so that its top is its oldest unfinished tool. Each tool is
+    /// taken off at most once per name it had.
+    fn drop_stale(&mut self, name_at: usize) {
+        let list = &self.list;
+        let stale = |at: usize| list.get(at).map_or(true, |t| t.output.is_some() || t.name_at != name_at);
+        if let Some(heap) = self.unfinished_by_name.get_mut(name_at) {
+            while heap.peek().is_some_and(|&Reverse(at)| stale(at)) {
+                heap.pop();
             }
-            self.list[at].name = name;
         }
     }
 
@@ -230,10 +266,10 @@ impl Tools {
             (_, Some(index)) if (index as usize) < self.list.len() => Some(index as usize),
             (Some(_), _) => None,
             (None, _) => name
-                .and_then(|name| self.unfinished_by_name.get(name))
-                .and_then(|tools| tools.first())
-                .or_else(|| self.unfinished.first())
-                .copied(),
+                .and_then(|name| self.names.get(name))
+                .and_then(|&name_at| self.unfinished_by_name.get(name_at)?.peek())
+                .map(|&Reverse(at)| at)
+                .or_else(|| (self.first_unfinished < self.list.len()).then_some(self.first_unfinished)),
         }
     }
 
@@ -243,10 +279,6 @@ impl Tools {
         let tool = &mut self.list[at];
         tool.output = Some(output.clone());
         tool.is_error = is_error;
-        self.unfinished.remove(&at);
-        if let Some(named) = self.unfinished_by_name.get_mut(&tool.name) {
-            named.remove(&at);
-        }
         out.push(StreamEvent::ToolComplete {
             tool_use_id: tool.id.clone(),
             tool: tool.name.clone(),
@@ -255,6 +287,11 @@ impl Tools {
             output,
             is_error,
         });
+        let name_at = tool.name_at;
+        self.drop_stale(name_at);
+        while self.list.get(self.first_unfinished).is_some_and(|t| t.output.is_some()) {
+            self.first_unfinished += 1;
+        }
     }
 
     /// `tool_history`: every tool by index, once the message is over. The records share the
@@ -303,6 +340,46 @@ mod tests {
         {
             assert_eq!(tools.find(id), expected, "{id}");
         }
+    }
+
+    /// A result with neither id nor index goes to the oldest tool without one, of its name when
+    /// it has a name: a tool named after it started counts by its start, and a tool that has its
+    /// result, or that lost the name, is passed over.
+    #[test]
+    fn results_without_id_go_to_the_oldest_unfinished_of_their_name() {
+        let mut tools = Tools::default();
+        let mut events = Vec::new();
+        let mut start = |tools: &mut Tools, name: &str| {
+            tools.start(format!("t{}", tools.len()), name.into(), None, &mut StreamEvents::new(&mut events))
+        };
+        for name in ["", "x", "", "y", "x"] {
+            start(&mut tools, name);
+        }
+        let oldest = |tools: &Tools, name: Option<&str>| tools.for_result(None, name, None);
+        assert_eq!(oldest(&tools, Some("x")), Some(1));
+        assert_eq!(oldest(&tools, Some("")), Some(0));
+        tools.name_if_unnamed(2, "x".into());
+        tools.name_if_unnamed(0, "y".into());
+        assert_eq!(oldest(&tools, Some("")), Some(0), "no tool is unnamed now: the oldest of all");
+        assert_eq!(oldest(&tools, Some("y")), Some(0), "named after it started, it is still the oldest");
+        assert_eq!(oldest(&tools, Some("x")), Some(1));
+        let mut complete = |tools: &mut Tools, at: usize| {
+            tools.complete(at, json!(at), false, &mut StreamEvents::new(&mut Vec::new()));
+        };
+        complete(&mut tools, 1);
+        assert_eq!(oldest(&tools, Some("x")), Some(2), "named later, started before the other x");
+        assert_eq!(oldest(&tools, None), Some(0));
+        complete(&mut tools, 0);
+        assert_eq!(oldest(&tools, Some("y")), Some(3));
+        assert_eq!(oldest(&tools, Some("z")), Some(2), "a name no tool has: the oldest of all");
+        for at in [2, 4, 3] {
+            complete(&mut tools, at);
+        }
+        assert_eq!(oldest(&tools, Some("x")), None);
+        assert_eq!(oldest(&tools, None), None);
+        start(&mut tools, "x");
+        assert_eq!(oldest(&tools, Some("x")), Some(5));
+        assert_eq!(oldest(&tools, None), Some(5));
     }
 
     /// Without `partial_input`, each delta carries its call's arguments (one copy, shared), its
