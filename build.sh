@@ -90,9 +90,12 @@ ensure_redis() {
 # --converge repeats -Oz while it still shrinks the module; --low-memory-unused lets offsets fold
 # into loads, since nothing lives in the first 1 KB (Rust puts the stack first and it grows down
 # from its top). The producers and target-features sections say which compiler made the module;
-# nothing reads them at run time.
+# nothing reads them at run time. --one-caller-inline-max-function-size: wasm-opt inlines a function
+# called from one place whatever its size, so the cold paths a hot function calls once (kept out with
+# #[inline(never)]) joined it, and the engine's optimizing compiler held megabytes while compiling
+# the whole when a long answer made it hot (bench-js/memory.js); over 2,000 bytes one stays a call.
 WASM_OPT_FLAGS=(-Oz --converge --low-memory-unused --strip-producers --strip-target-features --enable-simd --enable-reference-types --enable-bulk-memory
-  --enable-nontrapping-float-to-int --enable-sign-ext --enable-multivalue)
+  --enable-nontrapping-float-to-int --enable-sign-ext --enable-multivalue --one-caller-inline-max-function-size=2000)
 
 # One build of the module: $1 names it, $2 is cargo's feature flags, $3 the output folder.
 # Each build has its own cargo target folder, so switching between them recompiles nothing.

@@ -82,6 +82,18 @@ impl DialectDecoder for AnthropicDecoder {
             let text = texts[kind as usize].take().unwrap_or_default();
             return self.block_text(Some(index), kind, text, out);
         }
+        self.decode_not_text(frame, out);
+    }
+}
+
+impl AnthropicDecoder {
+    /// Every frame but a text delta: those around the content by the checking scanner, the rest as a
+    /// `Value`. Kept out of `decode`, which runs for every delta: inlined there, they made it a
+    /// function so large that the engine's optimizing compiler, when a long answer made it hot,
+    /// held megabytes while compiling it (`bench-js/memory.js`); these frames come a few times an
+    /// answer and are never hot.
+    #[inline(never)]
+    fn decode_not_text(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
         if let Some((envelope, [id, stop_reason])) = scan(frame.data, envelope) {
             return match envelope {
                 Envelope::Nothing => {}
@@ -95,9 +107,7 @@ impl DialectDecoder for AnthropicDecoder {
         }
         self.decode_value(frame, out);
     }
-}
 
-impl AnthropicDecoder {
     /// Any frame, read as a `Value` (the general path).
     pub(super) fn decode_value(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
         let value: Value = match serde_json::from_str(frame.data) {
