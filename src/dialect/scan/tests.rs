@@ -110,3 +110,17 @@ fn escapes_anywhere_decode_as_serde_json_decodes_them() {
         }
     }
 }
+
+/// Runs between escapes of every length up to past the one where they stop being copied a byte
+/// at a time and start being copied whole, ASCII and not, decode as serde_json decodes them.
+#[test]
+fn runs_of_every_length_between_escapes_decode_as_serde_json_decodes_them() {
+    for unit in ["a", "é", "🙂"] {
+        for len in 0..40 {
+            let run = unit.repeat(len);
+            let body = format!(r#"{run}\"{run}\n{run}"#);
+            let expected: String = serde_json::from_str(&format!("\"{body}\"")).unwrap();
+            assert_eq!(unescape(&body).as_deref(), Some(expected.as_str()), "{body}");
+        }
+    }
+}
