@@ -136,6 +136,9 @@ pub(crate) enum Op {
     StartTextPart = 8,
     /// A `complete` event, field by field (see [`HandOver::complete`]).
     Complete = 9,
+    /// An `error` event: its code, message and field as strings of `complete` are (the field
+    /// `null` when it has none).
+    Error = 10,
 }
 
 /// A text item's length that stands for "the same text as the last text item".
@@ -168,6 +171,14 @@ impl<'a> HandOver<'a> {
                 self.layout.extend([key, end]);
             }
             StreamEvent::Complete { payload } => self.complete(payload),
+            // Field by field, not through JSON: a stream that ends early (or a provider's error)
+            // then hands over no JSON at all, and JS parses none.
+            StreamEvent::Error { code, message, field } => {
+                self.push_op(Op::Error);
+                self.string(Some(code.as_str()));
+                self.string(Some(message));
+                self.string(field.as_deref());
+            }
             _ => self.push_value(Op::Value, event),
         }
     }
@@ -231,7 +242,7 @@ impl<'a> HandOver<'a> {
         }
     }
 
-    /// A string of `complete`, or `null`: a text item, or the place of a long one among the
+    /// A string of `complete` or `error`, or `null`: a text item, or the place of a long one among the
     /// strings set aside.
     fn string(&mut self, text: Option<&'a str>) {
         match text {
@@ -581,6 +592,10 @@ export function handOver(text, layout, from, to, many, partial) {
       const read = { text, at, layout, i, aside, values, v, last };
       list.push({ type: "complete", payload: completePayload(read) });
       ({ at, i, v, last } = read);
+    } else if (op === 10) {
+      const read = { text, at, layout, i, aside, values, v, last };
+      list.push(errorEvent(read));
+      ({ at, i, v, last } = read);
     } else if (op === 4) {
       const n = layout[i++];
       if (n !== SAME_TEXT) id = cut(n);
@@ -647,6 +662,13 @@ function completePayload(read) {
     Object.defineProperty(payload, key, { value: value(read), writable: true, enumerable: true, configurable: true });
   }
   return payload;
+}
+// An `error` event (HandOver::event in mod.rs): its `field` only when it has one, as its JSON text.
+function errorEvent(read) {
+  const event = { type: "error", code: string(read), message: string(read) };
+  const field = string(read);
+  if (field !== null) event.field = field;
+  return event;
 }
 function string(read) {
   const n = read.layout[read.i++];
