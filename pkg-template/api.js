@@ -28,7 +28,8 @@ function isDetached(buffer) {
  */
 const SHORT = 64;
 
-/** The session's patches that cross as a text item, by their op (Op in src/wasm/mod.rs). */
+/** The session's patches that cross as a text item, by their op (`Op` in src/wasm/mod.rs, whose
+ * hand-over JS has the same names from op 6 on). */
 const TEXT_PATCHES = [undefined, undefined, "appendText", undefined, undefined, undefined, "appendThinking", "startThinking", "startTextPart"];
 
 /** `bytes[at..end]` as a string, eight at a time; "" when a byte is not ASCII (or there is none). */
@@ -137,8 +138,10 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
       if (words === 6 && !many) return [delta];
       // A session's push: then the end of the events, and the patch that appends the same text
       // (or starts a part with it): its op, and the length that means the same text (2^32 - 1).
-      const op = TEXT_PATCHES[memory[layout + 7]];
-      if (words === 9 && many && memory[layout + 6] === 5 && op !== undefined && memory[layout + 8] === 4294967295) return [[delta], [{ op, text }]];
+      if (words === 9 && many && memory[layout + 6] === 5 && memory[layout + 8] === 4294967295) {
+        const op = TEXT_PATCHES[memory[layout + 7]];
+        if (op !== undefined) return [[delta], [{ op, text }]];
+      }
     }
     return handOver(text, memory, layout, layout + words, many, partial);
   };

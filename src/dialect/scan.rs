@@ -532,7 +532,9 @@ fn unescape(body: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// Appends a run of bytes between escapes: a long one in one copy, a short one a byte at a time.
+/// Appends a run of bytes between escapes: a long one in one copy, a short one a byte at a time
+/// (most runs in tool arguments are a few bytes between quotes, where the call of a copy costs more
+/// than the copy, most of all in the module, where a copy is a call out of it).
 #[inline]
 fn push_run(out: &mut Vec<u8>, run: &[u8]) {
     if run.len() > 16 {

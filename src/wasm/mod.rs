@@ -2,8 +2,9 @@
 //!
 //! What a call returns crosses to JS in one hand-over ([`HandOver`]): one string, decoded once,
 //! and a layout saying how to cut it, which one JS function builds into objects. Text and
-//! thinking deltas (nearly every event of a long answer) and the session's `appendText` patch
-//! are built there from slices of that string; the other values cross as JSON text in the same
+//! thinking deltas (nearly every event of a long answer), the session's text patches
+//! (`appendText`, `appendThinking`, `startThinking`, `startTextPart`), `tool_input_delta`,
+//! `complete` and `error` events are built there from slices of that string; the other values cross as JSON text in the same
 //! string, parsed by the engine's `JSON.parse` (one copy instead of one allocation per field, and
 //! no serializer in the module), with their long strings (an answer's text, a tool's input) set
 //! aside as strings of their own, each once however many values hold it, and read by JS from
@@ -132,7 +133,8 @@ pub(crate) enum Op {
     AppendThinking = 6,
     /// A session's `{ op: "startThinking", text }` (a text item, as `AppendText`).
     StartThinking = 7,
-    /// A session's `{ op: "startTextPart", text }` (a text item, as `AppendText`).
+    /// A session's `{ op: "startTextPart", text }` (a text item, as `AppendText`). The package's
+    /// JS (`api.js`) builds the session patches of ops 2 and 6-8 by these numbers too.
     StartTextPart = 8,
     /// A `complete` event, field by field (see [`HandOver::complete`]).
     Complete = 9,
@@ -663,7 +665,7 @@ function completePayload(read) {
   }
   return payload;
 }
-// An `error` event (HandOver::event in mod.rs): its `field` only when it has one, as its JSON text.
+// An `error` event (HandOver::event in mod.rs): its `field`, a string, left out when it has none (null).
 function errorEvent(read) {
   const event = { type: "error", code: string(read), message: string(read) };
   const field = string(read);

@@ -135,7 +135,8 @@ thread_local! {
 // no keys, and a dialect null or undefined); -1 for anything else, which that reading reads (or
 // refuses) itself: other options, an object that is not plain (it may inherit options), a
 // dialect that is not one of `names` (its error is that reading's), or an object that throws as
-// it is looked at (a Proxy's traps).
+// it is looked at (a Proxy's traps). When it declines after reading `dialect`, that reading reads
+// it again: a getter or a Proxy's `get` trap runs twice.
 export function dialectAlone(options, names) {
   if (options === undefined || options === null) return names.length;
   if (typeof options !== "object" || Array.isArray(options)) return -1;

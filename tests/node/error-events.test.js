@@ -80,3 +80,18 @@ test("errors of many streams in a row, and one after a long text, read alike", (
     s.free();
   }
 });
+
+test("an error message equal to the text just before it is its own copy of that text", () => {
+  // The hand-over writes a string equal to the one before it once; each place must still read it.
+  for (const message of ["oops", "ü".repeat(2000)]) {
+    const stream = new ChatStream({ dialect: "ollama" });
+    const line = (record) => JSON.stringify(record) + "\n";
+    const events = stream.push(line({ message: { role: "assistant", content: message }, done: false }) + line({ error: message }));
+    stream.free();
+    assert.deepEqual(events.map((e) => e.type), ["text_delta", "complete", "error"]);
+    assert.equal(events[0].text, message);
+    assert.equal(events[1].payload.text, message);
+    assertPlain(events[2], ["type", "code", "message"]);
+    assert.equal(events[2].message, message);
+  }
+});
