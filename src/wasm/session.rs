@@ -3,7 +3,7 @@
 //! tools) and keeps the snapshots. Every call is synchronous and returns what changed:
 //! `{ events, patches }`.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, RefCell, RefMut};
 
 use js_sys::{Function, Object, Reflect};
 use serde_json::Value;
@@ -225,10 +225,18 @@ impl JsChatSession {
     /// none runs on a chat a panic left half-updated or while another call is running
     /// ([`PoisonGuard`]).
     fn with_chat<R>(&self, call: impl FnOnce(&mut ChatSession) -> R) -> Result<R, JsError> {
+        let (_guard, mut chat) = self.enter()?;
+        Ok(call(&mut chat))
+    }
+
+    /// What every call does before it runs (kept out of line: inlined into each exported method's
+    /// `with_chat`, dropping the last step was written once per method in the module).
+    #[inline(never)]
+    fn enter(&self) -> Result<(PoisonGuard<'_>, RefMut<'_, ChatSession>), JsError> {
         // The step the last push left for JS was read when that push returned.
         drop(self.handed.take());
-        let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
-        Ok(call(&mut self.chat.borrow_mut()))
+        let guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
+        Ok((guard, self.chat.borrow_mut()))
     }
 
     fn start(&self, start: impl FnOnce(&mut ChatSession) -> Result<(Value, Step), Step>) -> Result<JsValue, JsValue> {
