@@ -526,7 +526,7 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Appends a run of text between escapes: a long one in one copy, a short one a character at a
+/// Appends a run of text between escapes: a long one in one copy, a short one a byte at a
 /// time (most runs in tool arguments are a few bytes between quotes, where the call of a copy
 /// costs more than the copy, most of all in the module, where a copy is a call out of it).
 #[inline]
