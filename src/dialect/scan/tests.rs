@@ -72,6 +72,11 @@ fn string_stop_finds_the_first_quote_backslash_or_control_character() {
     }
 }
 
+/// What [`Reader::string`] makes of a string whose body (between its quotes) is `body`.
+fn unescape(body: &str) -> Option<String> {
+    Reader::new(&format!("\"{body}\"")).string().map(Cow::into_owned)
+}
+
 /// Strings with escapes decode as serde_json decodes them; a surrogate escape or a bad escape is
 /// left to the general path.
 #[test]
@@ -122,5 +127,20 @@ fn runs_of_every_length_between_escapes_decode_as_serde_json_decodes_them() {
             let expected: String = serde_json::from_str(&format!("\"{body}\"")).unwrap();
             assert_eq!(unescape(&body).as_deref(), Some(expected.as_str()), "{body}");
         }
+    }
+}
+
+/// A skipped string is checked as a taken one is: its escapes read, a bad one or a surrogate
+/// (left to the general path) giving the frame up; serde_json reads each good one.
+#[test]
+fn skipped_strings_check_their_escapes() {
+    for escapes in [r#"\"\\\/\b\f\n\r\t"#, r"\u00e9\u20AC\uffff", r"é\u0041🙂"] {
+        let frame = format!(r#"{{"x":"{escapes}","text":"a"}}"#);
+        serde_json::from_str::<serde_json::Value>(&frame).unwrap();
+        assert_eq!(scan(&frame, numbers_and_text).and_then(|((), [text])| text).as_deref(), Some("a"), "{frame}");
+    }
+    for escapes in [r"\u12", r"\u+123", r"\x", r"\ud800", r"\uDFFF", r"\ud83d\ude00", "\\\u{1}"] {
+        let frame = format!(r#"{{"x":"{escapes}","text":"a"}}"#);
+        assert_eq!(scan(&frame, numbers_and_text), None, "{frame}");
     }
 }
