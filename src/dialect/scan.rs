@@ -351,10 +351,10 @@ impl<'a> Reader<'a> {
     /// Hand-written on purpose, in one pass: every tool-argument delta is JSON inside a string,
     /// its quotes escaped. Decoding one through serde_json (a `Value`, set up per string) was a
     /// third of reading an OpenAI Responses arguments delta, and checking the string, then
-    /// decoding it in a second pass, cost 2.8% more per live frame of such deltas than this
-    /// (5,843 against 5,681 instructions natively, callgrind). The runs between escapes are found
-    /// eight bytes at a time ([`string_stop`]); they are pushed as bytes and the text checked as
-    /// UTF-8 once at the end: pushed as characters, they cost more than the check (6,231).
+    /// decoding it in a second pass, cost more per live frame of such deltas than this. The runs
+    /// between escapes are found eight bytes at a time ([`string_stop`]); they are pushed as bytes
+    /// and the text checked as UTF-8 once at the end: pushed as characters, they cost more than
+    /// the check.
     pub(super) fn string(&mut self) -> Option<Cow<'a, str>> {
         let data = self.data;
         self.eat(b'"')?;
@@ -375,8 +375,9 @@ impl<'a> Reader<'a> {
                     });
                 }
                 b'\\' => {
-                    // The decoded text is at most the rest of the frame: never grown.
-                    let out = decoded.get_or_insert_with(|| Vec::with_capacity(self.bytes.len() - from));
+                    // Room for a short string at once; a long one grows as a `Vec` does. Not the
+                    // rest of the frame: the string would keep that capacity as long as it lives.
+                    let out = decoded.get_or_insert_with(|| Vec::with_capacity((self.bytes.len() - from).min(256)));
                     push_run(out, run.as_bytes());
                     match self.escaped()? {
                         c if c.is_ascii() => out.push(c as u8),

@@ -144,3 +144,18 @@ fn skipped_strings_check_their_escapes() {
         assert_eq!(scan(&frame, numbers_and_text), None, "{frame}");
     }
 }
+
+/// A decoded string keeps room for itself, not for the frame after it: strings taken from a
+/// frame live on in events, and a long frame with many escaped strings would otherwise hold the
+/// rest of the frame once for each.
+#[test]
+fn a_decoded_string_holds_no_room_for_the_rest_of_the_frame() {
+    let data = format!("\"a\\nb\",{}", " ".repeat(1 << 20));
+    let Some(Cow::Owned(text)) = Reader::new(&data).string() else { panic!("an escaped string is decoded") };
+    assert_eq!(text, "a\nb");
+    assert!(text.capacity() < 1024, "capacity {}", text.capacity());
+    let long = format!("\"{}\\n{}\",{}", "x".repeat(5000), "y".repeat(5000), " ".repeat(1 << 20));
+    let Some(Cow::Owned(text)) = Reader::new(&long).string() else { panic!("an escaped string is decoded") };
+    assert_eq!(text, format!("{}\n{}", "x".repeat(5000), "y".repeat(5000)));
+    assert!(text.capacity() < 2 * text.len() + 1024, "capacity {}", text.capacity());
+}
