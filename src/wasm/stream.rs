@@ -179,7 +179,7 @@ thread_local! {
     /// cost each stream a call into the module and an allocation on its first push, a part of
     /// reading a short answer whole. The package copies chunks of at most 64 KB here (larger
     /// ones go through `push`), so that a huge read is not held for the page's lifetime.
-    static INPUT: Input = Input::default();
+    static INPUT: Input = const { Input(RefCell::new(Vec::new())) };
 }
 
 #[wasm_bindgen(js_class = ChatStream)]
