@@ -96,14 +96,16 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
    * once per network read, and wasm-bindgen's glue (allocating a copy, a call from the module back
    * into JS for the result) cost more than a small chunk's parsing. Returns the chunk's length in
    * bytes there, or -1 for anything else (other views, buffers, detached ones, what is not bytes
-   * at all, an object already freed), which the module reads or refuses itself.
+   * at all, an object already freed, a chunk that would take more than `limit` bytes), which the
+   * module reads or refuses itself.
    */
-  const copyIn = (owner, input, chunk) => {
+  const copyIn = (owner, input, chunk, limit = Infinity) => {
     // `__wbg_ptr` is 0 once the object is freed: no writing into memory it no longer owns.
     if (owner.__wbg_ptr === 0) return -1;
     if (typeof chunk === "string") {
       if (chunk.length === 0) return 0;
       const room = chunk.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 code unit
+      if (room > limit) return -1;
       if (room > input.room) reserve(owner, input, room);
       const { bytes } = memoryViews();
       return encoder.encodeInto(chunk, bytes.subarray(input.at, input.at + room)).written;
@@ -111,6 +113,7 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
     // `isView`: a real typed array (not a proxy, nor an object that only inherits from one).
     if (!(ArrayBuffer.isView(chunk) && chunk instanceof Uint8Array)) return -1;
     if (chunk.byteLength === 0) return isDetached(chunk.buffer) ? -1 : 0;
+    if (chunk.length > limit) return -1;
     if (chunk.length > input.room) reserve(owner, input, chunk.length);
     memoryViews().bytes.set(chunk, input.at);
     return chunk.length;
@@ -152,9 +155,13 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
   };
   const memory = { copyIn, fromMemory, appendKeys };
 
+  // The input buffer in the module's memory that every ChatStream's `__input` gives (one for all:
+  // a push copies its chunk in and pushes it in one go): its address and size. Chunks of at most
+  // STREAM_INPUT bytes go there, so that a huge read is not held for the page's lifetime.
+  const streamInput = { at: 0, room: 0 };
+  const STREAM_INPUT = 64 * 1024;
+
   class ChatStream extends wasm.ChatStream {
-    // The stream's input buffer in the module's memory (`__input`): its address and size.
-    #input = { at: 0, room: 0 };
 
     constructor(options) {
       loaded();
@@ -163,7 +170,7 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
 
     // An empty chunk (a read that brought nothing) returns at once: it completes no event.
     push(chunk) {
-      const length = copyIn(this, this.#input, chunk);
+      const length = copyIn(this, streamInput, chunk, STREAM_INPUT);
       if (length === 0) return [];
       return this.#events(length > 0 ? this.__push(length) : super.push(chunk));
     }

@@ -320,14 +320,17 @@ impl<'a> StreamEvents<'a> {
     }
 
     /// Appends `event`, onto the last event this call wrote when it continues its run.
+    ///
+    /// The event is looked at where it is and moved once (into the list, or its fields into the
+    /// last event): matched as a pair with the last event, it was copied whole first, and an
+    /// event is a few hundred bytes (`complete`'s payload is held in place).
     pub fn push(&mut self, event: StreamEvent) {
-        match (self.events[self.first..].last_mut(), event) {
-            (Some(StreamEvent::TextDelta { text }), StreamEvent::TextDelta { text: more })
-            | (Some(StreamEvent::ThinkingDelta { text }), StreamEvent::ThinkingDelta { text: more }) => {
-                text.push_str(&more)
-            }
+        let Some(last) = self.events[self.first..].last_mut() else { return self.events.push(event) };
+        match (last, event) {
+            (StreamEvent::TextDelta { text }, StreamEvent::TextDelta { text: more })
+            | (StreamEvent::ThinkingDelta { text }, StreamEvent::ThinkingDelta { text: more }) => text.push_str(&more),
             (
-                Some(StreamEvent::ToolInputDelta { tool_use_id: id, delta, partial_input, arguments }),
+                StreamEvent::ToolInputDelta { tool_use_id: id, delta, partial_input, arguments },
                 StreamEvent::ToolInputDelta { tool_use_id: next, delta: more, partial_input: later, arguments: their },
             ) if *id == next => {
                 delta.push_str(&more);

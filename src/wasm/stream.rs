@@ -171,8 +171,15 @@ pub struct JsChatStream {
     busy: Cell<Busy>,
     events: RefCell<Vec<StreamEvent>>,
     bytes: RefCell<Vec<u8>>,
-    /// Where the package's `push` copies a chunk before calling `__push`.
-    input: Input,
+}
+
+thread_local! {
+    /// Where the package's `push` copies a chunk before calling `__push`: one buffer for every
+    /// stream, as a push copies its chunk in and reads it in one go. A buffer of each stream's own
+    /// cost each stream a call into the module and an allocation on its first push, a part of
+    /// reading a short answer whole. The package copies chunks of at most 64 KB here (larger
+    /// ones go through `push`), so that a huge read is not held for the page's lifetime.
+    static INPUT: Input = const { Input(RefCell::new(Vec::new())) };
 }
 
 #[wasm_bindgen(js_class = ChatStream)]
@@ -207,7 +214,7 @@ impl JsChatStream {
     }
 
     /// The address of `len` bytes in the module's memory where the package's `push` copies a
-    /// chunk for `__push` ([`Input`]).
+    /// chunk for `__push` ([`INPUT`], shared by every stream).
     ///
     /// It returns a `Result`, a pair of values, as `__push` does: Node 20's V8 inlines a call
     /// to an export that returns one value into the JS that calls it, and a deoptimization there
@@ -215,14 +222,14 @@ impl JsChatStream {
     #[wasm_bindgen(js_name = __input)]
     pub fn input(&self, len: u32) -> Result<u32, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
-        Ok(self.input.reserve(len))
+        Ok(INPUT.with(|input| input.reserve(len)))
     }
 
     /// `push` of the first `len` bytes at [`JsChatStream::input`]'s address.
     #[wasm_bindgen(js_name = __push)]
     pub fn push_input(&self, len: u32) -> Result<u32, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
-        Ok(self.run(|core, out| core.push(&self.input.bytes(len), out)))
+        Ok(INPUT.with(|input| self.run(|core, out| core.push(&input.bytes(len), out))))
     }
 
     /// The body ended: leaves the last events (always including `complete`).
@@ -286,7 +293,6 @@ impl JsChatStream {
             busy: Cell::new(false),
             events: RefCell::new(Vec::new()),
             bytes: RefCell::new(Vec::new()),
-            input: Input::default(),
         }
     }
 

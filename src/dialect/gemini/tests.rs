@@ -1,6 +1,7 @@
 //! The Gemini decoder's tests: every event and error shape.
 
 use super::*;
+use serde_json::json;
 
 fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
     crate::dialect::test_support::decode::<GeminiDecoder>(frames)
@@ -324,6 +325,56 @@ fn vertex_calls_in_pieces_take_the_fast_path() {
             end_call(&id(0), "read_theme", json!({})),
             ProviderEvent::ToolCallStart { id: id(1), name: "read_screen".into() },
             end_call(&id(1), "read_screen", json!({ "id": "A" })),
+        ]
+    );
+}
+
+/// Whole calls one a response, as the fast path reads them (each call parsed alone, its `args`
+/// moved into the event): nested arguments arrive whole, a call with no `args` gets `{}`, and the
+/// ids count on past one digit (`<responseId>-10`, the module's rule). Each response is also read
+/// by the general path (inside an array of responses), which must agree.
+#[test]
+fn whole_calls_on_the_fast_path_keep_their_arguments_and_number_past_nine() {
+    let response = |n: usize| {
+        let call = if n % 2 == 0 {
+            json!({ "name": "lookup", "args": { "q": ["a", { "n": n }], "deep": { "x": null } } })
+        } else {
+            json!({ "name": "lookup" })
+        };
+        json!({ "candidates": [{ "content": { "role": "model", "parts": [{ "functionCall": call }] } }], "responseId": "resp" })
+            .to_string()
+    };
+    let responses: Vec<String> = (0..11).map(response).collect();
+    for frame in &responses {
+        assert!(scan(frame, plain::plain).is_some(), "{frame}");
+    }
+    let expected: Vec<ProviderEvent> = (0..11)
+        .map(|n| {
+            let input = if n % 2 == 0 { json!({ "q": ["a", { "n": n }], "deep": { "x": null } }) } else { json!({}) };
+            end_call(&format!("resp-{n}"), "lookup", input)
+        })
+        .collect();
+    let frames: Vec<&str> = responses.iter().map(String::as_str).collect();
+    assert_eq!(decode(&frames), expected);
+    let general: Vec<String> = responses.iter().map(|r| format!("[{r}]")).collect();
+    assert_eq!(decode(&general.iter().map(String::as_str).collect::<Vec<_>>()), expected);
+}
+
+/// A Vertex call whose first piece has both its name and `args` (and `willContinue`): the pieces
+/// that follow set values beside what `args` held, on the fast path as on the general path.
+#[test]
+fn a_streamed_call_keeps_the_args_of_its_first_piece() {
+    let first = parts(json!([{ "functionCall": { "name": "f", "args": { "a": 1 }, "willContinue": true } }]));
+    let piece = parts(json!([{ "functionCall": { "partialArgs": [{ "jsonPath": "$.b", "stringValue": "x" }] } }]));
+    let last = parts(json!([{ "functionCall": {} }]));
+    for frame in [&first, &piece, &last] {
+        assert!(scan(frame, plain::plain).is_some(), "{frame}");
+    }
+    assert_eq!(
+        decode(&[&first, &piece, &last]),
+        [
+            ProviderEvent::ToolCallStart { id: "r1-0".into(), name: "f".into() },
+            end_call("r1-0", "f", json!({ "a": 1, "b": "x" })),
         ]
     );
 }
