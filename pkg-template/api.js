@@ -157,12 +157,12 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
 
   // The input buffer in the module's memory that every ChatStream's `__input` gives (one for all:
   // a push copies its chunk in and pushes it in one go): its address and size. Chunks of at most
-  // STREAM_INPUT bytes go there, so that a huge read is not held for the page's lifetime.
+  // STREAM_INPUT bytes (a string: three bytes a UTF-16 unit, its worst case in UTF-8) go there,
+  // so that a huge read is not held for the page's lifetime.
   const streamInput = { at: 0, room: 0 };
   const STREAM_INPUT = 64 * 1024;
 
   class ChatStream extends wasm.ChatStream {
-
     constructor(options) {
       loaded();
       super(options);

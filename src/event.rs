@@ -321,9 +321,9 @@ impl<'a> StreamEvents<'a> {
 
     /// Appends `event`, onto the last event this call wrote when it continues its run.
     ///
-    /// The event is looked at where it is and moved once (into the list, or its fields into the
-    /// last event): matched as a pair with the last event, it was copied whole first, and an
-    /// event is a few hundred bytes (`complete`'s payload is held in place).
+    /// The last event is looked at in place and `event` moved once (into the list, or its fields
+    /// into the last event): matching `(last, event)` as a pair would copy the event first, and
+    /// an event is a few hundred bytes (`complete`'s payload is held in place).
     pub fn push(&mut self, event: StreamEvent) {
         let Some(last) = self.events[self.first..].last_mut() else { return self.events.push(event) };
         match (last, event) {

@@ -171,7 +171,10 @@ impl GeminiDecoder {
     /// One `functionCall` part; returns the id of the call it started or completed. A call of its
     /// own (the fast path parsed it alone) gives up its `args` instead of copying them.
     fn function_call(&mut self, mut call: Cow<'_, Value>, out: &mut ProviderEvents) -> Option<String> {
+        // Only a named part starts a call with `args`; a continuation's pieces are its `partialArgs`.
+        let named = call.get("name").is_some_and(Value::is_string);
         let args = match &mut call {
+            _ if !named => None,
             Cow::Owned(call) => call.get_mut("args").map(Value::take),
             Cow::Borrowed(call) => call.get("args").cloned(),
         };

@@ -177,8 +177,9 @@ thread_local! {
     /// Where the package's `push` copies a chunk before calling `__push`: one buffer for every
     /// stream, as a push copies its chunk in and reads it in one go. A buffer of each stream's own
     /// cost each stream a call into the module and an allocation on its first push, a part of
-    /// reading a short answer whole. The package copies chunks of at most 64 KB here (larger
-    /// ones go through `push`), so that a huge read is not held for the page's lifetime.
+    /// reading a short answer whole. The package copies chunks of at most `STREAM_INPUT` bytes
+    /// here (api.js; a string by its worst-case UTF-8 size; larger ones go through `push`), so
+    /// that a huge read is not held for the page's lifetime.
     static INPUT: Input = const { Input(RefCell::new(Vec::new())) };
 }
 
