@@ -354,14 +354,21 @@ test("stored tool_history entries without ids are read everywhere", () => {
   chat.dispose();
 });
 
-/** Counts the module's ChatSessions made (each reads its first state once) and freed while `body` runs. */
+/**
+ * Counts the module's ChatSessions made and freed while `body` runs. Each made one sets its pointer
+ * (`__wbg_ptr`, wasm-bindgen's) once in its constructor: that first assignment reaches a setter on
+ * the prototype, which counts it and makes the pointer the object's own field.
+ */
 async function countingDrivers(body) {
   const counts = { made: 0, freed: 0 };
-  const { state, free } = ModuleChatSession.prototype;
-  ModuleChatSession.prototype.state = function () {
-    counts.made++;
-    return state.call(this);
-  };
+  const { free } = ModuleChatSession.prototype;
+  Object.defineProperty(ModuleChatSession.prototype, "__wbg_ptr", {
+    configurable: true,
+    set(pointer) {
+      counts.made++;
+      Object.defineProperty(this, "__wbg_ptr", { value: pointer, writable: true, enumerable: true, configurable: true });
+    },
+  });
   ModuleChatSession.prototype.free = function () {
     counts.freed++;
     return free.call(this);
@@ -369,7 +376,8 @@ async function countingDrivers(body) {
   try {
     await body(counts);
   } finally {
-    Object.assign(ModuleChatSession.prototype, { state, free });
+    delete ModuleChatSession.prototype.__wbg_ptr;
+    Object.assign(ModuleChatSession.prototype, { free });
   }
   return counts;
 }

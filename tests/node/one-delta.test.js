@@ -10,7 +10,6 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { makeApi } from "../../pkg/api.js";
-import { STATE_BEFORE_LOAD } from "../../pkg/loading.js";
 
 const RECORD = 0, TEXT = 64, LAYOUT = 1024, INPUT = 4096;
 
@@ -91,8 +90,16 @@ async function turnOver(layout, text, parts = []) {
     ChatStream: class {},
     ChatSession: class {
       __wbg_ptr = 1;
-      state = () => ({ ...STATE_BEFORE_LOAD, streamingSegments: [{ type: "text", text: "" }], streamingParts: parts });
-      send = () => ({ events: [], patches: [{ op: "set", key: "isLoading", value: true }], request: { message: "hi" } });
+      // A new chat's state is the package's constant: the turn's start sets the streaming parts.
+      send = () => ({
+        events: [],
+        patches: [
+          { op: "set", key: "isLoading", value: true },
+          { op: "set", key: "streamingSegments", value: [{ type: "text", text: "" }] },
+          { op: "set", key: "streamingParts", value: parts },
+        ],
+        request: { message: "hi" },
+      });
       useResponse() {}
       __input = () => INPUT;
       __push = () => layout.length;
