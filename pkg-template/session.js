@@ -232,8 +232,8 @@ export function makeChatSession(wasm, module) {
     /**
      * This session's ChatSession in the module, and the state of a new chat, shown; throws what the
      * module refuses. A new chat's state is the same for every session (tests/node/session-new-state
-     * checks it against the module's `state()`): the constant, not the module's state handed over,
-     * which was a fortieth of a short turn.
+     * checks it against the module's `state()`): the constant, not the module's state handed over
+     * again for each session.
      */
     #makeWasmSession() {
       this.#wasmSession = new wasm.ChatSession(this.#wasmOptions);
@@ -661,9 +661,9 @@ export function makeChatSession(wasm, module) {
 }
 
 // From this many items a list is shared by the snapshots (`SharedList`) rather than copied for
-// each: a snapshot's getter costs a few µs in Node, more than copying a short list. In Chromium it
-// costs 1-2 µs, and sharing later costs more than it saves: with 4,096 here, a live read of an
-// answer whose parts grow to 10,000 took 1.24× the CPU time, 1.05× for one that reaches 4,000.
+// each: a snapshot's getter costs a few µs in Node, more than copying a short list. In Chromium
+// sharing later costs more than it saves: with 4,096 here, a live read of an answer whose parts
+// grow to 10,000 took 1.24× the renderer's CPU time (medians of 5 rounds).
 const SHARED_FROM = 64;
 
 /**
