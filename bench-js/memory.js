@@ -10,6 +10,7 @@
 //   node bench-js/memory.js --smoke    200 KB and 20 KB: checks the harness works, keeps nothing
 //   node bench-js/memory.js --section  BENCHMARKS.md's section again from target/bench/memory.json
 //   node --expose-gc bench-js/memory.js --case text   one case (push, pushRead, session or text): prints its JSON, keeps nothing
+//   CHATSTREAM_PKG=/path/to/pkg node bench-js/memory.js   another build of the package, to compare with
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -19,6 +20,8 @@ import { writeSection } from "./section.js";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const out = join(root, "target/bench");
+/** The package measured: pkg/, or another build of it (`CHATSTREAM_PKG`). */
+const pkg = resolve(process.env.CHATSTREAM_PKG ?? join(root, "pkg"));
 const smoke = process.argv.includes("--smoke");
 const ARGUMENT_BYTES = smoke ? 200 * 1024 : 20 * 1024 * 1024;
 const TEXT_BYTES = smoke ? 20 * 1024 : 2 * 1024 * 1024;
@@ -108,9 +111,9 @@ async function readAndDrop(frames, sample) {
 async function runCase(which) {
   const runs = Object.values(CASES).map((c) => c.run);
   if (!runs.includes(which)) throw new Error(`--case takes one of ${runs.join(", ")}, not ${JSON.stringify(which)}`);
-  const glue = await import(join(root, "pkg/chatstream.js"));
-  const { makeApi } = await import(join(root, "pkg/api.js"));
-  const exports = glue.initSync({ module: readFileSync(join(root, "pkg/chatstream_bg.wasm")) });
+  const glue = await import(join(pkg, "chatstream.js"));
+  const { makeApi } = await import(join(pkg, "api.js"));
+  const exports = glue.initSync({ module: readFileSync(join(pkg, "chatstream_bg.wasm")) });
   const { ChatStream, ChatSession, initSync } = makeApi(glue);
   initSync(exports); // already loaded: marks the API ready
   const encoder = new TextEncoder();

@@ -186,18 +186,12 @@ impl Cleaner {
             return;
         }
         match event {
-            ProviderEvent::Status(message) => {
-                out.push(StreamEvent::Status { message: without_unwanted_chars(message) })
-            }
             ProviderEvent::Text(text) => {
                 self.stripper.push_text(text, &mut self.tokens);
                 self.take_tokens(out);
             }
             ProviderEvent::Thinking(text) => {
                 self.push_thinking(without_unwanted_chars(text), ThinkingSource::Provider, out)
-            }
-            ProviderEvent::ToolCallStart { id, name } => {
-                self.find_or_start(id, name, out);
             }
             ProviderEvent::ToolCallDelta { id, delta } => {
                 if !delta.is_empty() {
@@ -209,6 +203,26 @@ impl Cleaner {
                     self.tools.delta(at, id, delta, self.options.partial_input, out);
                 }
             }
+            event => self.push_other(event, out),
+        }
+    }
+
+    /// [`Cleaner::push`] of the events other than text, thinking and argument deltas. Out of
+    /// line: the engine's optimizing compiler compiles a function that runs often (`push`, once
+    /// per delta of a long answer) whole, and these arms, which run a few times a message, made
+    /// it hold megabytes while it compiled `push` (bench-js/memory.js). (Called by `cancel` too,
+    /// so that wasm-opt, which joins a function called once to its caller, leaves it out.)
+    #[inline(never)]
+    fn push_other(&mut self, event: ProviderEvent, out: &mut StreamEvents<'_>) {
+        match event {
+            ProviderEvent::Status(message) => {
+                out.push(StreamEvent::Status { message: without_unwanted_chars(message) })
+            }
+            ProviderEvent::ToolCallStart { id, name } => {
+                self.find_or_start(id, name, out);
+            }
+            // `push` cleans these itself.
+            ProviderEvent::Text(_) | ProviderEvent::Thinking(_) | ProviderEvent::ToolCallDelta { .. } => {}
             ProviderEvent::ToolCallEnd { id, name, input } => {
                 let at = self.find_or_start(id, name.clone().unwrap_or_default(), out);
                 if let Some(name) = name {
@@ -283,8 +297,7 @@ impl Cleaner {
         if self.complete {
             out.push(StreamEvent::error(ErrorCode::Conflict, "Nothing to cancel: the stream already completed"));
         } else {
-            self.complete(out);
-            out.push(StreamEvent::Cancelled);
+            self.push_other(ProviderEvent::Cancelled, out);
         }
     }
 
@@ -305,15 +318,26 @@ impl Cleaner {
                 }
                 Token::Thinking(text) => self.push_thinking(text, ThinkingSource::InlineTags, out),
                 Token::Tool(n) => self.parts.push(Part::Marker(n)),
-                Token::Payload { kind, value } => *payload_field(&mut self.payload, &kind) = Some(kind.wrap(value)),
-                Token::Malformed { kind, reason } => out.push(StreamEvent::Error {
-                    code: ErrorCode::ServiceUnavailable,
-                    message: format!("Failed to parse response: {reason}"),
-                    field: Some(kind.field().into()),
-                }),
+                token => self.take_payload(token, out),
             }
         }
         self.tokens = tokens;
+    }
+
+    /// A payload token, or a malformed one. Out of line, as [`Cleaner::push_other`] is: a payload
+    /// comes once a message, and `take_tokens` runs for every delta.
+    #[inline(never)]
+    fn take_payload(&mut self, token: Token, out: &mut StreamEvents<'_>) {
+        match token {
+            Token::Payload { kind, value } => *payload_field(&mut self.payload, &kind) = Some(kind.wrap(value)),
+            Token::Malformed { kind, reason } => out.push(StreamEvent::Error {
+                code: ErrorCode::ServiceUnavailable,
+                message: format!("Failed to parse response: {reason}"),
+                field: Some(kind.field().into()),
+            }),
+            // `take_tokens` takes these itself.
+            Token::Text(_) | Token::Thinking(_) | Token::Tool(_) => {}
+        }
     }
 
     fn push_thinking(&mut self, text: String, source: ThinkingSource, out: &mut StreamEvents<'_>) {
@@ -408,5 +432,49 @@ fn payload_field<'a>(payload: &'a mut CompletePayload, kind: &PayloadKind) -> &'
         PayloadKind::SuggestedValues => &mut payload.suggested_values,
         PayloadKind::SuggestedActions => &mut payload.suggested_actions,
         PayloadKind::Custom(_) => &mut payload.custom_payload,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The events of `pushes` then a cancel, and of a second cancel.
+    fn cancelled_after(pushes: Vec<ProviderEvent>) -> (Vec<StreamEvent>, Vec<StreamEvent>) {
+        let mut cleaner = Cleaner::new(CleanOptions::default());
+        let mut events = Vec::new();
+        for event in pushes {
+            cleaner.push(event, &mut StreamEvents::new(&mut events));
+        }
+        cleaner.cancel(&mut StreamEvents::new(&mut events));
+        let mut again = Vec::new();
+        cleaner.cancel(&mut StreamEvents::new(&mut again));
+        cleaner.push(ProviderEvent::Text("late".into()), &mut StreamEvents::new(&mut again));
+        (events, again)
+    }
+
+    /// A cancel is a `Cancelled` from the provider: `complete` with what arrived (an unfinished
+    /// marker released as text), then `cancelled`; after it, a cancel is a CONFLICT and text is ignored.
+    #[test]
+    fn cancel_completes_with_what_arrived_then_cancelled() {
+        let (events, again) =
+            cancelled_after(vec![ProviderEvent::Status("looking".into()), ProviderEvent::Text("Hello [[to".into())]);
+        assert_eq!(events[0], StreamEvent::Status { message: "looking".into() });
+        assert_eq!(events[1], StreamEvent::TextDelta { text: "Hello".into() });
+        assert_eq!(events[2], StreamEvent::TextDelta { text: " [[to".into() });
+        let StreamEvent::Complete { payload } = &events[3] else { panic!("complete, not {:?}", events[3]) };
+        assert_eq!(payload.text, "Hello [[to");
+        assert_eq!(payload.message, "Hello [[to");
+        assert_eq!(events[4..], [StreamEvent::Cancelled]);
+        assert!(matches!(again[..], [StreamEvent::Error { code: ErrorCode::Conflict, .. }]), "{again:?}");
+
+        // The provider's Cancelled, then the reader's cancel (a CONFLICT: nothing is left to cancel).
+        let (cancelled_by_provider, _) = cancelled_after(vec![
+            ProviderEvent::Status("looking".into()),
+            ProviderEvent::Text("Hello [[to".into()),
+            ProviderEvent::Cancelled,
+        ]);
+        assert_eq!(cancelled_by_provider[..5], events[..], "a cancel is the provider's Cancelled");
+        assert_eq!(cancelled_by_provider[5..], again[..1]);
     }
 }

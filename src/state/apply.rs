@@ -18,7 +18,6 @@ impl StateMachine {
     pub fn apply(&mut self, event: &StreamEvent) -> Vec<Patch> {
         let mut patches = Vec::new();
         match event {
-            StreamEvent::Status { message } => self.set(&mut patches, Field::StatusText(Some(message.clone()))),
             StreamEvent::TextDelta { text } => {
                 if self.state.status_text.is_some() {
                     self.set(&mut patches, Field::StatusText(None));
@@ -40,10 +39,23 @@ impl StateMachine {
                 }
                 self.enter(&mut patches, Phase::Streaming);
             }
+            _ => self.apply_other(event, &mut patches),
+        }
+        patches
+    }
+
+    /// [`StateMachine::apply`] of the events other than text and thinking deltas. Out of line: the
+    /// engine's optimizing compiler compiles a function that runs often (`apply`, once per delta of
+    /// a long answer) whole, and these arms, which run a few times a turn, made it hold megabytes
+    /// while it compiled `apply` (bench-js/memory.js).
+    #[inline(never)]
+    fn apply_other(&mut self, event: &StreamEvent, patches: &mut Vec<Patch>) {
+        match event {
+            StreamEvent::Status { message } => self.set(patches, Field::StatusText(Some(message.clone()))),
             StreamEvent::ToolStart { tool_use_id, tool, index, input } => {
-                self.set(&mut patches, Field::StatusText(Some(format!("Running {tool}..."))));
+                self.set(patches, Field::StatusText(Some(format!("Running {tool}..."))));
                 let progress = ToolProgressState { tool_name: tool.clone(), updates: Vec::new() };
-                self.set(&mut patches, Field::ActiveToolProgress(Some(progress)));
+                self.set(patches, Field::ActiveToolProgress(Some(progress)));
                 let segment = Segment::Tool {
                     index: *index,
                     tool_use_id: Some(tool_use_id.clone()),
@@ -52,7 +64,7 @@ impl StateMachine {
                     output: Shared::default(),
                     is_error: false,
                 };
-                self.push_segment(segment, &mut patches);
+                self.push_segment(segment, patches);
                 // A backend that runs the tool itself starts it with its input; a model's call
                 // starts empty and its input streams.
                 let streaming = input.as_object().is_some_and(|o| o.is_empty());
@@ -66,8 +78,8 @@ impl StateMachine {
                     output: Shared::default(),
                     is_error: false,
                 };
-                self.push_part(part, &mut patches);
-                self.enter(&mut patches, Phase::Tool);
+                self.push_part(part, patches);
+                self.enter(patches, Phase::Tool);
             }
             StreamEvent::ToolCall { tool_use_id, input, .. } => {
                 // The arguments are final: the card shows them.
@@ -78,7 +90,7 @@ impl StateMachine {
                     let value = PatchValue::Segment(self.state.streaming_segments[at].clone());
                     patches.push(Patch::SetAt { key: KEY.streaming_segments, at, value });
                 }
-                self.set_tool_part(tool_use_id, &mut patches, |state, shown| {
+                self.set_tool_part(tool_use_id, patches, |state, shown| {
                     *state = ToolState::InputAvailable;
                     *shown = input.clone();
                 });
@@ -92,9 +104,9 @@ impl StateMachine {
                 }
             }
             StreamEvent::ToolComplete { tool_use_id, tool, index, input, output, is_error } => {
-                self.set(&mut patches, Field::ActiveToolProgress(None));
-                self.set(&mut patches, Field::StatusText(None));
-                self.tool_finished(event, &mut patches);
+                self.set(patches, Field::ActiveToolProgress(None));
+                self.set(patches, Field::StatusText(None));
+                self.tool_finished(event, patches);
                 let finished = Segment::Tool {
                     index: *index,
                     tool_use_id: Some(tool_use_id.clone()),
@@ -109,11 +121,11 @@ impl StateMachine {
                         self.state.streaming_segments[at] = finished;
                         patches.push(Patch::SetAt { key: KEY.streaming_segments, at, value });
                     }
-                    None => self.push_segment(finished, &mut patches),
+                    None => self.push_segment(finished, patches),
                 }
-                self.enter(&mut patches, Phase::Streaming);
+                self.enter(patches, Phase::Streaming);
             }
-            StreamEvent::Data { data } => self.push_part(MessagePart::Data { data: data.clone() }, &mut patches),
+            StreamEvent::Data { data } => self.push_part(MessagePart::Data { data: data.clone() }, patches),
             StreamEvent::Complete { payload } => {
                 // A turn that produced nothing (failed or stopped before any output) adds no
                 // empty bubble: the user's message stays last, ready to retry.
@@ -124,7 +136,7 @@ impl StateMachine {
                         Segment::Tool { .. } => None,
                     }))
                     .collect();
-                let streamed = self.take_streaming(&mut patches, &known);
+                let streamed = self.take_streaming(patches, &known);
                 let message = self.finished_message(payload, streamed);
                 if !message.is_empty() {
                     let message = Arc::new(message);
@@ -135,14 +147,14 @@ impl StateMachine {
                     self.state.conversation_id = Some(id.clone());
                     patches.push(Patch::Set { key: KEY.conversation_id, value: id.clone().into() });
                 }
-                self.end_turn(&mut patches);
+                self.end_turn(patches);
             }
             StreamEvent::Error { code, message, .. } => {
                 // An error before `complete` may be one unreadable frame in a stream that goes on,
                 // so the turn ends when the stream does (`stream_closed`), not here.
-                self.set(&mut patches, Field::Error(Some(ChatError { code: *code, message: message.clone() })));
-                self.set(&mut patches, Field::StatusText(None));
-                self.set(&mut patches, Field::ActiveToolProgress(None));
+                self.set(patches, Field::Error(Some(ChatError { code: *code, message: message.clone() })));
+                self.set(patches, Field::StatusText(None));
+                self.set(patches, Field::ActiveToolProgress(None));
             }
             StreamEvent::Cancelled => {
                 // The `complete` before this carried the partial answer: mark it as stopped.
@@ -152,11 +164,10 @@ impl StateMachine {
                     let value = PatchValue::Message(last.clone());
                     patches.push(Patch::SetAt { key: KEY.messages, at, value });
                 }
-                self.end_turn(&mut patches);
+                self.end_turn(patches);
             }
             _ => {}
         }
-        patches
     }
 
     /// Answer text: appended to `streamingText`, and to the last text segment and text part, or

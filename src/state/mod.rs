@@ -438,7 +438,10 @@ impl StateMachine {
         }
     }
 
-    /// Sets one scalar field and records the patch, skipping no-op changes.
+    /// Sets one scalar field and records the patch, skipping no-op changes. Out of line: it is
+    /// called from [`StateMachine::apply`] for every delta, and seldom does more than compare
+    /// (see [`StateMachine::apply_other`]).
+    #[inline(never)]
     fn set(&mut self, patches: &mut Vec<Patch>, field: Field) {
         let s = &mut self.state;
         let (key, value) = match field {
