@@ -39,6 +39,8 @@ impl StateMachine {
                 }
                 self.enter(&mut patches, Phase::Streaming);
             }
+            // The state shows a tool's input when the call is whole (`tool_call`).
+            StreamEvent::ToolInputDelta { .. } => {}
             _ => self.apply_other(event, &mut patches),
         }
         patches
@@ -166,7 +168,8 @@ impl StateMachine {
                 }
                 self.end_turn(patches);
             }
-            _ => {}
+            // `apply` handles these.
+            StreamEvent::TextDelta { .. } | StreamEvent::ThinkingDelta { .. } | StreamEvent::ToolInputDelta { .. } => {}
         }
     }
 
