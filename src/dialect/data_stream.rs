@@ -31,11 +31,9 @@
 //! assert_eq!(out.as_slice(), [ProviderEvent::Text("Hello".into())]);
 //! ```
 
-use std::collections::HashMap;
-
 use serde_json::{json, Value};
 
-use super::{text, DialectDecoder, ProviderEvent, ProviderEvents};
+use super::{text, DialectDecoder, ProviderEvent, ProviderEvents, ToolNames};
 use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
 use crate::json::to_json;
@@ -46,7 +44,7 @@ pub struct DataStreamDecoder {
     /// Reasoning since the last signature: a `j` part signs it.
     reasoning: String,
     /// Tool names by `toolCallId`: results carry only the id.
-    tool_names: HashMap<String, String>,
+    tool_names: ToolNames,
 }
 
 impl DialectDecoder for DataStreamDecoder {
@@ -83,7 +81,7 @@ impl DialectDecoder for DataStreamDecoder {
             }
             "b" => {
                 let (id, name) = (tool_id(), text("toolName").unwrap_or_default());
-                self.tool_names.insert(id.clone(), name.clone());
+                self.tool_names.set(&id, name.clone());
                 out.push(ProviderEvent::ToolCallStart { id, name });
             }
             "c" => out
@@ -91,14 +89,14 @@ impl DialectDecoder for DataStreamDecoder {
             "9" => {
                 let (id, name) = (tool_id(), text("toolName"));
                 if let Some(name) = &name {
-                    self.tool_names.insert(id.clone(), name.clone());
+                    self.tool_names.set(&id, name.clone());
                 }
                 out.push(ProviderEvent::ToolCallEnd { id, name, input: value.get("args").cloned() });
             }
             "a" => {
                 let id = tool_id();
                 out.push(ProviderEvent::ToolResult {
-                    name: self.tool_names.get(&id).cloned(),
+                    name: self.tool_names.get(&id).map(str::to_owned),
                     id: Some(id),
                     index: None,
                     output: value.get("result").cloned().unwrap_or(Value::Null),
@@ -153,10 +151,29 @@ fn usage(usage: &Value) -> Option<Usage> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+
     use serde_json::Map;
 
     use super::*;
     use crate::error::ErrorCode;
+
+    /// Tool names kept as a `HashMap<String, String>` keeps them, over ids set, renamed and read
+    /// in a pseudo-random order.
+    #[test]
+    fn tool_names_are_a_map_of_names() {
+        let (mut names, mut map) = (ToolNames::default(), HashMap::<String, String>::new());
+        let mut seed = 7u32;
+        for step in 0..2000 {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let id = format!("call_{}", (seed >> 16) % 50);
+            if seed % 3 == 0 {
+                names.set(&id, format!("tool{step}"));
+                map.insert(id.clone(), format!("tool{step}"));
+            }
+            assert_eq!(names.get(&id), map.get(&id).map(String::as_str), "{id} at step {step}");
+        }
+    }
 
     fn decode(lines: &[&str]) -> Vec<ProviderEvent> {
         crate::dialect::test_support::decode::<DataStreamDecoder>(lines)

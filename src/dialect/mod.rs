@@ -55,6 +55,8 @@ pub use ui_message_stream::UiMessageStreamDecoder;
 
 pub use provider_event::{ProviderEvent, ProviderEvents};
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use crate::framing::{FrameRef, Framing};
@@ -72,6 +74,34 @@ pub(crate) fn data_to_read(frame: FrameRef<'_>) -> Option<&str> {
 /// `value[key]` when it is a string.
 pub(crate) fn text(value: &Value, key: &str) -> Option<String> {
     value.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// Tool names by call id, for the dialects whose results carry only the id. A
+/// `HashMap<String, usize>` into a list of names: that map type is the one the other stages use,
+/// so its code is in the module once (a map of `String` values was another copy of it).
+#[derive(Debug, Default)]
+#[cfg_attr(test, derive(PartialEq))]
+pub(crate) struct ToolNames {
+    places: HashMap<String, usize>,
+    names: Vec<String>,
+}
+
+impl ToolNames {
+    /// The name of the call `id`.
+    pub(crate) fn get(&self, id: &str) -> Option<&str> {
+        self.places.get(id).and_then(|&at| self.names.get(at)).map(String::as_str)
+    }
+
+    /// Names the call `id`, in place of any name it had.
+    pub(crate) fn set(&mut self, id: &str, name: String) {
+        match self.places.get(id).and_then(|&at| self.names.get_mut(at)) {
+            Some(old) => *old = name,
+            None => {
+                self.places.insert(id.to_owned(), self.names.len());
+                self.names.push(name);
+            }
+        }
+    }
 }
 
 /// A wire-dialect decoder. It reads every frame it is given; [`Decoder`] adds the rule all

@@ -33,12 +33,12 @@
 //! assert_eq!(out.as_slice(), [ProviderEvent::Text("Hi".into())]);
 //! ```
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
 use super::scan::{Reader, Shape, Taken};
-use super::{text, DialectDecoder, ProviderEvent, ProviderEvents, TextEvent};
+use super::{text, DialectDecoder, ProviderEvent, ProviderEvents, TextEvent, ToolNames};
 use crate::error::ErrorCode;
 use crate::event::FinishReason;
 use crate::framing::FrameRef;
@@ -47,12 +47,12 @@ use crate::framing::FrameRef;
 #[derive(Debug, Default)]
 #[cfg_attr(test, derive(PartialEq))]
 pub struct UiMessageStreamDecoder {
-    /// Text parts started and not yet ended.
-    open_text: HashSet<String>,
-    /// Reasoning parts started and not yet ended.
-    open_reasoning: HashSet<String>,
+    /// The parts started and not yet ended: by id, which kinds ([`TEXT`], [`REASONING`]) are
+    /// open. A `usize` of bits rather than two sets: `HashMap<String, usize>` is the map the
+    /// other stages use, so its code is in the module once (a set of strings was another copy).
+    open: HashMap<String, usize>,
     /// Tool names by `toolCallId`: output chunks carry only the id.
-    tool_names: HashMap<String, String>,
+    tool_names: ToolNames,
     /// `messageMetadata` merged over `start`, `message-metadata` and `finish`.
     metadata: Map<String, Value>,
     /// The shape of the last text delta.
@@ -69,11 +69,11 @@ impl DialectDecoder for UiMessageStreamDecoder {
             return out.push(ProviderEvent::End);
         }
         if let Some((kind, [Some(id), Some(delta), _])) = self.text_deltas.read(data, text_delta) {
-            let (open, push): (_, TextEvent) = match kind {
-                "text-delta" => (&mut self.open_text, |out, text| out.text(text)),
-                _ => (&mut self.open_reasoning, |out, text| out.thinking(text)),
+            let (part, push): (_, TextEvent) = match kind {
+                "text-delta" => (TEXT, |out, text| out.text(text)),
+                _ => (REASONING, |out, text| out.thinking(text)),
             };
-            opened(open, &id, kind, out);
+            opened(&mut self.open, &id, part, kind, out);
             return push(out, &delta);
         }
         self.decode_value(data, out);
@@ -100,27 +100,27 @@ impl UiMessageStreamDecoder {
                 self.merge_metadata(&chunk, out);
             }
             "message-metadata" => self.merge_metadata(&chunk, out),
-            "text-start" => _ = self.open_text.insert(part_id(&chunk)),
-            "text-end" => _ = self.open_text.remove(&part_id(&chunk)),
+            "text-start" => start(&mut self.open, part_id(&chunk), TEXT),
+            "text-end" => end(&mut self.open, &part_id(&chunk), TEXT),
             "text-delta" => {
-                opened(&mut self.open_text, &part_id(&chunk), kind, out);
+                opened(&mut self.open, &part_id(&chunk), TEXT, kind, out);
                 out.extend(text("delta").filter(|d| !d.is_empty()).map(ProviderEvent::Text));
             }
-            "reasoning-start" => _ = self.open_reasoning.insert(part_id(&chunk)),
-            "reasoning-end" => _ = self.open_reasoning.remove(&part_id(&chunk)),
+            "reasoning-start" => start(&mut self.open, part_id(&chunk), REASONING),
+            "reasoning-end" => end(&mut self.open, &part_id(&chunk), REASONING),
             "reasoning-delta" => {
-                opened(&mut self.open_reasoning, &part_id(&chunk), kind, out);
+                opened(&mut self.open, &part_id(&chunk), REASONING, kind, out);
                 out.extend(text("delta").filter(|d| !d.is_empty()).map(ProviderEvent::Thinking));
             }
             "tool-input-start" => {
                 let (id, name) = (tool_id(), text("toolName").unwrap_or_default());
-                self.tool_names.insert(id.clone(), name.clone());
+                self.tool_names.set(&id, name.clone());
                 out.push(ProviderEvent::ToolCallStart { id, name });
             }
             "tool-input-delta" => {
                 let id = tool_id();
-                if !self.tool_names.contains_key(&id) {
-                    self.tool_names.insert(id.clone(), String::new());
+                if self.tool_names.get(&id).is_none() {
+                    self.tool_names.set(&id, String::new());
                     out.push(not_started(kind, &id));
                 }
                 let delta = text("inputTextDelta").or_else(|| text("delta")).unwrap_or_default();
@@ -130,7 +130,7 @@ impl UiMessageStreamDecoder {
                 let id = tool_id();
                 let name = text("toolName");
                 if let Some(name) = &name {
-                    self.tool_names.insert(id.clone(), name.clone());
+                    self.tool_names.set(&id, name.clone());
                 }
                 let input = chunk.get("input").cloned().unwrap_or(Value::Null);
                 out.push(ProviderEvent::ToolCallEnd { id: id.clone(), name, input: Some(input) });
@@ -141,7 +141,7 @@ impl UiMessageStreamDecoder {
             "tool-output-available" if chunk.get("preliminary") == Some(&Value::Bool(true)) => {
                 let id = tool_id();
                 out.push(ProviderEvent::ToolProgress {
-                    name: self.tool_names.get(&id).cloned().unwrap_or_default(),
+                    name: self.tool_names.get(&id).unwrap_or_default().to_owned(),
                     id: Some(id),
                     stage: None,
                     message: None,
@@ -161,8 +161,7 @@ impl UiMessageStreamDecoder {
             _ if kind.starts_with("data-") => out.push(ProviderEvent::Data(chunk.clone())),
             // The SDK's reader forgets the open text and reasoning parts at a step's end.
             "finish-step" => {
-                self.open_text.clear();
-                self.open_reasoning.clear();
+                self.open.clear();
             }
             "finish" => {
                 self.merge_metadata(&chunk, out);
@@ -185,7 +184,7 @@ impl UiMessageStreamDecoder {
 
 impl UiMessageStreamDecoder {
     fn result(&self, id: String, output: Value, is_error: bool) -> ProviderEvent {
-        let name = self.tool_names.get(&id).filter(|n| !n.is_empty()).cloned();
+        let name = self.tool_names.get(&id).filter(|n| !n.is_empty()).map(str::to_owned);
         ProviderEvent::ToolResult { id: Some(id), name, index: None, output, is_error }
     }
 
@@ -212,13 +211,33 @@ fn part_id(chunk: &Value) -> String {
     chunk.get("id").or_else(|| chunk.get("textId")).and_then(Value::as_str).unwrap_or_default().to_owned()
 }
 
-/// Reports a delta for a part that is not open (never started, or already ended), once: the id
-/// counts as open afterwards.
-fn opened(open: &mut HashSet<String>, id: &str, kind: &str, out: &mut ProviderEvents) {
-    if !open.contains(id) {
-        out.push(not_started(kind, id));
-        open.insert(id.to_owned());
+/// The kinds of part in [`UiMessageStreamDecoder::open`], one bit each.
+const TEXT: usize = 1;
+const REASONING: usize = 2;
+
+/// A part of kind `part` opens under `id`.
+fn start(open: &mut HashMap<String, usize>, id: String, part: usize) {
+    *open.entry(id).or_default() |= part;
+}
+
+/// A part of kind `part` ends under `id`; an id with no part open is forgotten.
+fn end(open: &mut HashMap<String, usize>, id: &str, part: usize) {
+    if let Some(parts) = open.get_mut(id) {
+        *parts &= !part;
+        if *parts == 0 {
+            open.remove(id);
+        }
     }
+}
+
+/// Reports a delta for a part that is not open (never started, or already ended), once: the part
+/// counts as open afterwards.
+fn opened(open: &mut HashMap<String, usize>, id: &str, part: usize, kind: &str, out: &mut ProviderEvents) {
+    if open.get(id).is_some_and(|parts| parts & part != 0) {
+        return;
+    }
+    out.push(not_started(kind, id));
+    start(open, id.to_owned(), part);
 }
 
 /// A `text-delta` or `reasoning-delta` with a string `id` and `delta` (taken in slots 0 and 1),
@@ -254,6 +273,48 @@ fn without_type(chunk: &Value) -> Value {
 mod tests {
     use super::*;
     use crate::dialect::test_support::payload;
+
+    /// The open parts kept as two sets of ids (text, reasoning) keep them, over starts, ends,
+    /// deltas and step ends in a pseudo-random order: the same deltas are reported as not started.
+    #[test]
+    fn open_parts_are_two_sets_of_ids() {
+        use std::collections::HashSet;
+        let mut open = HashMap::new();
+        let mut sets = [HashSet::<String>::new(), HashSet::new()];
+        let mut seed = 11u32;
+        for step in 0..3000 {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let id = format!("p{}", (seed >> 16) % 8);
+            let which = (seed >> 8) as usize % 2;
+            let part = [TEXT, REASONING][which];
+            match seed % 7 {
+                0 | 1 => {
+                    start(&mut open, id.clone(), part);
+                    sets[which].insert(id.clone());
+                }
+                2 | 3 => {
+                    end(&mut open, &id, part);
+                    sets[which].remove(&id);
+                }
+                4 => {
+                    open.clear();
+                    sets.iter_mut().for_each(HashSet::clear);
+                }
+                _ => {
+                    let mut out = ProviderEvents::default();
+                    opened(&mut open, &id, part, "text-delta", &mut out);
+                    let reported = !sets[which].contains(&id);
+                    sets[which].insert(id.clone());
+                    assert_eq!(out.as_slice().len(), usize::from(reported), "{id} at step {step}");
+                }
+            }
+            for (which, part) in [(0, TEXT), (1, REASONING)] {
+                let bit = open.get(&id).is_some_and(|parts| parts & part != 0);
+                assert_eq!(bit, sets[which].contains(&id), "{id} at step {step}");
+            }
+            assert!(open.values().all(|parts| *parts != 0), "no id is kept with nothing open");
+        }
+    }
 
     fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
         crate::dialect::test_support::decode::<UiMessageStreamDecoder>(frames)
