@@ -438,9 +438,9 @@ impl StateMachine {
         }
     }
 
-    /// Sets one scalar field and records the patch, skipping no-op changes. Out of line: it is
-    /// called from [`StateMachine::apply`] for every delta, and seldom does more than compare
-    /// (see [`StateMachine::apply_other`]).
+    /// Sets one scalar field and records the patch, skipping no-op changes. Out of line, as
+    /// [`StateMachine::apply_other`] is: [`StateMachine::apply`]'s deltas reach it only to clear a
+    /// status or enter a phase, a few times a turn.
     #[inline(never)]
     fn set(&mut self, patches: &mut Vec<Patch>, field: Field) {
         let s = &mut self.state;
