@@ -307,7 +307,7 @@ async function main() {
     const stages = await profileLivePush(root, name, { passes: smoke ? 1 : 20, target: options.target });
     if (stages) profiles.push({ recording: name, stages });
   }
-  if (profiles.length === 0) console.log("no profile: the named module (target/bench/named-full) is not built; ./build.sh bench builds it");
+  if (profiles.length === 0) console.log("no profile: the named module (target/bench/named-full) is not built, or is older than pkg/; ./build.sh bench (or ./build.sh weight) builds it");
   for (const p of profiles) console.log(`profile of ${p.recording}: ${p.stages.map((s) => `${s.stage} ${pct(s.share, 1)}`).join("; ")}`);
   if (smoke || only !== null) {
     if (smoke) console.log("live bench smoke: every contender read the same text from every recording, every way of reading");

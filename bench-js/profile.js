@@ -2,7 +2,7 @@
 // over the module built with its function names kept (target/bench/named-full, made by
 // `./build.sh bench`), its samples summed by the stage each function belongs to.
 import { Session } from "node:inspector/promises";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { frames, reads, tile } from "./live.js";
 
@@ -26,11 +26,17 @@ const STAGES = [
 
 /**
  * Profiles `passes` live reads of `recording` (its path under tests/fixtures/recorded/) and returns
- * each stage's share of the samples, largest first; null when the named module is not built.
+ * each stage's share of the samples, largest first; null when the named module is not built or
+ * is older than pkg/.
  */
 export async function profileLivePush(root, recording, { passes = 20, target = 10000 } = {}) {
   const dir = join(root, "target/bench/named-full");
   if (!existsSync(join(dir, "named.wasm"))) return null;
+  // A named module older than the package was built from older code, whose memory layout the
+  // package's api.js may no longer match (its writes would land where that module does not
+  // expect them): no profile rather than a wrong one, or a trap.
+  const built = join(root, "pkg/chatstream_bg.wasm");
+  if (existsSync(built) && statSync(join(dir, "named.wasm")).mtimeMs < statSync(built).mtimeMs) return null;
   // The package's API over the named module: its `push` is the one users call.
   const { makeApi } = await import(join(root, "pkg-template/api.js"));
   const lib = makeApi(await import(join(dir, "chatstream.js")));
