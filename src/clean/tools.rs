@@ -363,7 +363,7 @@ mod tests {
         assert_eq!(oldest(&tools, Some("")), Some(0), "no tool is unnamed now: the oldest of all");
         assert_eq!(oldest(&tools, Some("y")), Some(0), "named after it started, it is still the oldest");
         assert_eq!(oldest(&tools, Some("x")), Some(1));
-        let mut complete = |tools: &mut Tools, at: usize| {
+        let complete = |tools: &mut Tools, at: usize| {
             tools.complete(at, json!(at), false, &mut StreamEvents::new(&mut Vec::new()));
         };
         complete(&mut tools, 1);

@@ -267,3 +267,27 @@ impl std::fmt::Display for Dialect {
         f.write_str(self.name())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::ToolNames;
+
+    /// Tool names kept as a `HashMap<String, String>` keeps them, over ids set, renamed and read
+    /// in a pseudo-random order.
+    #[test]
+    fn tool_names_are_a_map_of_names() {
+        let (mut names, mut map) = (ToolNames::default(), HashMap::<String, String>::new());
+        let mut seed = 7u32;
+        for step in 0..2000 {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let id = format!("call_{}", (seed >> 16) % 50);
+            if seed % 3 == 0 {
+                names.set(&id, format!("tool{step}"));
+                map.insert(id.clone(), format!("tool{step}"));
+            }
+            assert_eq!(names.get(&id), map.get(&id).map(String::as_str), "{id} at step {step}");
+        }
+    }
+}
