@@ -62,12 +62,12 @@ export function settle(promise, ms, signal) {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve({ cancelled: true });
     const done = (outcome) => {
-      clearTimeout(timer);
+      deadline?.cancel();
       signal?.removeEventListener("abort", onAbort);
       resolve(outcome);
     };
     const onAbort = () => done({ cancelled: true });
-    const timer = ms > 0 ? setTimeout(() => done({ timedOut: true }), ms) : undefined;
+    const deadline = ms > 0 ? new Deadline(ms, () => done({ timedOut: true })) : null;
     signal?.addEventListener("abort", onAbort, { once: true });
     Promise.resolve(promise).then(
       (value) => done(signal?.aborted ? { cancelled: true } : { value }),
@@ -77,10 +77,76 @@ export function settle(promise, ms, signal) {
 }
 
 /**
+ * A time limit: `onTimeout` is called once `ms` milliseconds have passed since it was made or last
+ * `renew`ed, unless it is `cancel`ed first. Every deadline of the page is watched by one timer
+ * (see `watch`): a request and a body read each set and cleared a timer of their own, and those
+ * timers were a twentieth of a short answer's turn in Chromium.
+ */
+export class Deadline {
+  constructor(ms, onTimeout) {
+    this.ms = ms;
+    this.at = Date.now() + ms;
+    this.onTimeout = onTimeout;
+    watch(this);
+  }
+
+  renew() {
+    this.at = Date.now() + this.ms;
+  }
+
+  cancel() {
+    deadlines.delete(this);
+    if (deadlines.size === 0) timer?.unref?.(); // nothing left to wait for: Node may exit
+  }
+}
+
+const deadlines = new Set();
+let timer = null; // the one timer, set for `timerAt` (the earliest deadline when it was set), or null
+let timerAt = Infinity;
+
+function watch(deadline) {
+  if (deadlines.size === 0) timer?.ref?.();
+  deadlines.add(deadline);
+  if (deadline.at >= timerAt) return; // the timer fires first, and looks again then
+  clearTimeout(timer);
+  setTimer(deadline.at);
+}
+
+function setTimer(at) {
+  timerAt = at;
+  // A longer delay than a timer can hold (2^31 - 1 ms) would fire at once.
+  timer = setTimeout(check, Math.min(at - Date.now(), 2 ** 31 - 1));
+}
+
+/** Calls the deadlines that have passed, and sets the timer for the earliest of the others. */
+function check() {
+  timer = null;
+  timerAt = Infinity;
+  const now = Date.now();
+  let next = Infinity;
+  for (const deadline of deadlines) {
+    if (deadline.at <= now) {
+      deadlines.delete(deadline);
+      try {
+        deadline.onTimeout();
+      } catch (error) {
+        report(error);
+      }
+    } else if (deadline.at < next) {
+      next = deadline.at;
+    }
+  }
+  if (next < timerAt) {
+    clearTimeout(timer); // a timeout's callback may have made a new deadline, and set the timer
+    setTimer(next);
+  }
+}
+
+/**
  * Reads `body` (a ReadableStream) to its end, handing each chunk to `onChunk`: `{ ended: true }`,
  * `{ cancelled: true }` (`signal` aborted), `{ timedOut: true }` (silent for `idleMs`) or
- * `{ failed }` (the read threw). The reader is released however it ends, which also aborts the
- * request behind a fetch body that is left unread.
+ * `{ failed }` (the read threw). The reader is released however it ends before its end, which
+ * also aborts the request behind a fetch body that is left unread.
  */
 export async function readBody(body, onChunk, { idleMs, signal }) {
   let reader;
@@ -90,38 +156,36 @@ export async function readBody(body, onChunk, { idleMs, signal }) {
     return { failed };
   }
   let timedOut = false;
+  let ended = false; // read to its end: nothing left to release
   const stop = () => reader.cancel().catch(() => {});
-  // One timer for the whole body, re-armed only when it finds it fired early: a timer per chunk
-  // would cost more than the chunk's parsing.
-  let last = Date.now();
-  let timer;
-  const check = () => {
-    const left = last + idleMs - Date.now();
-    if (left > 0) timer = setTimeout(check, left);
-    else {
-      timedOut = true;
-      stop();
-    }
-  };
-  if (idleMs > 0) timer = setTimeout(check, idleMs);
+  const deadline =
+    idleMs > 0
+      ? new Deadline(idleMs, () => {
+          timedOut = true;
+          stop();
+        })
+      : null;
   signal?.addEventListener("abort", stop, { once: true });
   try {
     for (;;) {
       if (signal?.aborted) return { cancelled: true };
       const { value, done } = await reader.read();
-      last = Date.now();
+      deadline?.renew();
       if (signal?.aborted) return { cancelled: true };
       if (timedOut) return { timedOut: true };
-      if (done) return { ended: true };
+      if (done) {
+        ended = true;
+        return { ended };
+      }
       onChunk(value);
     }
   } catch (failed) {
     if (signal?.aborted) return { cancelled: true };
     return timedOut ? { timedOut: true } : { failed };
   } finally {
-    clearTimeout(timer);
+    deadline?.cancel();
     signal?.removeEventListener("abort", stop);
-    stop();
+    if (!ended) stop();
   }
 }
 

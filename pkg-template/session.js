@@ -84,8 +84,8 @@ export function makeChatSession(wasm, module) {
       const start = () => this.#live().send(text, context ?? null, this.#request.endpoint);
       if (this.#wasmSession !== null || this.#disposed) return this.#start(start());
       // Before the module has loaded, a new chat's first message goes out at once.
-      const here = this.#firstRequestHere && this.#turn === null;
-      return this.#startWhenLoaded(start, here ? firstRequest(text, context, this.#request.endpoint) : null);
+      const first = this.#firstRequestHere && this.#turn === null ? firstRequest(text, context, this.#request.endpoint) : null;
+      return this.#startWhenLoaded(start, first === null ? null : JSON.stringify(first));
     }
 
     /**
@@ -263,7 +263,7 @@ export function makeChatSession(wasm, module) {
     }
 
     /**
-     * A turn asked for before the module has loaded: `body`, when there is one, is sent at once;
+     * A turn asked for before the module has loaded: `body` (JSON text), when there is one, is sent at once;
      * `start` starts the turn in the module's ChatSession once it is made, and the turn goes on from the response.
      */
     #startWhenLoaded(start, body, turn = this.#newTurn()) {
@@ -419,7 +419,10 @@ export function makeChatSession(wasm, module) {
       }
     }
 
-    /** POSTs `body` as JSON with the headers and extra fields as they are now. */
+    /**
+     * POSTs `body`, JSON text (the module's request, as it is sent), with the headers and extra
+     * fields as they are now.
+     */
     async #post(body, signal) {
       const { endpoint, credentials } = this.#request;
       let init;
@@ -429,7 +432,7 @@ export function makeChatSession(wasm, module) {
         init = {
           method: "POST",
           headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
-          body: JSON.stringify(extra ? { ...body, ...extra } : body),
+          body: extra ? JSON.stringify({ ...JSON.parse(body), ...extra }) : body,
           signal,
           ...(credentials ? { credentials } : {}),
         };

@@ -102,7 +102,9 @@ impl<'v> AsideString<'v> {
     /// `text`'s place among `strings`: an equal one's among the last few, or a new one's.
     pub fn place(strings: &mut Vec<AsideString<'v>>, text: &'v str, within: Option<&'v Shared>) -> usize {
         let from = strings.len().saturating_sub(Self::LOOKBACK);
-        match strings[from..].iter().position(|s| s.text == text) {
+        // The same string (a message's text shares the answer's) is found without comparing its
+        // bytes: an answer of megabytes was compared byte by byte several times at its end.
+        match strings[from..].iter().position(|s| std::ptr::eq(s.text, text) || s.text == text) {
             Some(at) => from + at,
             None => {
                 strings.push(AsideString { text, within });

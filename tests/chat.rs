@@ -82,6 +82,7 @@ fn the_turn_is_in_flight_until_its_response_ends_not_until_its_complete() {
     let (_, after) = chat.finish();
     assert_eq!(after, After::Done);
     let (request, _) = chat.send("two", Value::Null, ENDPOINT).expect("the response ended");
+    let request: Value = serde_json::from_str(&request).expect("the request is JSON text");
     assert_eq!(request["message"], "two");
     let state = chat.state_machine().state();
     let contents: Vec<&str> = state.messages.iter().map(|m| m.content.as_str()).collect();
@@ -154,8 +155,9 @@ mod provider_mode {
         assert_eq!(chat.finish().1, After::Done);
     }
 
-    /// The conversation a request sends, as `role: content` lines.
-    fn sent(request: &Value) -> Vec<String> {
+    /// The conversation a request (JSON text) sends, as `role: content` lines.
+    fn sent(request: &str) -> Vec<String> {
+        let request: Value = serde_json::from_str(request).expect("the request is JSON text");
         let messages = request["messages"].as_array().expect("Chat Completions messages");
         messages
             .iter()

@@ -12,7 +12,8 @@
 //!
 //! let mut chat = ChatSession::new(StateMachine::default(), StreamOptions::default());
 //! let (request, _) = chat.send("Hi", serde_json::Value::Null, "/api/chat/stream").unwrap();
-//! assert_eq!(request["message"], "Hi"); // POST it; then push what comes back
+//! let body: serde_json::Value = serde_json::from_str(&request).unwrap();
+//! assert_eq!(body["message"], "Hi"); // POST it; then push what comes back
 //! chat.push(b"data: {\"type\":\"text_delta\",\"text\":\"Hello\"}\n\n");
 //! let (step, after) = chat.finish();
 //! assert_eq!(after, After::Done);
@@ -79,9 +80,9 @@ impl ChatSession {
         &self.machine
     }
 
-    /// Starts a turn for `message`, to be sent to `endpoint`: the first request's body, or the
-    /// refusal's step (a VALIDATION_ERROR or CONFLICT error event).
-    pub fn send(&mut self, message: &str, context: Value, endpoint: &str) -> Result<(Value, Step), Step> {
+    /// Starts a turn for `message`, to be sent to `endpoint`: the first request's body (JSON
+    /// text, as it is sent), or the refusal's step (a VALIDATION_ERROR or CONFLICT error event).
+    pub fn send(&mut self, message: &str, context: Value, endpoint: &str) -> Result<(String, Step), Step> {
         self.check_endpoint(endpoint)?;
         self.not_in_flight("A message is already being answered").map_err(|error| self.refused(error))?;
         let begun = self.machine.begin(message, context).map_err(|error| self.refused(error))?;
@@ -90,7 +91,7 @@ impl ChatSession {
 
     /// Asks again for the last user message, in place of its answer (or of the error of a failed
     /// turn).
-    pub fn regenerate(&mut self, endpoint: &str) -> Result<(Value, Step), Step> {
+    pub fn regenerate(&mut self, endpoint: &str) -> Result<(String, Step), Step> {
         self.check_endpoint(endpoint)?;
         self.not_in_flight("A message is being answered").map_err(|error| self.refused(error))?;
         let begun = self.machine.regenerate().map_err(|error| self.refused(error))?;
@@ -111,7 +112,8 @@ impl ChatSession {
             Mode::Provider(_) => return Ok(()),
         }
         let path = endpoint.split(['?', '#']).next().unwrap_or_default().trim_end_matches('/');
-        let Some(route) = PROVIDER_ROUTES.iter().find(|name| path.ends_with(&format!("/api/chat/{name}"))) else {
+        let is_route = |name: &str| path.strip_suffix(name).is_some_and(|rest| rest.ends_with("/api/chat/"));
+        let Some(route) = PROVIDER_ROUTES.iter().find(|name| is_route(name)) else {
             return Ok(());
         };
         let message = format!(
@@ -243,13 +245,16 @@ impl ChatSession {
         Ok(())
     }
 
-    /// The first request of a turn the state machine began.
-    fn start(&mut self, (request, patches): (ChatRequest, Vec<Patch>)) -> Result<(Value, Step), Step> {
+    /// The first request of a turn the state machine began, as JSON text: the caller sends it as
+    /// it is (a JSON value made of it would be written out again).
+    fn start(&mut self, (request, patches): (ChatRequest, Vec<Patch>)) -> Result<(String, Step), Step> {
         let mut step = Step { events: Vec::new(), patches };
-        let body: Result<Value, StreamEvent> = match &mut self.mode {
-            Mode::Backend => Ok(crate::json::to_value(&request)),
+        let body: Result<String, StreamEvent> = match &mut self.mode {
+            Mode::Backend => Ok(crate::json::to_json(&request)),
             #[cfg(feature = "provider")]
-            Mode::Provider(provider) => provider.start_turn(&request.message).map_err(provider::refusal),
+            Mode::Provider(provider) => {
+                provider.start_turn(&request.message).map(|body| crate::json::to_json(&body)).map_err(provider::refusal)
+            }
         };
         match body {
             Ok(body) => {

@@ -162,16 +162,16 @@ impl ChatSession {
         self.tool_done(call, failure.output(&call.name), true)
     }
 
-    /// The request that sends the tool results back, or the step that ends the turn when it
-    /// cannot be made.
-    pub fn next_request(&mut self) -> Result<Value, Step> {
+    /// The request that sends the tool results back (JSON text, as [`ChatSession::send`]'s), or
+    /// the step that ends the turn when it cannot be made.
+    pub fn next_request(&mut self) -> Result<String, Step> {
         let Some(turn) = self.agent_turn_mut() else {
             return Err(Step::default());
         };
         match turn.next_request() {
             Ok(body) => {
                 self.stream = Some(ChatStream::new(self.stream_options.clone()));
-                Ok(body)
+                Ok(crate::json::to_json(&body))
             }
             Err(err) => {
                 let mut events = Vec::new();

@@ -111,10 +111,13 @@ impl JsChatSession {
     }
 
     /// Starts a turn for `message` (with the page's `context`), sent to `endpoint`:
-    /// `{ request, events, patches }`, with no `request` when it is refused.
+    /// `{ request, events, patches }`, the request's body as JSON text (sent as it is), with no
+    /// `request` when it is refused.
     pub fn send(&self, message: JsValue, context: JsValue, endpoint: &str) -> Result<JsValue, JsValue> {
         let message = args::text(&message, "ChatSession.send: message")?;
-        let context: Value = args::json(&context, "ChatSession.send: context")?;
+        // No context (as the package's JS sends it when the app gives none) is not stringified in JS and parsed here.
+        let context: Value =
+            if context.is_null() { Value::Null } else { args::json(&context, "ChatSession.send: context")? };
         self.start(|chat| chat.send(&message, context, endpoint))
     }
 
@@ -239,12 +242,12 @@ impl JsChatSession {
         Ok((guard, self.chat.borrow_mut()))
     }
 
-    fn start(&self, start: impl FnOnce(&mut ChatSession) -> Result<(Value, Step), Step>) -> Result<JsValue, JsValue> {
+    fn start(&self, start: impl FnOnce(&mut ChatSession) -> Result<(String, Step), Step>) -> Result<JsValue, JsValue> {
         let started = self.with_chat(start)?;
         Ok(match started {
             Ok((request, step)) => {
                 let result = self.step_to_js(step, None);
-                result.unchecked_ref::<StepObject>().set_request(&to_js(&request)?);
+                result.unchecked_ref::<StepObject>().set_request(&request.into());
                 result
             }
             Err(refusal) => self.step_to_js(refusal, None),
@@ -341,7 +344,7 @@ fn patches_into<'a>(hand: &mut HandOver<'a>, patches: &'a [Patch]) {
 
 #[wasm_bindgen]
 extern "C" {
-    /// `{ events, patches, tools?, request? }`.
+    /// `{ events, patches, tools?, request? }`, the request as JSON text.
     #[wasm_bindgen(extends = Object)]
     type StepObject;
     #[wasm_bindgen(method, setter)]
@@ -496,7 +499,7 @@ mod provider {
             Ok(match next {
                 Ok(request) => {
                     let result: super::StepObject = js_sys::Object::new().unchecked_into();
-                    result.set_request(&super::to_js(&request)?);
+                    result.set_request(&request.into());
                     result.into()
                 }
                 Err(step) => self.step_to_js(step, None),

@@ -46,12 +46,12 @@ const LEFT_TO_THE_MODULE = [
   ["hi", null, "/proxy/api/chat/anthropic/?v=1"],
 ];
 
-/** The module's first request for `message`, as the server receives it; or what it did instead. */
+/** The module's first request for `message` (JSON text), as the server receives it; or what it did instead. */
 function coreRequest(glue, message, context, endpoint) {
   const core = new glue.ChatSession({});
   try {
     const started = core.send(message, context ?? null, endpoint);
-    return started.request === undefined ? { refused: started.events } : { body: JSON.parse(JSON.stringify(started.request)) };
+    return started.request === undefined ? { refused: started.events } : { body: JSON.parse(started.request) };
   } catch (error) {
     return { threw: error };
   } finally {
