@@ -80,18 +80,19 @@ export function settle(promise, ms, signal) {
  * A time limit: `onTimeout` is called once `ms` milliseconds have passed since it was made or last
  * `renew`ed, unless it is `cancel`ed first. Every deadline of the page is watched by one timer
  * (see `watch`): a request and a body read each set and cleared a timer of their own, and those
- * timers were a twentieth of a short answer's turn in Chromium.
+ * timers were a twentieth of a short answer's turn in Chromium. Times are read from the monotonic
+ * clock (`performance.now()`): a system clock set forward or back does not end or stretch a limit.
  */
 export class Deadline {
   constructor(ms, onTimeout) {
     this.ms = ms;
-    this.at = Date.now() + ms;
+    this.at = performance.now() + ms;
     this.onTimeout = onTimeout;
     watch(this);
   }
 
   renew() {
-    this.at = Date.now() + this.ms;
+    this.at = performance.now() + this.ms;
   }
 
   cancel() {
@@ -115,14 +116,14 @@ function watch(deadline) {
 function setTimer(at) {
   timerAt = at;
   // A longer delay than a timer can hold (2^31 - 1 ms) would fire at once.
-  timer = setTimeout(check, Math.min(at - Date.now(), 2 ** 31 - 1));
+  timer = setTimeout(check, Math.min(at - performance.now(), 2 ** 31 - 1));
 }
 
 /** Calls the deadlines that have passed, and sets the timer for the earliest of the others. */
 function check() {
   timer = null;
   timerAt = Infinity;
-  const now = Date.now();
+  const now = performance.now();
   let next = Infinity;
   for (const deadline of deadlines) {
     if (deadline.at <= now) {
@@ -145,7 +146,7 @@ function check() {
 /**
  * Reads `body` (a ReadableStream) to its end, handing each chunk to `onChunk`: `{ ended: true }`,
  * `{ cancelled: true }` (`signal` aborted), `{ timedOut: true }` (silent for `idleMs`) or
- * `{ failed }` (the read threw). The reader is released however it ends before its end, which
+ * `{ failed }` (the read threw). A read that stops before the body's end cancels the body, which
  * also aborts the request behind a fetch body that is left unread.
  */
 export async function readBody(body, onChunk, { idleMs, signal }) {
