@@ -340,6 +340,18 @@ impl<'a> StreamEvents<'a> {
             (_, event) => self.events.push(event),
         }
     }
+
+    /// [`StreamEvents::push`] of a text delta, or of a thinking delta when `thinking`. Apart, so
+    /// that the event is built where it goes: `push` moves its event whatever its kind (a few
+    /// hundred bytes), and a live push is mostly one delta.
+    pub(crate) fn delta(&mut self, thinking: bool, text: String) {
+        match self.events[self.first..].last_mut() {
+            Some(StreamEvent::TextDelta { text: last }) if !thinking => last.push_str(&text),
+            Some(StreamEvent::ThinkingDelta { text: last }) if thinking => last.push_str(&text),
+            _ if thinking => self.events.push(StreamEvent::ThinkingDelta { text }),
+            _ => self.events.push(StreamEvent::TextDelta { text }),
+        }
+    }
 }
 
 /// `events[from..]` with their runs merged as [`StreamEvents`] merges them: two event lists are

@@ -58,20 +58,30 @@ pub struct ChatStream {
     /// Bytes held until the first of them show the framing (auto-detection only).
     prefix: Vec<u8>,
     frames: Option<FrameDecoder>,
+    saw_input: bool,
+    /// What reads the frames. Apart from `frames`, so that a push borrows the two at once: moved
+    /// out of the stream and back around each push, the frame decoder was copied twice a push.
+    reader: Reader,
+}
+
+/// The stages after the framing: the dialect's decoder and the cleaner.
+struct Reader {
     dialect: Option<Dialect>,
     decoder: Option<Decoder>,
     /// Frames held until one of them shows the dialect (auto-detection only).
     undetected: Vec<Frame>,
     cleaner: Cleaner,
-    saw_input: bool,
     ended: bool,
     /// The provider events of one push, reused between pushes so the hot path does not allocate per call.
-    provider_buf: ProviderEvents,
+    events: ProviderEvents,
 }
 
 impl std::fmt::Debug for ChatStream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatStream").field("dialect", &self.dialect).field("ended", &self.ended).finish_non_exhaustive()
+        f.debug_struct("ChatStream")
+            .field("dialect", &self.reader.dialect)
+            .field("ended", &self.reader.ended)
+            .finish_non_exhaustive()
     }
 }
 
@@ -84,13 +94,15 @@ impl ChatStream {
             max_frame_bytes: options.max_frame_bytes,
             prefix: Vec::new(),
             frames: dialect.map(|d| FrameDecoder::new(d.framing(), options.max_frame_bytes)),
-            dialect,
-            decoder: dialect.map(Decoder::new),
-            undetected: Vec::new(),
-            cleaner: Cleaner::new(options.clean),
             saw_input: false,
-            ended: false,
-            provider_buf: ProviderEvents::default(),
+            reader: Reader {
+                dialect,
+                decoder: dialect.map(Decoder::new),
+                undetected: Vec::new(),
+                cleaner: Cleaner::new(options.clean),
+                ended: false,
+                events: ProviderEvents::default(),
+            },
         }
     }
 
@@ -101,30 +113,30 @@ impl ChatStream {
         content_type: Option<&str>,
         headers: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) {
-        if self.dialect.is_some() || self.saw_input {
+        if self.reader.dialect.is_some() || self.saw_input {
             return;
         }
         if let Some(dialect) = detect::from_headers(content_type, headers) {
-            self.dialect = Some(dialect);
+            self.reader.dialect = Some(dialect);
             self.frames = Some(FrameDecoder::new(dialect.framing(), self.max_frame_bytes));
-            self.decoder = Some(Decoder::new(dialect));
+            self.reader.decoder = Some(Decoder::new(dialect));
         }
     }
 
     /// The dialect in use, once known.
     pub fn dialect(&self) -> Option<Dialect> {
-        self.dialect
+        self.reader.dialect
     }
 
     /// Whether `complete` has been emitted.
     pub fn is_complete(&self) -> bool {
-        self.cleaner.is_complete()
+        self.reader.cleaner.is_complete()
     }
 
     /// Feeds the next chunk of the body, appending the events it completes to `out`.
     /// Adjacent text and thinking deltas within one push are merged.
     pub fn push(&mut self, chunk: &[u8], out: &mut Vec<StreamEvent>) {
-        if self.ended || chunk.is_empty() {
+        if self.reader.ended || chunk.is_empty() {
             return;
         }
         self.saw_input = true;
@@ -147,60 +159,58 @@ impl ChatStream {
     /// The body ended: resolves what is held and emits `complete` (and an error if the stream
     /// ended before its dialect's terminal event).
     pub fn finish(&mut self, out: &mut Vec<StreamEvent>) {
-        if self.ended {
+        if self.reader.ended {
             return;
         }
         let out = &mut StreamEvents::new(out);
         if self.frames.is_none() && !self.prefix.is_empty() {
             self.start_framing(Framing::Sse, out);
         }
-        let mut events = std::mem::take(&mut self.provider_buf);
-        if let Some(mut frames) = self.frames.take() {
-            let reading = !self.message_over();
-            frames.finish_each(|frame| self.decode_frame(frame, &mut events, out));
+        let reader = &mut self.reader;
+        if let Some(frames) = self.frames.as_mut() {
+            let reading = !reader.message_over();
+            frames.finish_each(|frame| reader.decode_frame(frame, out));
             if reading {
-                self.cleaner.set_invalid_utf8(frames.invalid_utf8());
+                reader.cleaner.set_invalid_utf8(frames.invalid_utf8());
             }
-            self.frames = Some(frames);
         }
-        match self.decoder.as_mut() {
-            Some(decoder) => decoder.finish(&mut events),
+        match reader.decoder.as_mut() {
+            Some(decoder) => decoder.finish(&mut reader.events),
             None => {
                 let message = if self.saw_input {
                     "Failed to parse response: not a chat stream this package can read"
                 } else {
                     "Failed to parse response: the response body was empty"
                 };
-                events.push(ProviderEvent::Error {
+                reader.events.push(ProviderEvent::Error {
                     code: ErrorCode::ServiceUnavailable,
                     message: message.into(),
                     fatal: true,
                 });
             }
         }
-        self.clean(&mut events, out);
-        self.provider_buf = events;
-        self.cleaner.finish(out);
-        self.ended = true;
+        reader.clean(out);
+        reader.cleaner.finish(out);
+        reader.ended = true;
     }
 
     /// Stops reading: `complete` with the partial content, then `cancelled`
     /// (or an `error` CONFLICT when the stream had already completed).
     pub fn cancel(&mut self, out: &mut Vec<StreamEvent>) {
-        self.cleaner.cancel(&mut StreamEvents::new(out));
-        self.ended = true;
+        self.reader.cleaner.cancel(&mut StreamEvents::new(out));
+        self.reader.ended = true;
     }
 
     /// The transport failed mid-stream (connection lost, timed out): `complete` with the partial
     /// content, then an `error` with `code` and `message`.
     pub fn fail(&mut self, code: ErrorCode, message: &str, out: &mut Vec<StreamEvent>) {
-        if self.ended {
+        if self.reader.ended {
             return;
         }
         let out = &mut StreamEvents::new(out);
-        self.cleaner.push(ProviderEvent::Error { code, message: message.into(), fatal: true }, out);
-        self.cleaner.finish(out);
-        self.ended = true;
+        self.reader.cleaner.push(ProviderEvent::Error { code, message: message.into(), fatal: true }, out);
+        self.reader.cleaner.finish(out);
+        self.reader.ended = true;
     }
 
     fn start_framing(&mut self, framing: Framing, out: &mut StreamEvents<'_>) {
@@ -212,35 +222,37 @@ impl ChatStream {
     /// Frames, decodes and cleans one chunk. Frames are decoded as the framing completes them,
     /// borrowed from its buffers; their events are cleaned at the end of the chunk.
     fn decode_chunk(&mut self, chunk: &[u8], out: &mut StreamEvents<'_>) {
-        let Some(mut frames) = self.frames.take() else { return };
-        let mut events = std::mem::take(&mut self.provider_buf);
+        let Some(frames) = self.frames.as_mut() else { return };
+        let reader = &mut self.reader;
         let limit = self.max_frame_bytes;
         frames.push_each(chunk, |decoded| match decoded {
-            Decoded::Frame(frame) => self.decode_frame(frame, &mut events, out),
+            Decoded::Frame(frame) => reader.decode_frame(frame, out),
             Decoded::TooLarge => {
                 // In its place: after the events of the frames before it, before those after it.
-                self.clean(&mut events, out);
+                reader.clean(out);
                 let message = FramingError::FrameTooLarge { limit, at: 0 }.to_string();
-                self.cleaner
+                reader
+                    .cleaner
                     .push(ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message, fatal: false }, out);
             }
-            Decoded::InvalidUtf8 { so_far } => self.count_invalid_utf8(so_far),
+            Decoded::InvalidUtf8 { so_far } => reader.count_invalid_utf8(so_far),
         });
-        self.frames = Some(frames);
-        self.clean(&mut events, out);
-        self.provider_buf = events;
+        reader.clean(out);
     }
+}
 
-    fn decode_frame(&mut self, frame: FrameRef<'_>, events: &mut ProviderEvents, out: &mut StreamEvents<'_>) {
+impl Reader {
+    fn decode_frame(&mut self, frame: FrameRef<'_>, out: &mut StreamEvents<'_>) {
         match self.decoder.as_mut() {
-            Some(decoder) => decoder.decode(frame, events),
-            None => self.detect_dialect(frame, events, out),
+            Some(decoder) => decoder.decode(frame, &mut self.events),
+            None => self.detect_dialect(frame, out),
         }
     }
 
-    /// Hands `events` to the cleaner (their runs merged already as the decoder wrote them).
-    fn clean(&mut self, events: &mut ProviderEvents, out: &mut StreamEvents<'_>) {
-        for event in events.drain() {
+    /// Hands the events decoded so far to the cleaner (their runs merged already as the decoder
+    /// wrote them).
+    fn clean(&mut self, out: &mut StreamEvents<'_>) {
+        for event in self.events.drain() {
             self.cleaner.push(event, out);
         }
     }
@@ -261,7 +273,7 @@ impl ChatStream {
     /// Holds frames until one shows the dialect, then decodes them all in order. Only the first
     /// frames count, however many one push brought: the outcome must not depend on how the body
     /// was chunked.
-    fn detect_dialect(&mut self, frame: FrameRef<'_>, events: &mut ProviderEvents, out: &mut StreamEvents<'_>) {
+    fn detect_dialect(&mut self, frame: FrameRef<'_>, out: &mut StreamEvents<'_>) {
         if self.ended {
             return;
         }
@@ -270,7 +282,7 @@ impl ChatStream {
             self.dialect = Some(dialect);
             let mut decoder = Decoder::new(dialect);
             for held in self.undetected.drain(..) {
-                decoder.decode(held.as_ref(), events);
+                decoder.decode(held.as_ref(), &mut self.events);
             }
             self.decoder = Some(decoder);
         } else if self.undetected.len() > DETECTION_FRAME_LIMIT {

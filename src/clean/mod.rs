@@ -186,10 +186,10 @@ impl Cleaner {
             return;
         }
         match event {
-            ProviderEvent::Text(text) => {
-                self.stripper.push_text(text, &mut self.tokens);
-                self.take_tokens(out);
-            }
+            ProviderEvent::Text(text) => match self.stripper.push_text(text, &mut self.tokens) {
+                Some(text) => self.take_text(text, out),
+                None => self.take_tokens(out),
+            },
             ProviderEvent::Thinking(text) => {
                 self.push_thinking(without_unwanted_chars(text), ThinkingSource::Provider, out)
             }
@@ -311,18 +311,21 @@ impl Cleaner {
         let mut tokens = std::mem::take(&mut self.tokens);
         for token in tokens.drain(..) {
             match token {
-                Token::Text(text) => {
-                    Part::push_text(&mut self.parts, &text);
-                    if let Some(text) = self.text.push(text) {
-                        out.push(StreamEvent::TextDelta { text });
-                    }
-                }
+                Token::Text(text) => self.take_text(text, out),
                 Token::Thinking(text) => self.push_thinking(text, ThinkingSource::InlineTags, out),
                 Token::Tool(n) => self.parts.push(Part::Marker(n)),
                 token => self.take_payload(token, out),
             }
         }
         self.tokens = tokens;
+    }
+
+    /// Text the stripper released: into the message, and out as a delta with the edges trimmed.
+    fn take_text(&mut self, text: String, out: &mut StreamEvents<'_>) {
+        Part::push_text(&mut self.parts, &text);
+        if let Some(text) = self.text.push(text) {
+            out.delta(false, text);
+        }
     }
 
     /// A payload token, or a malformed one. Out of line, as [`Cleaner::push_other`] is: a payload
@@ -348,7 +351,7 @@ impl Cleaner {
         }
         if let Some(text) = self.thinking.push(text) {
             self.thinking_text.push_str(&text);
-            out.push(StreamEvent::ThinkingDelta { text });
+            out.delta(true, text);
         }
     }
 
@@ -452,6 +455,43 @@ mod tests {
         cleaner.cancel(&mut StreamEvents::new(&mut again));
         cleaner.push(ProviderEvent::Text("late".into()), &mut StreamEvents::new(&mut again));
         (events, again)
+    }
+
+    /// The events of `deltas` as text, then the end.
+    fn events_of(deltas: &[&str]) -> Vec<StreamEvent> {
+        let mut cleaner = Cleaner::new(CleanOptions::default());
+        let mut events = Vec::new();
+        for delta in deltas {
+            cleaner.push(ProviderEvent::Text((*delta).into()), &mut StreamEvents::new(&mut events));
+        }
+        cleaner.push(ProviderEvent::End, &mut StreamEvents::new(&mut events));
+        events
+    }
+
+    /// Deltas the stripper passes whole (plain text, as nearly every delta is) between deltas it
+    /// reads as tokens (a marker, a thinking tag, an unwanted character) make the message the
+    /// whole text read in one delta makes.
+    #[test]
+    fn deltas_passed_whole_and_read_as_tokens_make_one_message() {
+        let deltas = ["Hello", " world", " [[tool:0]] then", " <think>hm</think>", "ok\u{2404}", " done."];
+        let events = events_of(&deltas);
+        let joined = |thinking: bool| -> String {
+            events
+                .iter()
+                .filter_map(|e| match e {
+                    StreamEvent::TextDelta { text } if !thinking => Some(text.as_str()),
+                    StreamEvent::ThinkingDelta { text } if thinking => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(joined(false), "Hello world  then ok done.");
+        assert_eq!(joined(true), "hm");
+        let Some(StreamEvent::Complete { payload }) = events.last() else { panic!("complete last: {events:?}") };
+        assert_eq!(payload.message, "Hello world [[tool:0]] then ok done.");
+        assert_eq!(payload.text, "Hello world  then ok done.");
+        let Some(StreamEvent::Complete { payload: whole }) = events_of(&[&deltas.concat()]).pop() else { panic!() };
+        assert_eq!(*payload, whole);
     }
 
     /// A cancel is a `Cancelled` from the provider: `complete` with what arrived (an unfinished

@@ -26,6 +26,15 @@ impl EdgeTrimmed {
     /// nothing to trim: then it is `s` itself, not a copy (a live push is one delta, and each
     /// allocation was a measurable part of it).
     pub(crate) fn push(&mut self, s: String) -> Option<String> {
+        // Most of all: text after text, nothing held, ending in a visible ASCII character, so
+        // neither edge can need trimming (asked first: the general case below decodes both edges).
+        if self.started
+            && !self.new_paragraph
+            && self.held.is_empty()
+            && s.bytes().last().is_some_and(|b| b.is_ascii_graphic())
+        {
+            return Some(s);
+        }
         let start = if !self.started || self.new_paragraph { s.len() - s.trim_start().len() } else { 0 };
         let end = start + s[start..].trim_end().len();
         if end == start {
@@ -62,5 +71,27 @@ mod tests {
         assert_eq!(deltas, ["Hi", " there", " \nyou"]);
         trimmed.paragraph_break();
         assert_eq!(trimmed.push("  next".to_owned()).as_deref(), Some("\n\nnext"));
+    }
+
+    /// Every sequence of up to four pieces (visible ASCII at either edge or not, whitespace,
+    /// non-ASCII, empty): the deltas joined are the pieces joined and trimmed, and none is empty.
+    #[test]
+    fn deltas_joined_are_the_trimmed_text_whatever_the_pieces() {
+        let pieces = ["", " ", "a", "b ", " c", "\n\t", "é", "x.", " \u{3000}"];
+        let mut sequence = Vec::new();
+        for n in 0..=4u32 {
+            for code in 0..pieces.len().pow(n) {
+                sequence.clear();
+                let mut rest = code;
+                for _ in 0..n {
+                    sequence.push(pieces[rest % pieces.len()]);
+                    rest /= pieces.len();
+                }
+                let mut trimmed = EdgeTrimmed::default();
+                let deltas: Vec<String> = sequence.iter().filter_map(|s| trimmed.push((*s).to_owned())).collect();
+                assert_eq!(deltas.concat(), sequence.concat().trim(), "{sequence:?}");
+                assert!(deltas.iter().all(|d| !d.is_empty()), "{sequence:?}: {deltas:?}");
+            }
+        }
     }
 }
