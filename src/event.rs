@@ -343,7 +343,8 @@ impl<'a> StreamEvents<'a> {
 
     /// [`StreamEvents::push`] of a text delta, or of a thinking delta when `thinking`. Apart, so
     /// that the event is built where it goes: `push` moves its event whatever its kind (a few
-    /// hundred bytes), and a live push is mostly one delta.
+    /// hundred bytes), and a live push is mostly one delta. Its rule for text and thinking is
+    /// `push`'s (a run continues only within this call's events): a change to one is made to both.
     pub(crate) fn delta(&mut self, thinking: bool, text: String) {
         match self.events[self.first..].last_mut() {
             Some(StreamEvent::TextDelta { text: last }) if !thinking => last.push_str(&text),

@@ -186,6 +186,8 @@ impl Cleaner {
             return;
         }
         match event {
+            // Text the stripper passes whole skips the token list: the order stays right because
+            // `take_tokens` drains that list after every delta, so no token is ever left waiting.
             ProviderEvent::Text(text) => match self.stripper.push_text(text, &mut self.tokens) {
                 Some(text) => self.take_text(text, out),
                 None => self.take_tokens(out),
