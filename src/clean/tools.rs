@@ -14,14 +14,21 @@ use crate::error::ErrorCode;
 use crate::event::{StreamEvent, StreamEvents, ToolArguments, ToolRecord};
 use crate::json::Shared;
 
+/// Up to this many tools, a tool is found by its id, and a name's place by its name, along the
+/// list; past it, by the maps. Nearly every message has one to a few tools, for which hashing
+/// (SipHash) and making and dropping the maps cost more than comparing a few strings: they were
+/// a tenth of the cleaner's work on a Gemini answer of one tool call (callgrind, natively).
+const FEW_TOOLS: usize = 8;
+
 /// Besides the list, indexes that let each event find its tool at once: a stream may make tens
-/// of thousands of calls, and a search of the list per event would cost their square.
+/// of thousands of calls, and a search of the list per event would cost their square. The
+/// indexes are made once the list is longer than [`FEW_TOOLS`].
 #[derive(Debug, Default)]
 pub(crate) struct Tools {
     list: Vec<Tool>,
     /// The first tool with each id.
     by_id: HashMap<String, usize>,
-    /// The tool `by_id` gave last: the one nearly every lookup asks for again (each argument
+    /// The tool a lookup by id gave last: the one nearly every lookup asks for again (each argument
     /// delta names its tool), found by comparing its id instead of hashing the one asked for.
     recent: Cell<Option<usize>>,
     /// The oldest tool without a result (`list.len()` when every tool has one): results end
@@ -62,12 +69,20 @@ impl Tools {
         self.list.len()
     }
 
+    /// Whether the maps are made (and kept up).
+    fn indexed(&self) -> bool {
+        self.list.len() > FEW_TOOLS
+    }
+
     pub(crate) fn find(&self, id: &str) -> Option<usize> {
         // `by_id` keeps an id's first tool for good, so the tool it gave for its own id is still the answer.
         if let Some(recent) = self.recent.get().filter(|&at| self.list.get(at).is_some_and(|t| t.id == id)) {
             return Some(recent);
         }
-        let found = self.by_id.get(id).copied();
+        let found = match self.indexed() {
+            true => self.by_id.get(id).copied(),
+            false => self.list.iter().position(|t| t.id == id),
+        };
         if found.is_some() {
             self.recent.set(found);
         }
@@ -82,7 +97,6 @@ impl Tools {
         let index = self.list.len() as u32;
         out.push(StreamEvent::ToolStart { tool_use_id: id.clone(), tool: name.clone(), index, input: input.clone() });
         let at = self.list.len();
-        self.by_id.entry(id.clone()).or_insert(at);
         let name_at = self.name_at(&name);
         self.unfinished_by_name[name_at].push(Reverse(at));
         self.list.push(Tool {
@@ -98,7 +112,22 @@ impl Tools {
             output: None,
             is_error: false,
         });
-        self.list.len() - 1
+        self.index(at);
+        at
+    }
+
+    /// Keeps the maps up once the list outgrows [`FEW_TOOLS`] with the tool at `at`: the tool
+    /// that makes it too long for a search indexes every tool, and the later ones themselves.
+    fn index(&mut self, at: usize) {
+        let from = match at.cmp(&FEW_TOOLS) {
+            std::cmp::Ordering::Less => return,
+            std::cmp::Ordering::Equal => 0,
+            std::cmp::Ordering::Greater => at,
+        };
+        for (i, tool) in self.list.iter().enumerate().skip(from) {
+            self.by_id.entry(tool.id.clone()).or_insert(i);
+            self.names.entry(tool.name.clone()).or_insert(tool.name_at);
+        }
     }
 
     /// Names a tool that started without a name (its arguments came first).
@@ -116,12 +145,24 @@ impl Tools {
         self.drop_stale(unnamed_at);
     }
 
+    /// `name`'s place in `unfinished_by_name`, if it has one. Without the maps, the place of a
+    /// tool of that name: tools of one name share its place, and a name no tool has any more
+    /// (an unnamed tool was named) gets a new one, whose heap has no stale tools to pass over.
+    fn place_of(&self, name: &str) -> Option<usize> {
+        match self.indexed() {
+            true => self.names.get(name).copied(),
+            false => self.list.iter().find(|t| t.name == name).map(|t| t.name_at),
+        }
+    }
+
     /// `name`'s place in `unfinished_by_name`, made on its first use.
     fn name_at(&mut self, name: &str) -> usize {
-        if let Some(&at) = self.names.get(name) {
+        if let Some(at) = self.place_of(name) {
             return at;
         }
-        self.names.insert(name.to_owned(), self.unfinished_by_name.len());
+        if self.indexed() {
+            self.names.insert(name.to_owned(), self.unfinished_by_name.len());
+        }
         self.unfinished_by_name.push(BinaryHeap::new());
         self.unfinished_by_name.len() - 1
     }
@@ -266,8 +307,8 @@ impl Tools {
             (_, Some(index)) if (index as usize) < self.list.len() => Some(index as usize),
             (Some(_), _) => None,
             (None, _) => name
-                .and_then(|name| self.names.get(name))
-                .and_then(|&name_at| self.unfinished_by_name.get(name_at)?.peek())
+                .and_then(|name| self.place_of(name))
+                .and_then(|name_at| self.unfinished_by_name.get(name_at)?.peek())
                 .map(|&Reverse(at)| at)
                 .or_else(|| (self.first_unfinished < self.list.len()).then_some(self.first_unfinished)),
         }
@@ -380,6 +421,58 @@ mod tests {
         start(&mut tools, "x");
         assert_eq!(oldest(&tools, Some("x")), Some(5));
         assert_eq!(oldest(&tools, None), Some(5));
+    }
+
+    /// Lookups by id and by name give what a search of the list gives, before and after the
+    /// list outgrows [`FEW_TOOLS`] (where the maps take over): over tools started with ids and
+    /// names that repeat, unnamed tools named later, and results, in a seeded random order.
+    #[test]
+    fn lookups_agree_with_a_search_of_the_list_at_any_length() {
+        let (mut tools, mut events) = (Tools::default(), Vec::new());
+        // The model: per tool, its id, its name and whether it has its result.
+        let mut model: Vec<(String, String, bool)> = Vec::new();
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let names = ["", "a", "b", "c"];
+        for _ in 0..200 {
+            match next(4) {
+                0 | 1 if model.len() < 40 => {
+                    let (id, name) = (format!("id{}", next(12)), names[next(4) as usize].to_owned());
+                    tools.start(id.clone(), name.clone(), None, &mut StreamEvents::new(&mut events));
+                    model.push((id, name, false));
+                }
+                2 if !model.is_empty() => {
+                    let at = next(model.len() as u64) as usize;
+                    let name = names[1 + next(3) as usize].to_owned();
+                    tools.name_if_unnamed(at, name.clone());
+                    if model[at].1.is_empty() {
+                        model[at].1 = name;
+                    }
+                }
+                _ if !model.is_empty() => {
+                    let at = next(model.len() as u64) as usize;
+                    if !model[at].2 {
+                        tools.complete(at, json!(null), false, &mut StreamEvents::new(&mut events));
+                        model[at].2 = true;
+                    }
+                }
+                _ => {}
+            }
+            for k in 0..12 {
+                let id = format!("id{k}");
+                assert_eq!(tools.find(&id), model.iter().position(|t| t.0 == id), "{id} of {}", model.len());
+            }
+            let oldest_unfinished = model.iter().position(|t| !t.2);
+            for name in names {
+                let of_name = model.iter().position(|t| t.1 == name && !t.2);
+                let expected = of_name.or(oldest_unfinished);
+                assert_eq!(tools.for_result(None, Some(name), None), expected, "{name:?} of {}", model.len());
+            }
+        }
+        assert!(model.len() > FEW_TOOLS, "the list outgrew the search");
     }
 
     /// Without `partial_input`, each delta carries its call's arguments (one copy, shared), its
