@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 
-import { Deadline } from "../../pkg/io.js";
+import { Deadline, settle } from "../../pkg/io.js";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Waits until `done()` holds, or two seconds have passed (a loaded machine is slow, never early). */
@@ -54,6 +54,17 @@ test("a deadline made in another's callback is watched too", async () => {
   new Deadline(20, () => new Deadline(20, () => (inner = true)));
   await until(() => inner);
   assert.equal(inner, true);
+});
+
+test("a time limit of Infinity is no limit: a request waits for its answer (a timer given Infinity fires at once)", async () => {
+  let answer;
+  const settled = settle(new Promise((resolve) => (answer = resolve)), Infinity);
+  let shortFired = false;
+  new Deadline(20, () => (shortFired = true)); // the one timer runs, and looks at the other deadlines
+  await until(() => shortFired);
+  await sleep(30);
+  answer("late");
+  assert.deepEqual(await settled, { value: "late" });
 });
 
 test("what a callback throws goes to the host (reportError), and the other deadlines still fire", async () => {
