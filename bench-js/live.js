@@ -314,9 +314,12 @@ export async function runLive(lib, recordings, { rounds, target, modes, who, log
  * (adds copying the chunk in and framing it: comments are framed and dropped); a push of each frame
  * (adds decoding, cleaning and building the events); and sixteen frames a push, per frame. The
  * four take turns in every round, so that a slow spell of a shared machine falls on all of them.
- * Then `createFinish`: a stream made, finished and freed, in µs.
+ * Then `createFinish`: a stream made, finished and freed, in µs. Each is the median of five times
+ * `repeats` rounds: a round takes tens of milliseconds, and five rounds' median still moved by a
+ * third between runs on a quiet machine.
  */
 export function pushCosts(lib, list, dialect, { repeats }) {
+  const rounds = repeats * 5;
   const perFrame = (chunks) => {
     const s = new lib.ChatStream({ dialect });
     const start = performance.now();
@@ -336,7 +339,7 @@ export function pushCosts(lib, list, dialect, { repeats }) {
     sixteenPerPush: sixteen,
   };
   const times = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
-  for (let r = 0; r < repeats + 1; r++) {
+  for (let r = 0; r < rounds + 1; r++) {
     for (const [kind, chunks] of Object.entries(kinds)) {
       const t = perFrame(chunks);
       if (r > 0) times[kind].push(t); // the first round is a warm-up
@@ -348,7 +351,7 @@ export function pushCosts(lib, list, dialect, { repeats }) {
   // answer read whole pays once.
   const streams = 1000;
   const made = [];
-  for (let r = 0; r < repeats + 1; r++) {
+  for (let r = 0; r < rounds + 1; r++) {
     const start = performance.now();
     for (let i = 0; i < streams; i++) {
       const s = new lib.ChatStream({ dialect });
@@ -358,5 +361,6 @@ export function pushCosts(lib, list, dialect, { repeats }) {
     if (r > 0) made.push(((performance.now() - start) * 1000) / streams);
   }
   out.createFinish = median(made);
+  out.rounds = rounds;
   return out;
 }
