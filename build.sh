@@ -45,8 +45,10 @@ ensure_rust() {
 # feature too (the flag lists the features in place of cargo's default list; its `backtrace` and
 # `default` are left out: a module that aborts at once has no use for them): its sort and integer
 # formatting, off the hot path (a message's tool markers, error messages), are the small ones.
-# Pinned, so that a build today and next month make the same module; the tests and everything
-# else use the stable toolchain.
+# -Zlocation-detail=none leaves out the file names, lines and columns that calls which may panic
+# still pass along (the standard library's source paths, about 1 KB raw in each module): nothing
+# reads them once a panic aborts at once. Pinned, so that a build today and next month make the
+# same module; the tests and everything else use the stable toolchain.
 NIGHTLY=nightly-2026-05-20
 
 ensure_nightly() {
@@ -97,6 +99,10 @@ ensure_redis() {
 WASM_OPT_FLAGS=(-Oz --converge --low-memory-unused --strip-producers --strip-target-features --enable-simd --enable-reference-types --enable-bulk-memory
   --enable-nontrapping-float-to-int --enable-sign-ext --enable-multivalue --one-caller-inline-max-function-size=2000)
 
+# wasm-bindgen's flags. --encode-into always: the glue passes strings with TextEncoder.encodeInto
+# and carries no fallback for engines without it (every engine that runs the module's SIMD has it).
+WASM_BINDGEN_FLAGS=(--target web --encode-into always --out-name chatstream)
+
 # One build of the module: $1 names it, $2 is cargo's feature flags, $3 the output folder.
 # Each build has its own cargo target folder, so switching between them recompiles nothing.
 build_module() {
@@ -106,9 +112,8 @@ build_module() {
   # shellcheck disable=SC2086 # $features is cargo's flags, split on purpose
   cargo "+$NIGHTLY" build --release --target wasm32-unknown-unknown --lib --target-dir "$target" $features \
     -Z build-std=std,panic_abort -Z build-std-features=panic-unwind,optimize_for_size \
-    --config 'target.wasm32-unknown-unknown.rustflags = ["-Zunstable-options", "-Cpanic=immediate-abort"]'
-  wasm-bindgen --target web --out-dir "$out" --out-name chatstream \
-    "$target/wasm32-unknown-unknown/release/chatstream.wasm"
+    --config 'target.wasm32-unknown-unknown.rustflags = ["-Zunstable-options", "-Cpanic=immediate-abort", "-Zlocation-detail=none"]'
+  wasm-bindgen "${WASM_BINDGEN_FLAGS[@]}" --out-dir "$out" "$target/wasm32-unknown-unknown/release/chatstream.wasm"
   node_modules/.bin/wasm-opt "${WASM_OPT_FLAGS[@]}" "$out/chatstream_bg.wasm" -o "$out/chatstream_bg.wasm"
   local raw gz
   raw=$(wc -c < "$out/chatstream_bg.wasm")
@@ -297,7 +302,7 @@ named_modules() {
     dir="$target/bench/named-$name"
     [ "$name" = full ] && wasm="$target/wasm32-unknown-unknown/release/chatstream.wasm" \
       || wasm="$target/$name/wasm32-unknown-unknown/release/chatstream.wasm"
-    wasm-bindgen --target web --out-dir "$dir" --out-name chatstream "$wasm"
+    wasm-bindgen "${WASM_BINDGEN_FLAGS[@]}" --out-dir "$dir" "$wasm"
     node_modules/.bin/wasm-opt "${WASM_OPT_FLAGS[@]}" --debuginfo "$dir/chatstream_bg.wasm" -o "$dir/named.wasm"
   done
 }
