@@ -22,8 +22,8 @@ const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf
 // `--env chromium` or `--env node`: one of the two (prints, keeps nothing).
 const env = process.argv.includes("--env") ? process.argv[process.argv.indexOf("--env") + 1] : null;
 export const MODES = ["live", "bursty", "buffered"];
-// The ReadableStream readers (streamEvents, the session and their baseline) on live reads only.
-const WHO = { live: ["bare", "push", "bareStream", "streamEvents", "session"], bursty: ["bare", "push"], buffered: ["bare", "push"] };
+// The ReadableStream readers (streamEvents, the session and their baselines) on live reads only.
+const WHO = { live: ["bare", "push", "bareStream", "streamEvents", "bareResponse", "session"], bursty: ["bare", "push"], buffered: ["bare", "push"] };
 const options = { rounds: smoke ? 1 : 5, target: smoke ? 50 : 10000, modes: MODES, who: WHO };
 
 /** Every recording of every dialect (the folder names the dialect), and the synthetic stream last. */
@@ -140,7 +140,7 @@ export function targets({ chromium, profiles = [] }) {
     `- live reads, \`push\` against the JS baseline, geometric mean ≥ 1.5×: ${atLeast(s["live/push"].geomean, 1.5)}.`,
     `- no recording below 1.0× live: ${verdict(below.length === 0, below.length === 0 ? `the slowest is ${s["live/push"].worst.name} at ${s["live/push"].worst.x.toFixed(2)}×` : `${below.length} of ${chromium.rows.filter((r) => r.mode === "live" && !r.recording.startsWith("synthetic")).length} are below, the slowest ${s["live/push"].worst.name} at ${s["live/push"].worst.x.toFixed(2)}×`)}.`,
     `- buffered reads (4-16 KB), geometric mean ≥ 3×: ${atLeast(s["buffered/push"].geomean, 3)}.`,
-    `- the whole session, live, geometric mean ≥ 1.0× (the baseline reading the same ReadableStream): ${atLeast(s["live/session"].geomean, 1)}; the slowest ${s["live/session"].worst.name} at ${s["live/session"].worst.x.toFixed(2)}×.`,
+    `- the whole session, live, geometric mean ≥ 1.0× (the baseline reading the same Response's body): ${atLeast(s["live/session"].geomean, 1)}; the slowest ${s["live/session"].worst.name} at ${s["live/session"].worst.x.toFixed(2)}×.`,
     `- a \`push\` of nothing ≤ 100 ns: ${verdict(p.emptyPush <= 0.1, `${(p.emptyPush * 1000).toFixed(0)} ns${p.emptyPush <= 0.1 ? "" : `, ${(p.emptyPush * 10).toFixed(1)}× the target`}`)}.`,
     `- one frame a \`push\` within 1.5× of its share of a sixteen-frame \`push\`: ${verdict(oneVsSixteen <= 1.5, `${oneVsSixteen.toFixed(2)}× (${us(p.onePerPush)} against ${us(p.sixteenPerPush)} a frame)`)}.`,
   ].join("\n") + `\n\n${why(chromium, profiles)}`;
@@ -175,7 +175,7 @@ function why({ push: p, rows }, profiles) {
     `The session costs ${times("session", "streamEvents")}× what \`streamEvents\` costs an event on the same live reads (geometric mean over the recordings), ` +
       `and \`streamEvents\` ${times("streamEvents", "push")}× what \`push\` costs: on each read the session also applies the step's patches to a new frozen ` +
       `snapshot and tells its subscribers, and \`streamEvents\` hands each event out through its async queue (a promise an event), ` +
-      `while their baseline reads the same ReadableStream and keeps three strings.`,
+      `while their baselines read the same ReadableStream (the session's, the body of the same kind of \`Response\`) and keep three strings.`,
   );
   for (const profile of profiles) {
     parts.push(
@@ -245,9 +245,9 @@ refusal or only whole tool calls, is read whole as many times as makes as many e
 read; **bursty**, 1-3 events a read (seeded); **buffered**, 4-16 KB reads cut anywhere (seeded). The JS baseline
 is what a developer writes without chatstream: \`TextDecoder\`, eventsource-parser (a line splitter for NDJSON),
 \`JSON.parse\` and the dialect's field access for text, thinking and tool arguments. \`push\` and the baseline read
-the same array of \`Uint8Array\` chunks synchronously; \`streamEvents\` and the session (a \`ChatSession\` turn whose
-\`fetch\` answers with the chunks, every update's snapshot read) are compared with the same baseline reading a
-\`ReadableStream\` of the same chunks. Every contender's text and thinking are checked equal to the baseline's
+the same array of \`Uint8Array\` chunks synchronously; \`streamEvents\` is compared with the same baseline reading a
+\`ReadableStream\` of the same chunks, and the session (a \`ChatSession\` turn whose \`fetch\` answers with a \`Response\`
+over that stream, every update's snapshot read) with the baseline reading such a \`Response\`'s body, as it would a \`fetch\`'s. Every contender's text and thinking are checked equal to the baseline's
 before timing (the run fails otherwise). Figures: median of ${o.rounds} runs, µs per event; ratios are the
 baseline's time ÷ chatstream's (above 1, chatstream is faster). The synthetic stream (the older benchmarks'
 one word a frame) is one row, left out of the geometric mean and the worst.

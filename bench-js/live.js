@@ -170,6 +170,23 @@ export function body(chunks) {
 
 const CONTENT_TYPE = { ndjson: "application/x-ndjson", sse: "text/event-stream" };
 
+/** A `Response` over a fresh ReadableStream of the chunks, as a `fetch` answers. */
+function response(chunks, format) {
+  return new Response(body(chunks), { headers: { "content-type": CONTENT_TYPE[format] } });
+}
+
+/** Feeds every read of `stream` to a baseline reader (`bareReader`); what it kept. */
+async function readAll(reader, stream) {
+  const source = stream.getReader();
+  for (;;) {
+    const { value, done } = await source.read();
+    if (done) break;
+    reader.feed(value);
+  }
+  reader.end();
+  return reader.got;
+}
+
 /**
  * The JS baseline's reader: bytes to text (`TextDecoder`, streaming), events out of the text
  * (eventsource-parser, or splitting lines for NDJSON), `JSON.parse`, the dialect's field access.
@@ -224,17 +241,13 @@ export function contenders(lib) {
       stream.free();
       return got;
     },
-    /** The JS a developer writes, reading a ReadableStream (what streamEvents and the session read). */
+    /** The JS a developer writes, reading a ReadableStream (what streamEvents reads). */
     async bareStream(chunks, { dialect, format }) {
-      const reader = bareReader(dialect, format);
-      const source = body(chunks).getReader();
-      for (;;) {
-        const { value, done } = await source.read();
-        if (done) break;
-        reader.feed(value);
-      }
-      reader.end();
-      return reader.got;
+      return readAll(bareReader(dialect, format), body(chunks));
+    },
+    /** The same, reading the body of a `Response` (what a `fetch` hands the session and the developer alike). */
+    async bareResponse(chunks, { dialect, format }) {
+      return readAll(bareReader(dialect, format), response(chunks, format).body);
     },
     async streamEvents(chunks, { dialect }) {
       const got = empty();
@@ -244,8 +257,7 @@ export function contenders(lib) {
     /** The whole session: a turn over a `fetch` that answers with the chunks; every update read. */
     async session(chunks, { dialect, format }) {
       const got = empty();
-      const response = () => new Response(body(chunks), { headers: { "content-type": CONTENT_TYPE[format] } });
-      const session = new lib.ChatSession({ dialect, fetch: async () => response() });
+      const session = new lib.ChatSession({ dialect, fetch: async () => response(chunks, format) });
       session.subscribe(() => session.getSnapshot());
       for await (const e of session.send("bench")) collect(got, [e]);
       session.dispose?.();
@@ -255,7 +267,7 @@ export function contenders(lib) {
 }
 
 /** Which contender is measured against which baseline. */
-export const AGAINST = { push: "bare", streamEvents: "bareStream", session: "bareStream" };
+export const AGAINST = { push: "bare", streamEvents: "bareStream", session: "bareResponse" };
 
 /**
  * What every contender must agree on: the text and the thinking, but for the whitespace at their
