@@ -567,7 +567,6 @@ export function makeChatSession(wasm, module) {
       if (patches.length === 0) return NOTHING_TO_TELL;
       const before = this.#fields;
       const next = { ...before };
-      const madeBefore = sharedListsMade;
       let finished = null;
       for (const p of patches) {
         switch (p.op) {
@@ -619,9 +618,7 @@ export function makeChatSession(wasm, module) {
         }
       }
       this.#fields = next;
-      // Fields with no SharedList (none before, none made in this step) are their own snapshot.
-      const shared = before !== this.#snapshot || sharedListsMade !== madeBefore;
-      this.#snapshot = shared ? snapshotOf(next) : Object.freeze(next);
+      this.#snapshot = snapshotOf(next);
       this.#changed();
       const newError = next.error !== null && next.error !== before.error;
       if (finished === null && !newError) return NOTHING_TO_TELL;
@@ -671,9 +668,6 @@ export function makeChatSession(wasm, module) {
 // sharing later costs more than it saves: with 4,096 here, a live read of an answer whose parts
 // grow to 10,000 took 1.24× the renderer's CPU time (medians of 5 rounds).
 const SHARED_FROM = 64;
-// How many SharedLists were made: a step that made none, over fields that held none, needs no
-// look for them (the look, a `for…in` over every field, was a fortieth of a live read in Chromium).
-let sharedListsMade = 0;
 
 /**
  * A long list of the snapshots (an answer that goes back and forth between thinking and text
@@ -698,7 +692,6 @@ export class SharedList {
 
   /** A copy of `list` (an array, or another SharedList) that this step may change. */
   static from(list) {
-    sharedListsMade++;
     if (Array.isArray(list)) return new SharedList(list.slice(), list.length, list.at(-1));
     return new SharedList(list.items, list.length, list.last);
   }
