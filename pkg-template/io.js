@@ -82,17 +82,24 @@ export function settle(promise, ms, signal) {
  * (see `watch`): a request and a body read each set and cleared a timer of their own, and those
  * timers were a twentieth of a short answer's turn in Chromium. Times are read from the monotonic
  * clock (`performance.now()`): a system clock set forward or back does not end or stretch a limit.
+ *
+ * `renew` reads no clock (a body read renews its deadline at every read, and reading the clock
+ * there was a twentieth of a live session's read in Chromium): it marks the deadline, and the
+ * timer, which looks at every deadline at least once an eighth of its time, counts the time from
+ * the look that finds the mark. So a deadline fires at least `ms` after its last renewal, and at
+ * most an eighth of `ms` (and the timer's own lateness) after that.
  */
 export class Deadline {
   constructor(ms, onTimeout) {
     this.ms = ms;
     this.at = performance.now() + ms;
+    this.renewed = false;
     this.onTimeout = onTimeout;
     watch(this);
   }
 
   renew() {
-    this.at = performance.now() + this.ms;
+    this.renewed = true;
   }
 
   cancel() {
@@ -102,15 +109,19 @@ export class Deadline {
 }
 
 const deadlines = new Set();
-let timer = null; // the one timer, set for `timerAt` (the earliest deadline when it was set), or null
+let timer = null; // the one timer, set for `timerAt` (the earliest look a deadline needed when it was set), or null
 let timerAt = Infinity;
+
+/** When the timer must look at `deadline` next: its time, or an eighth of its length from `now`, whichever comes first. */
+const nextLook = (deadline, now) => Math.min(deadline.at, now + deadline.ms / 8);
 
 function watch(deadline) {
   if (deadlines.size === 0) timer?.ref?.();
   deadlines.add(deadline);
-  if (deadline.at >= timerAt) return; // the timer fires first, and looks again then
+  const at = nextLook(deadline, performance.now());
+  if (at >= timerAt) return; // the timer fires first, and looks again then
   clearTimeout(timer);
-  setTimer(deadline.at);
+  setTimer(at);
 }
 
 function setTimer(at) {
@@ -119,13 +130,20 @@ function setTimer(at) {
   timer = setTimeout(check, Math.min(at - performance.now(), 2 ** 31 - 1));
 }
 
-/** Calls the deadlines that have passed, and sets the timer for the earliest of the others. */
+/**
+ * Counts each renewed deadline's time from now, calls the deadlines that have passed, and sets
+ * the timer for the next look.
+ */
 function check() {
   timer = null;
   timerAt = Infinity;
   const now = performance.now();
   let next = Infinity;
   for (const deadline of deadlines) {
+    if (deadline.renewed) {
+      deadline.renewed = false;
+      deadline.at = now + deadline.ms;
+    }
     if (deadline.at <= now) {
       deadlines.delete(deadline);
       try {
@@ -133,8 +151,8 @@ function check() {
       } catch (error) {
         report(error);
       }
-    } else if (deadline.at < next) {
-      next = deadline.at;
+    } else {
+      next = Math.min(next, nextLook(deadline, now));
     }
   }
   if (next < timerAt) {

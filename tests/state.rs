@@ -75,6 +75,12 @@ impl Mirror {
         let patches = self.machine.apply(&event);
         self.check(&patches);
     }
+    /// Several events in one step (one read): their patches.
+    fn step(&mut self, events: Vec<StreamEvent>) -> Vec<Patch> {
+        let patches = self.machine.step(events).patches;
+        self.check(&patches);
+        patches
+    }
     fn check(&mut self, patches: &[Patch]) {
         apply_patches(&mut self.snapshot, patches);
         let state = self.machine.state();
@@ -868,4 +874,88 @@ fn an_answer_going_back_and_forth_between_thinking_and_text_starts_a_part_at_eac
         serde_json::to_value(&state.streaming_segments).unwrap(),
         json!([{"type": "text", "text": "2 + 2 = 4!"}])
     );
+}
+
+fn tool_start(id: &str, index: u32) -> StreamEvent {
+    StreamEvent::ToolStart { tool_use_id: id.into(), tool: "weather".into(), index, input: json!({}).into() }
+}
+
+fn tool_call(id: &str, index: u32, city: &str) -> StreamEvent {
+    let input = json!({ "city": city }).into();
+    StreamEvent::ToolCall {
+        tool_use_id: id.into(),
+        tool: "weather".into(),
+        index,
+        input,
+        incomplete: false,
+        arguments: None,
+    }
+}
+
+/// The ops of `patches` on the list `key`, in order.
+fn ops_on(patches: &[Patch], key: &str) -> Vec<&'static str> {
+    let ops = patches.iter().filter_map(|patch| match patch {
+        Patch::Push { key: k, .. } if *k == key => Some("push"),
+        Patch::SetAt { key: k, .. } if *k == key => Some("setAt"),
+        Patch::Set { key: k, .. } if *k == key => Some("set"),
+        _ => None,
+    });
+    ops.collect()
+}
+
+#[test]
+fn a_tool_card_pushed_and_given_its_input_in_one_step_is_one_push_of_the_final_card() {
+    let mut m = Mirror::new();
+    m.begin("weather?");
+    // A whole call in one frame (Gemini's): its start and its input in one read.
+    let patches = m.step(vec![tool_start("t1", 0), tool_call("t1", 0, "Oslo")]);
+    assert_eq!(ops_on(&patches, "streamingSegments"), ["push"]);
+    assert_eq!(ops_on(&patches, "streamingParts"), ["push"]);
+    let pushed = patches.iter().find_map(|p| match p {
+        Patch::Push { key: "streamingParts", value } => Some(value.to_value()),
+        _ => None,
+    });
+    let pushed = pushed.expect("a push of the card");
+    assert_eq!(pushed["input"], json!({ "city": "Oslo" }), "the push carries the final input");
+    assert_eq!(pushed["state"], json!("input-available"));
+}
+
+#[test]
+fn an_item_set_after_a_later_push_or_in_a_later_step_is_set_in_place() {
+    let mut m = Mirror::new();
+    m.begin("weather?");
+    // The first card is not the last pushed when its input comes: it is set where it is.
+    let patches = m.step(vec![tool_start("t1", 0), tool_start("t2", 1), tool_call("t1", 0, "Oslo")]);
+    assert_eq!(ops_on(&patches, "streamingSegments"), ["push", "push", "setAt"]);
+    assert_eq!(ops_on(&patches, "streamingParts"), ["push", "push", "setAt"]);
+    // The second's input comes in the next read: the push was in the step before.
+    let patches = m.step(vec![tool_call("t2", 1, "Bergen")]);
+    assert_eq!(ops_on(&patches, "streamingSegments"), ["setAt"]);
+    assert_eq!(ops_on(&patches, "streamingParts"), ["setAt"]);
+}
+
+#[test]
+fn thinking_after_a_pushed_card_keeps_the_set_apart_from_the_push() {
+    let mut m = Mirror::new();
+    m.begin("weather?");
+    // Thinking between the push and the set starts a reasoning part after the card (a patch that
+    // names no list): the card is set where it is.
+    let thinking = StreamEvent::ThinkingDelta { text: "Hmm.".into() };
+    let patches = m.step(vec![tool_start("t1", 0), thinking, tool_call("t1", 0, "Oslo")]);
+    assert_eq!(ops_on(&patches, "streamingParts"), ["push", "setAt"]);
+    assert!(patches.iter().any(|p| matches!(p, Patch::StartThinking { .. })));
+}
+
+#[test]
+fn a_stop_that_completes_and_cancels_in_one_step_pushes_the_stopped_answer_once() {
+    let mut m = Mirror::new();
+    m.begin("Hi");
+    m.apply(StreamEvent::TextDelta { text: "Hel".into() });
+    let patches = m.step(vec![complete("Hel"), StreamEvent::Cancelled]);
+    assert_eq!(ops_on(&patches, "messages"), ["push"]);
+    let pushed = patches.iter().find_map(|p| match p {
+        Patch::Push { key: "messages", value } => Some(value.to_value()),
+        _ => None,
+    });
+    assert_eq!(pushed.unwrap()["cancelled"], json!(true));
 }

@@ -17,13 +17,21 @@ impl StateMachine {
     /// Moves the state along by one event of the turn.
     pub fn apply(&mut self, event: &StreamEvent) -> Vec<Patch> {
         let mut patches = Vec::new();
+        self.apply_into(event, &mut patches);
+        patches
+    }
+
+    /// [`StateMachine::apply`], its patches added to `patches`: a step's events share one list
+    /// (a list for each event, then one for the step, were an allocation and a copy more per
+    /// read of a live answer).
+    pub(super) fn apply_into(&mut self, event: &StreamEvent, patches: &mut Vec<Patch>) {
         match event {
             StreamEvent::TextDelta { text } => {
                 if self.state.status_text.is_some() {
-                    self.set(&mut patches, Field::StatusText(None));
+                    self.set(patches, Field::StatusText(None));
                 }
-                self.append_text(text, &mut patches);
-                self.enter(&mut patches, Phase::Streaming);
+                self.append_text(text, patches);
+                self.enter(patches, Phase::Streaming);
             }
             StreamEvent::ThinkingDelta { text } => {
                 // The last reasoning part's text grows in `thinking_text` alone, as answer text does.
@@ -37,13 +45,12 @@ impl StateMachine {
                     self.state.streaming_parts.push(MessagePart::Reasoning { text: String::new() });
                     self.open.reasoning = Some(from);
                 }
-                self.enter(&mut patches, Phase::Streaming);
+                self.enter(patches, Phase::Streaming);
             }
             // The state shows a tool's input when the call is whole (`tool_call`).
             StreamEvent::ToolInputDelta { .. } => {}
-            _ => self.apply_other(event, &mut patches),
+            _ => self.apply_other(event, patches),
         }
-        patches
     }
 
     /// [`StateMachine::apply`] of the events other than text and thinking deltas. Out of line: the
@@ -90,7 +97,7 @@ impl StateMachine {
                         *shown = input.clone();
                     }
                     let value = PatchValue::Segment(self.state.streaming_segments[at].clone());
-                    patches.push(Patch::SetAt { key: KEY.streaming_segments, at, value });
+                    set_item(patches, KEY.streaming_segments, at, self.state.streaming_segments.len(), value);
                 }
                 self.set_tool_part(tool_use_id, patches, |state, shown| {
                     *state = ToolState::InputAvailable;
@@ -121,7 +128,7 @@ impl StateMachine {
                     Some(at) => {
                         let value = PatchValue::Segment(finished.clone());
                         self.state.streaming_segments[at] = finished;
-                        patches.push(Patch::SetAt { key: KEY.streaming_segments, at, value });
+                        set_item(patches, KEY.streaming_segments, at, self.state.streaming_segments.len(), value);
                     }
                     None => self.push_segment(finished, patches),
                 }
@@ -164,7 +171,7 @@ impl StateMachine {
                 if let Some(last) = self.state.messages.last_mut().filter(|m| m.role == "assistant" && !m.cancelled) {
                     Arc::make_mut(last).cancelled = true;
                     let value = PatchValue::Message(last.clone());
-                    patches.push(Patch::SetAt { key: KEY.messages, at, value });
+                    set_item(patches, KEY.messages, at, self.state.messages.len(), value);
                 }
                 self.end_turn(patches);
             }
@@ -268,7 +275,7 @@ impl StateMachine {
         if let Some((at, state, input)) = found {
             change(state, input);
             let value = PatchValue::Part(self.state.streaming_parts[at].clone());
-            patches.push(Patch::SetAt { key: KEY.streaming_parts, at, value });
+            set_item(patches, KEY.streaming_parts, at, self.state.streaming_parts.len(), value);
         }
     }
 
@@ -290,7 +297,8 @@ impl StateMachine {
         };
         match at {
             Some(at) => {
-                patches.push(Patch::SetAt { key: KEY.streaming_parts, at, value: PatchValue::Part(part.clone()) });
+                let len = self.state.streaming_parts.len();
+                set_item(patches, KEY.streaming_parts, at, len, PatchValue::Part(part.clone()));
                 self.state.streaming_parts[at] = part;
             }
             None => self.push_part(part, patches),
@@ -315,6 +323,33 @@ impl StateMachine {
     pub(super) fn tool_segment(&self, tool_use_id: &str) -> Option<usize> {
         self.tool_places.get(tool_use_id).and_then(|place| place.segment)
     }
+}
+
+/// `state[key][at] = value` for a list of `len` items. When the item is the step's last push onto
+/// the list, and nothing after it in the step touches the list, the push carries `value` instead:
+/// a tool card pushed and given its input in one read (a whole call in one frame) crosses into JS
+/// and is parsed there once, not twice.
+fn set_item(patches: &mut Vec<Patch>, key: &'static str, at: usize, len: usize, value: PatchValue) {
+    if at + 1 == len {
+        for patch in patches.iter_mut().rev() {
+            match patch {
+                Patch::Push { key: pushed, value: item } if *pushed == key => {
+                    *item = value;
+                    return;
+                }
+                // Another field's patch; anything else (this list's, or those that name no key) ends the look.
+                Patch::Set { key: other, .. }
+                | Patch::Append { key: other, .. }
+                | Patch::Push { key: other, .. }
+                | Patch::SetAt { key: other, .. }
+                | Patch::AppendToLast { key: other, .. }
+                | Patch::PushInto { key: other, .. }
+                    if *other != key => {}
+                _ => break,
+            }
+        }
+    }
+    patches.push(Patch::SetAt { key, at, value });
 }
 
 /// The answer's parts as they streamed, with each tool's final input and output from the

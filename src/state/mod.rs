@@ -186,7 +186,8 @@ impl StateMachine {
 
     /// Applies `events` in order ([`StateMachine::apply`]), handing them back with their patches.
     pub fn step(&mut self, events: Vec<StreamEvent>) -> Step {
-        let patches = events.iter().flat_map(|event| self.apply(event)).collect();
+        let mut patches = Vec::new();
+        events.iter().for_each(|event| self.apply_into(event, &mut patches));
         Step { events, patches }
     }
 
