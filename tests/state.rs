@@ -959,3 +959,23 @@ fn a_stop_that_completes_and_cancels_in_one_step_pushes_the_stopped_answer_once(
     });
     assert_eq!(pushed.unwrap()["cancelled"], json!(true));
 }
+
+#[test]
+fn a_card_set_after_many_other_patches_in_its_step_is_set_in_place_and_a_few_still_fold() {
+    let status = |n: usize| StreamEvent::Status { message: format!("step {n}") };
+    // A few status lines between the push and the set: the push still carries the input.
+    let mut m = Mirror::new();
+    m.begin("weather?");
+    let mut events = vec![tool_start("t1", 0)];
+    events.extend((0..2).map(status));
+    events.push(tool_call("t1", 0, "Oslo"));
+    assert_eq!(ops_on(&m.step(events), "streamingParts"), ["push"]);
+    // Many: the push is not looked for that far back (each set would walk the whole step again),
+    // and the card is set where it is; the mirror checks the patches give the same state either way.
+    let mut m = Mirror::new();
+    m.begin("weather?");
+    let mut events = vec![tool_start("t1", 0)];
+    events.extend((0..50).map(status));
+    events.push(tool_call("t1", 0, "Oslo"));
+    assert_eq!(ops_on(&m.step(events), "streamingParts"), ["push", "setAt"]);
+}

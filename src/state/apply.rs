@@ -328,10 +328,13 @@ impl StateMachine {
 /// `state[key][at] = value` for a list of `len` items. When the item is the step's last push onto
 /// the list, and nothing after it in the step touches the list, the push carries `value` instead:
 /// a tool card pushed and given its input in one read (a whole call in one frame) crosses into JS
-/// and is parsed there once, not twice.
+/// and is parsed there once, not twice. The push is looked for among the last few patches only
+/// (where it is in that case): a step of many other patches, such as a hostile read of thousands
+/// of status lines and repeated tool results, would otherwise be walked again at every set.
 fn set_item(patches: &mut Vec<Patch>, key: &'static str, at: usize, len: usize, value: PatchValue) {
+    const LOOK_BACK: usize = 8;
     if at + 1 == len {
-        for patch in patches.iter_mut().rev() {
+        for patch in patches.iter_mut().rev().take(LOOK_BACK) {
             match patch {
                 Patch::Push { key: pushed, value: item } if *pushed == key => {
                     *item = value;
