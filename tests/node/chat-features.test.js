@@ -145,6 +145,21 @@ test("stop is cancel; clearError clears the error", async () => {
   chat.dispose();
 });
 
+test("onFinish of a stopped answer gets the message as messages shows it, cancelled", async () => {
+  const { stream } = heldOpen(sse([{ type: "text_delta", text: "Partial" }]), "");
+  const finished = [];
+  const chat = new ChatSession({ fetch: scripted([stream]), onFinish: (message) => finished.push(message) });
+  const turn = drain(chat.send("hi"));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  chat.stop();
+  await turn;
+  assert.equal(finished.length, 1);
+  assert.equal(finished[0].content, "Partial");
+  assert.equal(finished[0].cancelled, true);
+  assert.equal(finished[0], chat.getSnapshot().messages.at(-1));
+  chat.dispose();
+});
+
 test("callbacks: onFinish, onError, onData; a callback that throws never breaks the stream", async () => {
   const seen = [];
   const thrown = [];
