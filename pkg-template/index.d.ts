@@ -215,7 +215,10 @@ export interface ChatStreamOptions extends CleanOptions {
 export interface StreamEventsOptions extends ChatStreamOptions {
   /** Cancels the read (and the fetch behind a Response): `complete`, then `cancelled`. */
   signal?: AbortSignal;
-  /** Ends a stream that sends nothing for this long with NETWORK_ERROR. */
+  /**
+   * Ends a stream that sends nothing for this long with NETWORK_ERROR (checked on a timer: up to
+   * an eighth of this later, never sooner).
+   */
   idleTimeoutMs?: number;
 }
 
@@ -452,7 +455,10 @@ export interface ChatSessionOptions extends CleanOptions, ChatCallbacks, Partial
   credentials?: "omit" | "same-origin" | "include";
   /** A fetch to use instead of the global one. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
-  /** A step that produces nothing for this long ends with NETWORK_ERROR. Default 60000. */
+  /**
+   * A step that produces nothing for this long ends with NETWORK_ERROR (checked on a timer: up to
+   * an eighth of this later, never sooner). Default 60000.
+   */
   stepTimeoutMs?: number;
   /** "frame": notify subscribers at most once per animation frame (the first at once). */
   coalesce?: "frame" | false;
