@@ -262,3 +262,31 @@ fn unreadable_frames_are_reported_and_the_stream_goes_on() {
     assert!(matches!(&events[1], ProviderEvent::Error { fatal: false, message, .. } if message.contains("block 4")));
     assert_eq!(events[2..], [text("still here")]);
 }
+
+/// The blocks, the last started kept apart, give what one map of every block gives, whatever the
+/// order of starts (an index started again replaces its block), deltas and stops over a few indices.
+#[test]
+fn blocks_agree_with_one_map() {
+    let block = |n: u64| Block::ServerTool {
+        id: n.to_string(),
+        name: String::new(),
+        start_input: Value::Null,
+        json: String::new(),
+    };
+    let (mut blocks, mut model) = (Blocks::default(), HashMap::new());
+    let mut seed = 7u64;
+    for step in 0..20_000u64 {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let index = (seed >> 33) % 5;
+        match (seed >> 40) % 3 {
+            0 => {
+                blocks.insert(index, block(step));
+                model.insert(index, block(step));
+            }
+            1 => assert_eq!(blocks.get_mut(index), model.get_mut(&index), "step {step}: get {index}"),
+            _ => assert_eq!(blocks.remove(index), model.remove(&index), "step {step}: remove {index}"),
+        }
+        let held = usize::from(blocks.last.is_some()) + blocks.others.len();
+        assert_eq!(held, model.len(), "step {step}: as many blocks");
+    }
+}
