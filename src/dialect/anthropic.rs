@@ -54,8 +54,8 @@ pub struct AnthropicDecoder {
 
 /// The content blocks by their `index`. The one that started last is kept apart from the others:
 /// nearly every delta is for it (a message's blocks stream one after another), found by comparing
-/// its index, where hashing the index (SipHash) for every delta was 1.5% of a live push of a
-/// tool-argument delta (callgrind on Node).
+/// its index, where hashing the index (SipHash) for every delta cost 1.8% of a live push of a
+/// tool-argument delta (callgrind on Node, tool-stream: 15,795 -> 15,503 instructions an event).
 #[derive(Debug, Default)]
 #[cfg_attr(test, derive(PartialEq))]
 struct Blocks {
