@@ -47,11 +47,11 @@ ensure_rust() {
 # formatting, off the hot path (a message's tool markers, error messages), are the small ones.
 # -Zlocation-detail=none leaves out the file names, lines and columns that calls which may panic
 # still pass along (the standard library's source paths, about 1 KB raw in each module): nothing
-# reads them once a panic aborts at once. -Ctarget-feature=-reference-types: wasm-bindgen then keeps
-# the JS values the module holds in an array of its glue instead of a table of the module, which makes
-# each module 0.8-1.5 KB gzip smaller (the glue about 0.25 KB larger) at the same speed (callgrind on
-# Node: a live push and a session event within 0.5%). Pinned, so that a build today and next month make the
-# same module; the tests and everything else use the stable toolchain.
+# reads them once a panic aborts at once. -Ctarget-feature=-reference-types: wasm-bindgen then
+# keeps the JS values the module holds in an array of its glue instead of a table of the module,
+# which makes each module 0.8-1.5 KB gzip smaller (the glue about 0.25 KB larger) at the same speed
+# (callgrind on Node: a live push and a session event within 0.5%). Pinned, so that a build today
+# and next month make the same module; the tests and everything else use the stable toolchain.
 NIGHTLY=nightly-2026-05-20
 
 ensure_nightly() {
