@@ -47,6 +47,9 @@ pub struct OpenAiResponsesDecoder {
     /// The open calls' places in `calls`, by `item_id`, oldest first: a hostile stream may start tens
     /// of thousands of calls, and a search of every call per event would make it quadratic.
     open: HashMap<String, VecDeque<usize>>,
+    /// The call the last argument text went to, while it is open: nearly every delta names it
+    /// again, and comparing its `item_id` costs less than hashing the one named (SipHash).
+    recent: Option<usize>,
     /// A refusal was streamed: the finish reason is `refusal`.
     refused: bool,
     /// The shape of the last delta event the fast path read.
@@ -153,7 +156,14 @@ impl OpenAiResponsesDecoder {
 
     /// Argument text for the open call `item_id`: a delta, or the whole arguments.
     fn call_arguments(&mut self, item_id: &str, text: Cow<'_, str>, delta: bool, out: &mut ProviderEvents) {
-        let Some(&position) = self.open.get(item_id).and_then(VecDeque::front) else { return };
+        let position = match self.recent {
+            Some(recent) if self.calls.get(recent).is_some_and(|call| call.item_id == item_id) => recent,
+            _ => {
+                let Some(&position) = self.open.get(item_id).and_then(VecDeque::front) else { return };
+                self.recent = Some(position);
+                position
+            }
+        };
         let call = &mut self.calls[position];
         if !text.is_empty() && (delta || !call.has_arguments) {
             call.has_arguments = true;
@@ -172,6 +182,7 @@ impl OpenAiResponsesDecoder {
         }
         self.arguments(item, "arguments", out);
         if let Some(position) = self.open.get_mut(item_id).and_then(VecDeque::pop_front) {
+            self.recent = None;
             let id = self.calls[position].call_id.clone();
             out.push(ProviderEvent::ToolCallEnd { id, name: None, input: None });
         }
@@ -179,6 +190,7 @@ impl OpenAiResponsesDecoder {
 
     /// `response.completed` / `response.incomplete`: the finish reason, usage, and the end.
     fn completed(&mut self, response: &Value, out: &mut ProviderEvents) {
+        self.recent = None;
         let mut open: Vec<usize> = self.open.drain().flat_map(|(_, positions)| positions).collect();
         open.sort_unstable();
         for position in open {
@@ -383,6 +395,54 @@ mod tests {
                 end("call_2"),
                 finish("tool_calls"),
                 ProviderEvent::End,
+            ]
+        );
+    }
+
+    /// Deltas go to the open call their `item_id` names: two calls streaming in turns, and an
+    /// `item_id` used again by a later call once the first one ended (the later one gets them).
+    #[test]
+    fn argument_deltas_go_to_the_open_call_they_name() {
+        let added = |id: &str, call: &str| {
+            format!(
+                r#"{{"type":"response.output_item.added","item":{{"id":"{id}","type":"function_call","arguments":"","call_id":"{call}","name":"f"}}}}"#
+            )
+        };
+        let delta_of = |id: &str, text: &str| {
+            format!(r#"{{"type":"response.function_call_arguments.delta","item_id":"{id}","delta":"{text}"}}"#)
+        };
+        let done = |id: &str, call: &str| {
+            format!(
+                r#"{{"type":"response.output_item.done","item":{{"id":"{id}","type":"function_call","call_id":"{call}","name":"f"}}}}"#
+            )
+        };
+        let frames = [
+            added("fc_1", "call_1"),
+            added("fc_2", "call_2"),
+            delta_of("fc_1", "a"),
+            delta_of("fc_1", "b"),
+            delta_of("fc_2", "c"),
+            delta_of("fc_1", "d"),
+            done("fc_1", "call_1"),
+            delta_of("fc_1", "lost"),
+            added("fc_1", "call_3"),
+            delta_of("fc_1", "e"),
+            delta_of("fc_2", "f"),
+        ];
+        let events = decode(&frames.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(
+            events,
+            [
+                start("call_1", "f"),
+                start("call_2", "f"),
+                delta("call_1", "a"),
+                delta("call_1", "b"),
+                delta("call_2", "c"),
+                delta("call_1", "d"),
+                end("call_1"),
+                start("call_3", "f"),
+                delta("call_3", "e"),
+                delta("call_2", "f"),
             ]
         );
     }

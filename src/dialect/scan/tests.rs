@@ -130,6 +130,28 @@ fn runs_of_every_length_between_escapes_decode_as_serde_json_decodes_them() {
     }
 }
 
+/// After an escape the text is read a word (eight bytes) at a time: a string whose closing
+/// quote lies within a word ends there, whatever follows it in the frame (quotes, backslashes,
+/// another escaped string), and the reader is left just past it; a control character after an
+/// escape, where it is in a word, gives the string up.
+#[test]
+fn an_escaped_string_ends_at_its_quote_within_the_word_read() {
+    let after = r#","k":"\"v\\w"}"#;
+    for len in 0..20 {
+        let run = "a".repeat(len);
+        let json = format!(r#""\n{run}""#);
+        let expected: String = serde_json::from_str(&json).unwrap();
+        let data = format!("{json}{after}");
+        let mut reader = Reader::new(&data);
+        assert_eq!(reader.string().as_deref(), Some(expected.as_str()), "{data}");
+        assert_eq!(&data[reader.at..], after, "{data}");
+        for control in ['\u{1}', '\u{1f}', '\n'] {
+            let bad = format!(r#""\n{run}{control}b"{after}"#);
+            assert_eq!(Reader::new(&bad).string(), None, "{bad:?}");
+        }
+    }
+}
+
 /// A skipped string is checked as a taken one is: its escapes read, a bad one or a surrogate
 /// (left to the general path) giving the frame up; serde_json reads each good one.
 #[test]
