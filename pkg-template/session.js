@@ -399,12 +399,14 @@ export function makeChatSession(wasm, module) {
           if (kept !== null) this.#stopKept(kept);
           return step(this.#wasmSession.cancel());
         }
-        const after = end.ended
-          ? this.#wasmSession.finish()
-          : this.#wasmSession.fail(
-              "NETWORK_ERROR",
-              end.timedOut ? wasm.timedOut(this.#stepTimeoutMs) : wasm.connectionFailed(...errorParts(end.failed)),
-            );
+        const after = this.#ended(
+          end.ended
+            ? this.#wasmSession.finish()
+            : this.#wasmSession.fail(
+                "NETWORK_ERROR",
+                end.timedOut ? wasm.timedOut(this.#stepTimeoutMs) : wasm.connectionFailed(...errorParts(end.failed)),
+              ),
+        );
         step(after);
         if (!after.tools) return;
         for (const call of after.tools) {
@@ -484,6 +486,13 @@ export function makeChatSession(wasm, module) {
       if (words === 0) return NO_STEP;
       const [events, patches] = module.memory.fromMemory(words, true);
       return { events, patches };
+    }
+
+    /** The end of a response (the module's `finish` or `fail`), from its memory: `{ events, patches, tools? }`. */
+    #ended(words) {
+      if (words === 0) return NO_STEP;
+      const [events, patches, tools] = module.memory.fromMemory(words, true);
+      return tools === undefined ? { events, patches } : { events, patches, tools };
     }
 
     /** Runs one tool call the model made (after the user's approval, when it needs one). */

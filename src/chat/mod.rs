@@ -141,11 +141,23 @@ impl ChatSession {
 
     /// More of the response.
     pub fn push(&mut self, bytes: &[u8]) -> Step {
-        let mut events = Vec::new();
+        let mut step = Step::default();
+        self.push_into(bytes, &mut step);
+        step
+    }
+
+    /// [`ChatSession::push`] into `step`, which is empty: a live read pushes once per network
+    /// read, and the lists of the step before, cleared, keep their room for this one (two
+    /// allocations and two frees fewer a push).
+    pub fn push_into(&mut self, bytes: &[u8], step: &mut Step) {
         if let Some(stream) = self.stream.as_mut() {
-            stream.push(bytes, &mut events);
+            stream.push(bytes, &mut step.events);
         }
-        self.step(events)
+        match &mut self.mode {
+            Mode::Backend => self.machine.step_into(step),
+            #[cfg(feature = "provider")]
+            Mode::Provider(provider) => *step = provider.on_events(std::mem::take(&mut step.events), &mut self.machine),
+        }
     }
 
     /// The response ended; in provider mode, the tools it called are to run next.

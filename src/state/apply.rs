@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use super::types::Answer;
 use super::{
-    ChatError, ChatMessage, ChatState, Field, MessagePart, OpenRun, Patch, PatchValue, Phase, StateMachine, Streamed,
-    ToolProgressState, ToolState,
+    ChatError, ChatMessage, ChatState, Field, MessagePart, OpenRun, Patch, PatchValue, Phase, StateMachine, Step,
+    Streamed, ToolProgressState, ToolState,
 };
 use crate::event::{CompletePayload, Segment, SharedText, StreamEvent};
 use crate::json::{to_value, Shared};
@@ -19,6 +19,12 @@ impl StateMachine {
         let mut patches = Vec::new();
         self.apply_into(event, &mut patches);
         patches
+    }
+
+    /// [`StateMachine::step`] of `step`'s events, their patches added to its patches (a session's
+    /// push refills the lists of the step before: see [`crate::chat::ChatSession::push_into`]).
+    pub(crate) fn step_into(&mut self, step: &mut Step) {
+        step.events.iter().for_each(|event| self.apply_into(event, &mut step.patches));
     }
 
     /// [`StateMachine::apply`], its patches added to `patches`: a step's events share one list

@@ -56,9 +56,53 @@ pub struct JsChatSession {
     busy: Cell<Busy>,
     /// Where the package's `push` copies a chunk before calling `__push`.
     input: Input,
-    /// The step `__push` last left in the module's memory: JS reads its long strings where it
-    /// holds them, so it stays until the next push.
-    handed: RefCell<Step>,
+    /// What the last call that left its step in the module's memory (`__push`, `finish`,
+    /// `fail`) handed over: JS reads its long strings where it holds them, so it stays until
+    /// the next call.
+    left: RefCell<Left>,
+}
+
+/// A step left in the module's memory ([`JsChatSession::leave`]), and what comes after it: at the
+/// end of a response (provider mode), the tool calls to run.
+#[derive(Default)]
+struct Left {
+    step: Step,
+    after: Option<After>,
+}
+
+/// A step's lists longer than this are not kept for the next push: a push's step is a few items,
+/// and a rare large one should not pin its room for the session's lifetime.
+const KEEP_ITEMS: usize = 64;
+
+impl Left {
+    /// Its step's events, its patches, then the tool calls to run as a third list, in
+    /// the module's memory ([`HandOver::into_memory`]): one hand-over, in which a text event and
+    /// the `appendText` patch that follows it share one JS string, and a long answer held by the
+    /// `complete` event and by the finished message crosses once. Returns the layout's length
+    /// (0: nothing changed).
+    fn hand_over(&self) -> u32 {
+        let mut hand = HandOver::default();
+        step_into(&mut hand, &self.step);
+        match &self.after {
+            #[cfg(feature = "provider")]
+            Some(After::RunTools(calls)) => {
+                hand.end_list();
+                calls.iter().for_each(|call| hand.value(call));
+            }
+            _ => {}
+        }
+        hand.into_memory()
+    }
+
+    /// Empty, its step's lists keeping their room for the next push ([`ChatSession::push_into`]).
+    fn clear(&mut self) {
+        if self.step.events.capacity() > KEEP_ITEMS || self.step.patches.capacity() > KEEP_ITEMS {
+            self.step = Step::default();
+        }
+        self.step.events.clear();
+        self.step.patches.clear();
+        self.after = None;
+    }
 }
 
 /// The package entry whose module this is, when it is one of those built without provider mode
@@ -101,8 +145,8 @@ impl JsChatSession {
         };
         #[cfg(not(feature = "provider"))]
         let chat = ChatSession::new(machine, stream_options);
-        let handed = RefCell::new(Step::default());
-        Ok(JsChatSession { chat: RefCell::new(chat), busy: Cell::new(false), input: Input::default(), handed })
+        let left = RefCell::default();
+        Ok(JsChatSession { chat: RefCell::new(chat), busy: Cell::new(false), input: Input::default(), left })
     }
 
     /// The whole state, as a plain object.
@@ -144,7 +188,7 @@ impl JsChatSession {
             Chunk::NotBytes => chat.skipped_chunk(StreamEvent::skipped_chunk()),
             Chunk::Unreadable(reason) => chat.skipped_chunk(args::unreadable_chunk(&reason)),
         })?;
-        Ok(self.step_to_js(step, None))
+        Ok(self.step_to_js(step))
     }
 
     /// The address of `len` bytes where the package's `push` copies a chunk for `__push` ([`Input`]).
@@ -157,41 +201,41 @@ impl JsChatSession {
     /// the module's memory ([`HandOver::into_memory`]): its layout's length, 0 for no change.
     #[wasm_bindgen(js_name = __push)]
     pub fn push_input(&self, len: u32) -> Result<u32, JsError> {
-        // (No borrow is held while the chat runs: a callback it calls may push again, and is
-        // refused by the chat's guard.)
-        let step = self.with_chat(|chat| chat.push(&self.input.bytes(len)))?;
-        if step.events.is_empty() && step.patches.is_empty() {
+        // (A callback the chat calls may call the session again: the guard refuses that call
+        // before it touches the chat, the input or what was left, which this call holds.)
+        self.with_chat(|chat| chat.push_into(&self.input.bytes(len), &mut self.left.borrow_mut().step))?;
+        let left = self.left.borrow();
+        if left.step.events.is_empty() && left.step.patches.is_empty() {
             return Ok(0);
         }
-        self.handed.replace(step);
-        let handed = self.handed.borrow();
-        let mut hand = HandOver::default();
-        step_into(&mut hand, &handed);
-        Ok(hand.into_memory())
+        Ok(left.hand_over())
     }
 
-    /// The response ended: `{ events, patches, tools? }`, with the tool calls to run next.
-    pub fn finish(&self) -> Result<JsValue, JsValue> {
+    /// The response ended: its step left in the module's memory as `__push` leaves its own,
+    /// and, when the tools it called are to run next (provider mode), their calls as a third
+    /// list: its layout's length.
+    pub fn finish(&self) -> Result<u32, JsError> {
         let (step, after) = self.with_chat(ChatSession::finish)?;
-        Ok(self.step_to_js(step, Some(after)))
+        Ok(self.leave(Left { step, after: Some(after) }))
     }
 
-    /// The response broke off: `complete` with what arrived, then the error.
-    pub fn fail(&self, code: &str, message: &str) -> Result<JsValue, JsValue> {
+    /// The response broke off: `complete` with what arrived, then the error; left in the
+    /// module's memory as `finish` leaves its step.
+    pub fn fail(&self, code: &str, message: &str) -> Result<u32, JsError> {
         let (step, after) = self.with_chat(|chat| chat.fail(args::error_code(code), message))?;
-        Ok(self.step_to_js(step, Some(after)))
+        Ok(self.leave(Left { step, after: Some(after) }))
     }
 
     /// The request got no response to read: the error.
     pub fn refuse(&self, code: &str, message: &str) -> Result<JsValue, JsValue> {
         let step = self.with_chat(|chat| chat.refuse(args::error_code(code), message))?;
-        Ok(self.step_to_js(step, None))
+        Ok(self.step_to_js(step))
     }
 
     /// Stops the turn in flight (or, with none, a CONFLICT error event).
     pub fn cancel(&self) -> Result<JsValue, JsValue> {
         let step = self.with_chat(ChatSession::cancel)?;
-        Ok(self.step_to_js(step, None))
+        Ok(self.step_to_js(step))
     }
 
     /// Clears the error shown; the patches.
@@ -233,54 +277,42 @@ impl JsChatSession {
     }
 
     /// What every call does before it runs (kept out of line: inlined into each exported method's
-    /// `with_chat`, dropping the last step was written once per method in the module).
+    /// `with_chat`, clearing the last step was written once per method in the module).
     #[inline(never)]
     fn enter(&self) -> Result<(PoisonGuard<'_>, RefMut<'_, ChatSession>), JsError> {
-        // The step the last push left for JS was read when that push returned.
-        drop(self.handed.take());
         let guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
+        // What the last call left for JS was read when that call returned.
+        self.left.borrow_mut().clear();
         Ok((guard, self.chat.borrow_mut()))
+    }
+
+    /// Leaves `left` in the module's memory ([`Left::hand_over`]), kept until the next call.
+    fn leave(&self, left: Left) -> u32 {
+        self.left.replace(left);
+        self.left.borrow().hand_over()
     }
 
     fn start(&self, start: impl FnOnce(&mut ChatSession) -> Result<(String, Step), Step>) -> Result<JsValue, JsValue> {
         let started = self.with_chat(start)?;
         Ok(match started {
             Ok((request, step)) => {
-                let result = self.step_to_js(step, None);
+                let result = self.step_to_js(step);
                 result.unchecked_ref::<StepObject>().set_request(&request.into());
                 result
             }
-            Err(refusal) => self.step_to_js(refusal, None),
+            Err(refusal) => self.step_to_js(refusal),
         })
     }
 
-    /// `{ events, patches }`, and `tools` when the response ended with tool calls to run: one
-    /// hand-over ([`HandOver`]), in which a text event and the `appendText` patch that follows it
-    /// share one JS string, and a long answer held by the `complete` event and by the finished
-    /// message crosses once.
-    fn step_to_js(&self, step: Step, after: Option<After>) -> JsValue {
+    /// `{ events, patches }`: one hand-over ([`HandOver`]), in which a text event and the
+    /// `appendText` patch that follows it share one JS string.
+    fn step_to_js(&self, step: Step) -> JsValue {
         let mut hand = HandOver::default();
         step_into(&mut hand, &step);
-        #[cfg(feature = "provider")]
-        let tools = match &after {
-            Some(After::RunTools(calls)) => Some(calls),
-            _ => None,
-        };
-        #[cfg(feature = "provider")]
-        if let Some(calls) = tools {
-            hand.end_list();
-            calls.iter().for_each(|call| hand.value(call));
-        }
-        #[cfg(not(feature = "provider"))]
-        let _ = after;
         let lists = hand.lists();
         let result: StepObject = Object::new().unchecked_into();
         result.set_events(&lists.get(0));
         result.set_patches(&lists.get(1));
-        #[cfg(feature = "provider")]
-        if tools.is_some() {
-            result.set_tools(&lists.get(2));
-        }
         result.into()
     }
 }
@@ -344,15 +376,13 @@ fn patches_into<'a>(hand: &mut HandOver<'a>, patches: &'a [Patch]) {
 
 #[wasm_bindgen]
 extern "C" {
-    /// `{ events, patches, tools?, request? }`, the request as JSON text.
+    /// `{ events, patches, request? }`, the request as JSON text.
     #[wasm_bindgen(extends = Object)]
     type StepObject;
     #[wasm_bindgen(method, setter)]
     fn set_events(this: &StepObject, events: &JsValue);
     #[wasm_bindgen(method, setter)]
     fn set_patches(this: &StepObject, patches: &JsValue);
-    #[wasm_bindgen(method, setter)]
-    fn set_tools(this: &StepObject, tools: &JsValue);
     #[wasm_bindgen(method, setter)]
     fn set_request(this: &StepObject, request: &JsValue);
 }
@@ -461,7 +491,7 @@ mod provider {
             };
             let call = self::call(&call)?;
             let step = self.with_chat(|chat| chat.tool_progress(&call, &update))?;
-            Ok(self.step_to_js(step, None))
+            Ok(self.step_to_js(step))
         }
 
         /// A tool finished with `output` (any JSON value; an error result with `isError`).
@@ -473,7 +503,7 @@ mod provider {
             });
             let call = self::call(&call)?;
             let step = self.with_chat(|chat| chat.tool_done(&call, output, is_error))?;
-            Ok(self.step_to_js(step, None))
+            Ok(self.step_to_js(step))
         }
 
         /// A tool gave no result of its own: `kind` is `threw` (`detail`: the message),
@@ -489,7 +519,7 @@ mod provider {
             };
             let call = self::call(&call)?;
             let step = self.with_chat(|chat| chat.tool_failed(&call, &failure))?;
-            Ok(self.step_to_js(step, None))
+            Ok(self.step_to_js(step))
         }
 
         /// `{ request }` for the next iteration, or the step that ends the turn.
@@ -502,7 +532,7 @@ mod provider {
                     result.set_request(&request.into());
                     result.into()
                 }
-                Err(step) => self.step_to_js(step, None),
+                Err(step) => self.step_to_js(step),
             })
         }
     }
