@@ -24,8 +24,20 @@ use crate::wire::{wire, ReadField};
 /// A 2 MB answer was held six times at once when its `complete` was handed out. An `Arc`, not
 /// an `Rc`: events and messages cross threads on the native side (the proxy). It holds a `String`,
 /// so that a text built in a `String` becomes one without a copy.
-#[derive(Clone, Default, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct SharedText(Arc<String>);
+
+impl Default for SharedText {
+    /// The empty text, one copy per thread: a stream's `complete` payload starts with two and is
+    /// taken (leaving two more) when it goes out, and allocating each was a part of reading a
+    /// short answer whole.
+    fn default() -> SharedText {
+        thread_local! {
+            static EMPTY: SharedText = SharedText(Arc::default());
+        }
+        EMPTY.with(SharedText::clone)
+    }
+}
 
 impl SharedText {
     /// The text.

@@ -135,8 +135,10 @@ impl ChatStream {
 
     /// Feeds the next chunk of the body, appending the events it completes to `out`.
     /// Adjacent text and thinking deltas within one push are merged.
+    /// Once the message is over (its terminal event, a fatal error), what follows is not framed:
+    /// nothing in it could reach the events.
     pub fn push(&mut self, chunk: &[u8], out: &mut Vec<StreamEvent>) {
-        if self.reader.ended || chunk.is_empty() {
+        if self.reader.message_over() || chunk.is_empty() {
             return;
         }
         self.saw_input = true;
