@@ -229,6 +229,9 @@ impl ChatStream {
         let limit = self.max_frame_bytes;
         frames.push_each(chunk, |decoded| match decoded {
             Decoded::Frame(frame) => reader.decode_frame(frame, out),
+            // A frame after the message's end is not read, whatever its size: the events are
+            // the same however the body was cut.
+            Decoded::TooLarge if reader.message_over() => {}
             Decoded::TooLarge => {
                 // In its place: after the events of the frames before it, before those after it.
                 reader.clean(out);

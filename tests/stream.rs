@@ -132,3 +132,28 @@ fn invalid_utf8_after_the_end_is_not_counted_however_the_body_is_cut() {
         }
     }
 }
+
+/// A frame too large after the message's end is not read either: the events are those of the
+/// body without it, whether it arrives in the push of the end or in a later one.
+#[test]
+fn a_frame_too_large_after_the_end_adds_nothing_however_the_body_is_cut() {
+    // An OpenAI answer: its cleaner completes at `finish`, so what follows `[DONE]` could still reach it.
+    let answer = "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DONE]\n\n";
+    let tail = format!("data: {}\n\ndata: \u{fe}\n\n", "x".repeat(200));
+    let events_of = |pieces: &[&[u8]]| {
+        let mut stream = ChatStream::new(StreamOptions { max_frame_bytes: 100, ..StreamOptions::default() });
+        let mut events = Vec::new();
+        for piece in pieces {
+            stream.push(piece, &mut events);
+        }
+        stream.finish(&mut events);
+        events
+    };
+    let expected = events_of(&[answer.as_bytes()]);
+    assert!(matches!(expected.last(), Some(StreamEvent::Complete { .. })), "{expected:?}");
+    let body = format!("{answer}{tail}");
+    for cut in 0..=body.len() {
+        let got = events_of(&[&body.as_bytes()[..cut], &body.as_bytes()[cut..]]);
+        assert_eq!(format!("{got:?}"), format!("{expected:?}"), "cut at {cut}");
+    }
+}

@@ -280,8 +280,7 @@ impl<'a> HandOver<'a> {
     /// A value of `complete` that is not `null`, `as_json` being the same value as JSON text
     /// would write it. A short answer's values are small (a tool's input, a provider's details, a
     /// signature): item by item they cost less than their JSON text and its `JSON.parse`, most of
-    /// all when no value is left to cross as JSON. A Gemini tool call read whole (a stream made per
-    /// answer) went from 75,409 to 70,539 instructions an event so (callgrind on Node).
+    /// all when no value is left to cross as JSON.
     fn value_of_complete(&mut self, value: &'a serde_json::Value, as_json: &'a dyn ToJson) {
         let mut budget = INLINE_ITEMS;
         if inline_items(value, &mut budget) {
