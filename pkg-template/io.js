@@ -86,8 +86,8 @@ export function settle(promise, ms, signal) {
  * `renew` reads no clock (a body read renews its deadline at every read, and reading the clock
  * there, with the renewal, was a thirteenth of a live session's read in Chromium's profile): it
  * marks the deadline, and the timer, which looks at every deadline at least once an eighth of its
- * time, counts the time from the look that finds the mark. So a deadline fires at least `ms` after its last renewal, and at
- * most an eighth of `ms` (and the timer's own lateness) after that.
+ * time, counts the time from the look that finds the mark. So a deadline fires at least `ms` after
+ * its last renewal, and at most an eighth of `ms` (and the timer's own lateness) after that.
  */
 export class Deadline {
   constructor(ms, onTimeout) {

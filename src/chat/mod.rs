@@ -153,11 +153,7 @@ impl ChatSession {
         if let Some(stream) = self.stream.as_mut() {
             stream.push(bytes, &mut step.events);
         }
-        match &mut self.mode {
-            Mode::Backend => self.machine.step_into(step),
-            #[cfg(feature = "provider")]
-            Mode::Provider(provider) => *step = provider.on_events(std::mem::take(&mut step.events), &mut self.machine),
-        }
+        self.step_into(step);
     }
 
     /// The response ended; in provider mode, the tools it called are to run next.
@@ -292,10 +288,18 @@ impl ChatSession {
 
     /// The response's events, through the agent loop in provider mode, applied to the state.
     fn step(&mut self, events: Vec<StreamEvent>) -> Step {
+        let mut step = Step { events, patches: Vec::new() };
+        self.step_into(&mut step);
+        step
+    }
+
+    /// Applies `step`'s events, whose patches are not made yet: in provider mode the provider's
+    /// step takes its place.
+    fn step_into(&mut self, step: &mut Step) {
         match &mut self.mode {
-            Mode::Backend => self.machine.step(events),
+            Mode::Backend => self.machine.step_into(step),
             #[cfg(feature = "provider")]
-            Mode::Provider(provider) => provider.on_events(events, &mut self.machine),
+            Mode::Provider(provider) => *step = provider.on_events(std::mem::take(&mut step.events), &mut self.machine),
         }
     }
 

@@ -186,9 +186,9 @@ impl StateMachine {
 
     /// Applies `events` in order ([`StateMachine::apply`]), handing them back with their patches.
     pub fn step(&mut self, events: Vec<StreamEvent>) -> Step {
-        let mut patches = Vec::new();
-        events.iter().for_each(|event| self.apply_into(event, &mut patches));
-        Step { events, patches }
+        let mut step = Step { events, patches: Vec::new() };
+        self.step_into(&mut step);
+        step
     }
 
     /// Starts a turn: validates the message (non-empty after trimming), adds it to

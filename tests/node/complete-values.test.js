@@ -78,6 +78,13 @@ const VALUES = [
   // More items than cross one by one, and a long string (set aside, as the values' long strings are).
   JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ i }))),
   JSON.stringify({ long: "l".repeat(2000), short: "s" }),
+  // At the edges of what crosses one by one: 64 items (an array and 63 numbers) and 65; strings
+  // of 1,023 and 1,024 bytes, as a value and as a key (a multi-byte character counts its bytes).
+  JSON.stringify(Array.from({ length: 63 }, (_, i) => i)),
+  JSON.stringify(Array.from({ length: 64 }, (_, i) => i)),
+  JSON.stringify({ ["k".repeat(1023)]: 1, v: "v".repeat(1023) }),
+  JSON.stringify({ ["k".repeat(1024)]: 1, v: "v".repeat(1024) }),
+  JSON.stringify({ v: "é".repeat(511) + "x", w: "é".repeat(512) }),
 ];
 
 test("each value of complete reads as JSON.parse reads its JSON text, in a tool's input, its output and an extra field", () => {

@@ -130,10 +130,9 @@ fn runs_of_every_length_between_escapes_decode_as_serde_json_decodes_them() {
     }
 }
 
-/// After an escape the text is read a word (eight bytes) at a time: a string whose closing
-/// quote lies within a word ends there, whatever follows it in the frame (quotes, backslashes,
-/// another escaped string), and the reader is left just past it; a control character after an
-/// escape, where it is in a word, gives the string up.
+/// A string with an escape ends at its closing quote, whatever follows it in the frame (quotes,
+/// backslashes, another escaped string), and the reader is left just past it; a control
+/// character after the escape, wherever it is in the run that follows, gives the string up.
 #[test]
 fn an_escaped_string_ends_at_its_quote_within_the_word_read() {
     let after = r#","k":"\"v\\w"}"#;
