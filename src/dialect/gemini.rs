@@ -34,8 +34,6 @@
 //! ]);
 //! ```
 
-use std::borrow::Cow;
-
 use serde_json::{Map, Number, Value};
 
 use super::scan::scan;
@@ -69,33 +67,72 @@ struct StreamingCall {
     continuing: Option<String>,
 }
 
+/// What a `functionCall` part says, as the general path and the fast path both read it.
+struct CallPart<'a> {
+    /// A string `name` starts a call; a part without one continues the call still streaming.
+    name: Option<&'a str>,
+    id: Option<&'a str>,
+    /// Read only beside a name.
+    args: Option<Value>,
+    will_continue: bool,
+    partial_args: &'a [Value],
+}
+
+impl<'a> CallPart<'a> {
+    fn of(call: &'a Value) -> CallPart<'a> {
+        let name = call.get("name").and_then(Value::as_str);
+        CallPart {
+            name,
+            id: call.get("id").and_then(Value::as_str),
+            args: name.and_then(|_| call.get("args").cloned()),
+            will_continue: call.get("willContinue").and_then(Value::as_bool) == Some(true),
+            partial_args: call.get("partialArgs").and_then(Value::as_array).map_or(&[], Vec::as_slice),
+        }
+    }
+}
+
 impl DialectDecoder for GeminiDecoder {
     fn decode(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
-        if let Some((plain, [text, id, reason, signature, call])) = scan(frame.data, plain::plain) {
-            // The call as a value before anything is read: where serde_json refuses what the
-            // scanner accepted, the general path reads the response.
-            let call = match call.as_deref().map(serde_json::from_str::<Value>) {
-                Some(Ok(call)) => Some(call),
+        if let Some((plain, [text, id, reason, signature, name, call_id, args, partial_args])) =
+            scan(frame.data, plain::plain)
+        {
+            // The call's values before anything is read: where serde_json refuses what the
+            // scanner accepted, the general path reads the response. As there, a piece without a
+            // name has no `args`, and only an array of `partialArgs` is read.
+            let args = match args.filter(|_| name.is_some()).as_deref().map(serde_json::from_str::<Value>) {
+                Some(Ok(args)) => Some(args),
                 Some(Err(_)) => return self.decode_value(frame.data, out),
                 None => None,
+            };
+            let partial_args = match partial_args.as_deref().map(serde_json::from_str::<Value>) {
+                Some(Ok(Value::Array(pieces))) => pieces,
+                Some(Ok(_)) | None => Vec::new(),
+                Some(Err(_)) => return self.decode_value(frame.data, out),
             };
             // As the general path reads it: the id, the part, its signature, the finish, the usage.
             if self.response_id.is_none() {
                 self.response_id = id.map(String::from);
             }
-            let mut call_id = None;
+            let mut tool_use_id = None;
             if let Some(text) = text.filter(|t| !t.is_empty()).map(String::from) {
                 out.push(if plain.thought { ProviderEvent::Thinking(text) } else { ProviderEvent::Text(text) });
-            } else if let Some(call) = call {
-                call_id = self.function_call(Cow::Owned(call), out);
+            } else if plain.call {
+                let call = CallPart {
+                    name: name.as_deref(),
+                    id: call_id.as_deref(),
+                    args,
+                    will_continue: plain.will_continue,
+                    partial_args: &partial_args,
+                };
+                tool_use_id = self.function_call(call, out);
             }
             if let Some(signature) = signature {
-                out.push(thought_signature(Value::String(signature.into()), call_id));
+                out.push(thought_signature(Value::String(signature.into()), tool_use_id));
             }
             if let Some(reason) = reason {
                 self.finish_with(&reason, out);
             }
-            if let Some(usage) = usage_of(|name| plain.count(name)) {
+            if let Some(usage) = usage_of(plain.counts) {
                 out.push(ProviderEvent::Usage(usage));
             }
             return;
@@ -161,49 +198,37 @@ impl GeminiDecoder {
             let thought = part.get("thought").and_then(Value::as_bool) == Some(true);
             out.push(if thought { ProviderEvent::Thinking(text.into()) } else { ProviderEvent::Text(text.into()) });
         } else if let Some(call) = part.get("functionCall") {
-            call_id = self.function_call(Cow::Borrowed(call), out);
+            call_id = self.function_call(CallPart::of(call), out);
         }
         if let Some(signature) = part.get("thoughtSignature").filter(|s| s.is_string()) {
             out.push(thought_signature(signature.clone(), call_id));
         }
     }
 
-    /// One `functionCall` part; returns the id of the call it started or completed. A call of its
-    /// own (the fast path parsed it alone) gives up its `args` instead of copying them.
-    fn function_call(&mut self, mut call: Cow<'_, Value>, out: &mut ProviderEvents) -> Option<String> {
-        // Only a named part starts a call with `args`; a continuation's pieces are its `partialArgs`.
-        let named = call.get("name").is_some_and(Value::is_string);
-        let args = match &mut call {
-            _ if !named => None,
-            Cow::Owned(call) => call.get_mut("args").map(Value::take),
-            Cow::Borrowed(call) => call.get("args").cloned(),
-        };
-        let call = &*call;
-        let will_continue = call.get("willContinue").and_then(Value::as_bool) == Some(true);
-        let name = call.get("name").and_then(Value::as_str);
-        let mut call_state = match (name, self.streaming.take()) {
+    /// One `functionCall` part; returns the id of the call it started or completed.
+    fn function_call(&mut self, call: CallPart<'_>, out: &mut ProviderEvents) -> Option<String> {
+        let mut call_state = match (call.name, self.streaming.take()) {
             // A named part begins a new call, closing one still streaming.
             (Some(name), open) => {
                 if let Some(open) = open {
                     open.end(out);
                 }
-                let id = self.next_id(call);
-                let args = args.unwrap_or_else(|| Value::Object(Map::new()));
+                let id = self.call_id(call.id);
+                let args = call.args.unwrap_or_else(|| Value::Object(Map::new()));
                 StreamingCall { id, name: name.to_owned(), args, continuing: None }
             }
             (None, Some(open)) => open,
             // `{}` with no call streaming: nothing to close.
             (None, None) => return None,
         };
-        for arg in call.get("partialArgs").and_then(Value::as_array).into_iter().flatten() {
+        for arg in call.partial_args {
             if let Err(detail) = call_state.apply(arg) {
                 out.push(ProviderEvent::unreadable(detail));
             }
         }
         let id = call_state.id.clone();
-        let started = name.is_some();
-        if will_continue {
-            if started {
+        if call.will_continue {
+            if call.name.is_some() {
                 out.push(ProviderEvent::ToolCallStart { id: id.clone(), name: call_state.name.clone() });
             }
             self.streaming = Some(call_state);
@@ -214,25 +239,32 @@ impl GeminiDecoder {
         Some(id)
     }
 
-    fn next_id(&mut self, call: &Value) -> String {
-        self.call_id(call.get("id").and_then(Value::as_str))
-    }
-
     /// The id of the next call: its own `id`, or one made from the response's and its number.
     fn call_id(&mut self, id: Option<&str>) -> String {
         let n = self.calls;
         self.calls += 1;
-        // Pieced together: `format!` was a fifth of reading a whole call (callgrind, natively).
+        // Pieced together, the number's digits written by hand: `format!` was a fifth of reading a
+        // whole call, and `to_string` still goes through the formatter (callgrind, natively).
         let (prefix, dash) = match (id, &self.response_id) {
             (Some(id), _) => return id.to_owned(),
-            (None, Some(response)) => (response.as_str(), "-"),
-            (None, None) => ("call", "_"),
+            (None, Some(response)) => (response.as_str(), '-'),
+            (None, None) => ("call", '_'),
         };
-        let n = n.to_string();
-        let mut id = String::with_capacity(prefix.len() + 1 + n.len());
+        let mut digits = [0u8; 10];
+        let mut rest = n;
+        let mut from = digits.len();
+        loop {
+            from -= 1;
+            digits[from] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        let mut id = String::with_capacity(prefix.len() + 1 + digits.len() - from);
         id.push_str(prefix);
-        id.push_str(dash);
-        id.push_str(&n);
+        id.push(dash);
+        id.extend(digits[from..].iter().map(|&d| char::from(d)));
         id
     }
 
@@ -387,28 +419,23 @@ fn object_entry<'a>(slot: &'a mut Value, key: &str) -> &'a mut Value {
 /// contract's `output_tokens` includes it (as OpenAI's `completion_tokens` does). Vertex sends
 /// `usageMetadata` with no counts until the end: that is not a report.
 fn read_usage(meta: &Value) -> Option<Usage> {
-    usage_of(|key| meta.get(key).and_then(Value::as_u64))
+    usage_of(plain::COUNTS.map(|key| meta.get(key).and_then(Value::as_u64)))
 }
 
-/// The usage from `usageMetadata`'s counts, each looked up by `count` (the general path and the
-/// fast one read them differently, and make the same usage of them).
-fn usage_of(count: impl Fn(&str) -> Option<u64>) -> Option<Usage> {
-    let (prompt, candidates, thoughts, total) = (
-        count("promptTokenCount"),
-        count("candidatesTokenCount"),
-        count("thoughtsTokenCount"),
-        count("totalTokenCount"),
-    );
+/// The usage from `usageMetadata`'s counts, in [`plain::COUNTS`]' order (the general path and
+/// the fast one read them differently, and make the same usage of them).
+fn usage_of(counts: [Option<u64>; 6]) -> Option<Usage> {
+    let [prompt, candidates, thoughts, total, tool_use_prompt, cached] = counts;
     if prompt.is_none() && candidates.is_none() && total.is_none() {
         return None;
     }
     let output = (candidates.is_some() || thoughts.is_some())
         .then(|| candidates.unwrap_or(0).saturating_add(thoughts.unwrap_or(0)));
     Some(Usage {
-        input_tokens: prompt.map(|p| p.saturating_add(count("toolUsePromptTokenCount").unwrap_or(0))),
+        input_tokens: prompt.map(|p| p.saturating_add(tool_use_prompt.unwrap_or(0))),
         output_tokens: output,
         reasoning_tokens: thoughts,
-        cached_input_tokens: count("cachedContentTokenCount"),
+        cached_input_tokens: cached,
         total_tokens: total,
     })
 }

@@ -18,9 +18,12 @@ pub(super) const TEXT: usize = 0;
 pub(super) const RESPONSE_ID: usize = 1;
 pub(super) const FINISH_REASON: usize = 2;
 pub(super) const SIGNATURE: usize = 3;
-/// The part's `functionCall`, as JSON text.
-pub(super) const CALL: usize = 4;
-const SLOTS: usize = 5;
+/// The part's `functionCall.name`, `.id`, and `.args` and `.partialArgs` as JSON text.
+pub(super) const CALL_NAME: usize = 4;
+pub(super) const CALL_ID: usize = 5;
+pub(super) const CALL_ARGS: usize = 6;
+pub(super) const PARTIAL_ARGS: usize = 7;
+const SLOTS: usize = 8;
 
 /// The `usageMetadata` counts the general path reads ([`super::usage_of`]).
 pub(super) const COUNTS: [&str; 6] = [
@@ -37,15 +40,12 @@ pub(super) const COUNTS: [&str; 6] = [
 pub(in crate::dialect) struct Plain {
     /// The part is thinking.
     pub(super) thought: bool,
+    /// The part is a `functionCall` (an object; its fields are taken).
+    pub(super) call: bool,
+    /// The call's `willContinue`.
+    pub(super) will_continue: bool,
     /// By [`COUNTS`]; all `None` without `usageMetadata`.
     pub(super) counts: [Option<u64>; 6],
-}
-
-impl Plain {
-    /// A count by its name, as the general path looks it up.
-    pub(super) fn count(&self, name: &str) -> Option<u64> {
-        COUNTS.iter().position(|c| *c == name).and_then(|i| self.counts[i])
-    }
 }
 
 /// A plain response, its strings taken; `None` for any other.
@@ -74,7 +74,7 @@ pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<(Plain, Taken<
         }
         Some(())
     })?;
-    (taken[TEXT].is_some() || taken[CALL].is_some()).then_some((plain, taken))
+    (taken[TEXT].is_some() || plain.call).then_some((plain, taken))
 }
 
 /// The one candidate: its content, and maybe its `finishReason` (a string; the general path
@@ -106,8 +106,8 @@ fn candidate<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, SL
     })
 }
 
-/// The one part: `text` and maybe `thought`, or a `functionCall` (any value, as JSON text);
-/// maybe a `thoughtSignature`; nothing else.
+/// The one part: `text` and maybe `thought`, or a `functionCall` object; maybe a
+/// `thoughtSignature`; nothing else.
 fn part<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, SLOTS>) -> Option<()> {
     let mut seen = Seen::default();
     r.object(|r, key| {
@@ -126,14 +126,48 @@ fn part<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, SLOTS>)
             }
             b"functionCall" => {
                 seen.once(3)?;
-                taken[CALL] = Some(r.raw_value(5)?.into());
+                plain.call = true;
+                call(r, plain, taken)?;
             }
             _ => return None,
         }
         Some(())
     })?;
     // The general path reads a call only in a part without text.
-    (taken[TEXT].is_none() || taken[CALL].is_none()).then_some(())
+    (taken[TEXT].is_none() || !plain.call).then_some(())
+}
+
+/// A `functionCall`: a string `name` and `id`, a boolean `willContinue`, `args` and `partialArgs`
+/// as JSON text; other fields skipped (the general path reads none). A field of another type is
+/// left to the general path, which reads such a call differently (a `null` name is no name).
+fn call<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, SLOTS>) -> Option<()> {
+    let mut seen = Seen::default();
+    r.object(|r, key| {
+        match key {
+            b"name" => {
+                seen.once(0)?;
+                taken[CALL_NAME] = Some(r.string()?);
+            }
+            b"id" => {
+                seen.once(1)?;
+                taken[CALL_ID] = Some(r.string()?);
+            }
+            b"willContinue" => {
+                seen.once(2)?;
+                plain.will_continue = r.bool()?;
+            }
+            b"args" => {
+                seen.once(3)?;
+                taken[CALL_ARGS] = Some(r.raw_value(6)?.into());
+            }
+            b"partialArgs" => {
+                seen.once(4)?;
+                taken[PARTIAL_ARGS] = Some(r.raw_value(6)?.into());
+            }
+            _ => r.skip_value(6)?,
+        }
+        Some(())
+    })
 }
 
 /// `usageMetadata`: the counts by [`COUNTS`], each a plain whole number; other fields skipped.

@@ -378,3 +378,111 @@ fn a_streamed_call_keeps_the_args_of_its_first_piece() {
         ]
     );
 }
+
+/// Each frame read by the fast path (its call's fields taken one by one) and, inside an array of
+/// responses, by the general path: both must give `expected`.
+fn fast_and_general(frames: &[&str], expected: &[ProviderEvent]) {
+    for frame in frames {
+        assert!(scan(frame, plain::plain).is_some(), "{frame}");
+    }
+    assert_eq!(decode(frames), expected);
+    let general: Vec<String> = frames.iter().map(|f| format!("[{f}]")).collect();
+    assert_eq!(decode(&general.iter().map(String::as_str).collect::<Vec<_>>()), expected);
+}
+
+/// A call's fields in any order, among fields nobody reads (nested, with strings holding
+/// brackets), its name and id unescaped, its `args` kept whole with their escapes decoded.
+#[test]
+fn a_calls_fields_are_read_in_any_order_past_unknown_ones() {
+    let first = r#"{"responseId":"r","candidates":[{"content":{"parts":[{"thoughtSignature":"s","functionCall":{"future":{"deep":[1,{"x":"}]"}]},"args":{"q":"a\"b\u00e9","n":[1.5,null,true]},"willContinue":false,"name":"f\"n\u00e9","later":null}}]}}]}"#;
+    let second = r#"{"candidates":[{"content":{"parts":[{"functionCall":{"id":"c\u0031","name":"g"}}]}}]}"#;
+    let third = r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"h","args":{}}}]}}]}"#;
+    fast_and_general(
+        &[first, second, third],
+        &[
+            end_call("r-0", "f\"né", json!({ "q": "a\"bé", "n": [1.5, null, true] })),
+            ProviderEvent::Attach {
+                key: "thought_signatures".into(),
+                value: json!({ "signature": "s", "tool_use_id": "r-0" }),
+            },
+            end_call("c1", "g", json!({})),
+            end_call("r-2", "h", json!({})),
+        ],
+    );
+}
+
+/// `null` where a call's field is expected: a null `name` continues the call streaming, a null
+/// `willContinue` ends it, a null `id` is no id, null `args` are the input, null `partialArgs`
+/// set nothing. The fast path reads the `args` and `partialArgs` nulls; it leaves the others to
+/// the general path, which must read them all the same way.
+#[test]
+fn nulls_in_a_call_are_read_as_the_general_path_reads_them() {
+    let open = parts(json!([{ "functionCall": { "name": "f", "willContinue": true } }]));
+    let piece = parts(json!([{ "functionCall": {
+        "name": null,
+        "partialArgs": [{ "jsonPath": "$.a", "stringValue": "x" }],
+        "willContinue": true
+    } }]));
+    let last = parts(json!([{ "functionCall": { "args": { "ignored": 1 }, "willContinue": null } }]));
+    let null_args = parts(json!([{ "functionCall": { "name": "g", "id": null, "args": null, "partialArgs": null } }]));
+    let given = parts(json!([{ "functionCall": { "name": "h", "args": null, "partialArgs": null } }]));
+    assert!(scan(&given, plain::plain).is_some());
+    let expected = [
+        ProviderEvent::ToolCallStart { id: "r1-0".into(), name: "f".into() },
+        end_call("r1-0", "f", json!({ "a": "x" })),
+        end_call("r1-1", "g", Value::Null),
+        end_call("r1-2", "h", Value::Null),
+    ];
+    let frames = [&open, &piece, &last, &null_args, &given].map(String::as_str);
+    assert_eq!(decode(&frames), expected);
+    let general: Vec<String> = frames.iter().map(|f| format!("[{f}]")).collect();
+    assert_eq!(decode(&general.iter().map(String::as_str).collect::<Vec<_>>()), expected);
+}
+
+/// Surrogate pairs in a call's name and in its `args` (escaped, and as UTF-8): what the fast path
+/// does not decode itself goes to the general path, and each gives the characters.
+#[test]
+fn surrogate_pairs_in_a_call_reach_its_name_and_input() {
+    let escaped = r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f\ud83d\ude00","args":{"s":"\ud83d\ude00"}}}]}}],"responseId":"r"}"#;
+    let raw =
+        r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"g😀","args":{"s\ud83d\ude00":"😀"}}}]}}]}"#;
+    assert_eq!(
+        decode(&[escaped, raw]),
+        [end_call("r-0", "f😀", json!({ "s": "😀" })), end_call("r-1", "g😀", json!({ "s😀": "😀" }))]
+    );
+}
+
+/// A CRLF body of a call (escapes, unknown fields) and its finish, cut at every byte across two
+/// pushes: every cut reads as the whole body does.
+#[test]
+fn a_call_cut_at_every_byte_reads_as_the_whole_body() {
+    use crate::event::StreamEvent;
+    use crate::stream::{ChatStream, StreamOptions};
+    let body = concat!(
+        r#"data: {"candidates":[{"content":{"parts":[{"functionCall":{"x":[{}],"args":{"q":"\"}é"},"name":"f\u00e9"},"thoughtSignature":"s"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2,"totalTokenCount":9,"thoughtsTokenCount":4},"responseId":"r"}"#,
+        "\r\n\r\n",
+        r#"data: {"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"STOP","index":0}],"responseId":"r"}"#,
+        "\r\n\r\n",
+    )
+    .as_bytes();
+    let read = |pieces: &[&[u8]]| {
+        let mut stream =
+            ChatStream::new(StreamOptions { dialect: Some(super::super::Dialect::Gemini), ..StreamOptions::default() });
+        let mut events = Vec::new();
+        for piece in pieces {
+            stream.push(piece, &mut events);
+        }
+        stream.finish(&mut events);
+        events
+    };
+    let whole = read(&[body]);
+    assert!(
+        whole.iter().any(
+            |e| matches!(e, StreamEvent::ToolCall { tool_use_id, tool, .. } if tool_use_id == "r-0" && tool == "fé")
+        ),
+        "{whole:?}"
+    );
+    for cut in 1..body.len() {
+        assert_eq!(read(&[&body[..cut], &body[cut..]]), whole, "cut at {cut}");
+    }
+}
