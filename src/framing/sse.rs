@@ -112,9 +112,9 @@ impl SseDecoder {
     /// to `each`. The frames borrow the decoder's buffers or the chunk: nothing is allocated per
     /// event.
     pub fn push_each(&mut self, chunk: &[u8], mut each: impl FnMut(Decoded<'_>)) {
-        // The event's data while it is one `data` line, valid UTF-8, still in `chunk`: nearly
-        // every event of a stream read live, handed over from the chunk when it ends in it (the
-        // data buffer's copy was a tenth of framing an event). Copied into `data` when another
+        // The event's data while it is one `data` line, valid UTF-8, still in `chunk` (nearly
+        // every event of a stream read live): handed over from the chunk when the event ends in
+        // it, rather than copied into the data buffer first. Copied into `data` when another
         // `data` line comes, or when the chunk ends first.
         let mut single: Option<&str> = None;
         // The splitter is moved out for the duration so that its callback may borrow `self`.
@@ -132,13 +132,12 @@ impl SseDecoder {
                 }
             };
             // The data can outgrow its bytes only when U+FFFD replacements made it longer.
-            let mut data_len = self.data_len(single);
+            let data_len = self.data_len(single);
             if dropped || (data_len > self.limit && self.drop_event()) {
                 each(Decoded::TooLarge);
             }
             if self.skipping {
                 single = None;
-                data_len = 0;
             }
             self.line_budget(data_len)
         });
