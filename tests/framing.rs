@@ -348,9 +348,8 @@ fn sse_limit() {
     ]);
 }
 
-/// An event of one `data` line, and its `event` type, are handed over from the chunk they came
-/// in; these are the edges of that: fields after the line, a second data line, an event type
-/// set again, the limit, and an event dropped after it.
+/// An event of one `data` line is handed over from the chunk it came in; these are the edges of
+/// that: fields after the line, a second data line, the limit, and an event dropped after it.
 #[test]
 fn sse_one_data_line_events() {
     let big = "x".repeat(40);
@@ -375,13 +374,6 @@ fn sse_one_data_line_events() {
             .limit(16, &[])
             .data(&["0123456789"]),
         Case::sse("an event dropped after its data line", format!("data: a\ndata: {big}\n\ndata: ok\n\n"))
-            .limit(16, &[0])
-            .data(&["ok"]),
-        Case::sse("an event type set again by a line with invalid UTF-8", b"event: a\nevent: \xC3(\ndata: x\n\n")
-            .frames(vec![event(Some("\u{FFFD}("), "x", None)]),
-        Case::sse("an event type emptied by a bare event line", "event: a\ndata: x\nevent\n\nevent:b\ndata: y\n\n")
-            .frames(vec![event(None, "x", None), event(Some("b"), "y", None)]),
-        Case::sse("an event type dropped with its event", format!("event: a\ndata: {big}\n\ndata: ok\n\n"))
             .limit(16, &[0])
             .data(&["ok"]),
         Case::sse("invalid UTF-8 after a data line", b"data: a\ndata: \xFFb\n\ndata: \xC3\n\n")

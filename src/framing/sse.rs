@@ -55,16 +55,6 @@ pub struct SseDecoder {
     invalid_utf8_said: usize,
 }
 
-/// What an event keeps of the chunk while it is read: its `data` while that is one line, and its
-/// `event` type, each valid UTF-8, in `chunk` (nearly every event of a stream read live). Handed
-/// over from the chunk when the event ends in it, rather than copied into the decoder's buffers
-/// first; copied there when another `data` line comes, or when the chunk ends first.
-#[derive(Default)]
-struct Kept<'c> {
-    data: Option<&'c str>,
-    event: Option<&'c str>,
-}
-
 impl Default for SseDecoder {
     fn default() -> Self {
         SseDecoder::with_limit(DEFAULT_MAX_FRAME_BYTES)
@@ -122,38 +112,38 @@ impl SseDecoder {
     /// to `each`. The frames borrow the decoder's buffers or the chunk: nothing is allocated per
     /// event.
     pub fn push_each(&mut self, chunk: &[u8], mut each: impl FnMut(Decoded<'_>)) {
-        let mut kept = Kept::default();
+        // The event's data while it is one `data` line, valid UTF-8, still in `chunk` (nearly
+        // every event of a stream read live): handed over from the chunk when the event ends in
+        // it, rather than copied into the data buffer first. Copied into `data` when another
+        // `data` line comes, or when the chunk ends first.
+        let mut single: Option<&str> = None;
         // The splitter is moved out for the duration so that its callback may borrow `self`.
         let mut lines = std::mem::replace(&mut self.lines, LineSplitter::new(0));
         lines.push(chunk, |line| {
             let dropped = match line {
-                Line::InChunk(bytes) if self.keep(bytes, &mut kept) => false,
+                Line::InChunk(bytes) if self.single_data_line(bytes, &mut single) => false,
                 Line::InChunk(bytes) | Line::Held(bytes) => {
-                    self.process_line(bytes, &mut kept, &mut each);
+                    self.process_line(bytes, &mut single, &mut each);
                     false
                 }
                 Line::TooLong => {
-                    kept = Kept::default();
+                    single = None;
                     self.drop_event()
                 }
             };
             // The data can outgrow its bytes only when U+FFFD replacements made it longer.
-            let data_len = self.data_len(kept.data);
+            let data_len = self.data_len(single);
             if dropped || (data_len > self.limit && self.drop_event()) {
                 each(Decoded::TooLarge);
             }
             if self.skipping {
-                kept = Kept::default();
+                single = None;
             }
             self.line_budget(data_len)
         });
         self.lines = lines;
-        if let Some(text) = kept.data {
+        if let Some(text) = single {
             self.append_data(text);
-        }
-        if let Some(event) = kept.event {
-            self.event_type.clear();
-            self.event_type.push_str(event);
         }
     }
 
@@ -188,26 +178,17 @@ impl SseDecoder {
         self.data.len() + single.map_or(0, |text| text.len() + 1)
     }
 
-    /// Keeps `line` in `kept` when it is the event's first `data` line, or an `event` line, and
-    /// valid UTF-8 (what [`SseDecoder::process_field`] would copy unchanged into the empty data
-    /// buffer or the event type buffer); false for any other line, which is processed as usual.
-    fn keep<'c>(&mut self, line: &'c [u8], kept: &mut Kept<'c>) -> bool {
-        if self.skipping {
+    /// Keeps `line` in `single` when it is the event's first `data` line and valid UTF-8 (what
+    /// [`SseDecoder::process_line`] would copy unchanged into the empty data buffer); false for
+    /// any other line, which is processed as usual.
+    fn single_data_line<'c>(&mut self, line: &'c [u8], single: &mut Option<&'c str>) -> bool {
+        let Some(value) = line.strip_prefix(b"data:") else { return false };
+        if self.skipping || single.is_some() || !self.data.is_empty() {
             return false;
         }
-        let (value, slot) = if let Some(value) = line.strip_prefix(b"data:") {
-            if kept.data.is_some() || !self.data.is_empty() {
-                return false;
-            }
-            (value, &mut kept.data)
-        } else if let Some(value) = line.strip_prefix(b"event:") {
-            (value, &mut kept.event)
-        } else {
-            return false;
-        };
         let Ok(text) = std::str::from_utf8(value.strip_prefix(b" ").unwrap_or(value)) else { return false };
         self.event_started = true;
-        *slot = Some(text);
+        *single = Some(text);
         true
     }
 
@@ -240,11 +221,11 @@ impl SseDecoder {
     /// The split is made on bytes before decoding: a colon byte is never part of a multi-byte
     /// character, and invalid bytes never absorb it, so this equals decoding first.
     ///
-    /// `kept` is what the event keeps in the chunk ([`SseDecoder::keep`]).
-    fn process_line(&mut self, line: &[u8], kept: &mut Kept<'_>, each: &mut impl FnMut(Decoded<'_>)) {
+    /// `single` is the event's data kept in the chunk ([`SseDecoder::single_data_line`]).
+    fn process_line(&mut self, line: &[u8], single: &mut Option<&str>, each: &mut impl FnMut(Decoded<'_>)) {
         if line.is_empty() {
             if !std::mem::take(&mut self.skipping) {
-                self.dispatch(std::mem::take(kept), each);
+                self.dispatch(single.take(), each);
             }
             return;
         }
@@ -259,15 +240,10 @@ impl SseDecoder {
             }
             None => (line, &b""[..]),
         };
-        match name {
-            b"data" => {
-                if let Some(text) = kept.data.take() {
-                    self.append_data(text);
-                }
+        if name == b"data" {
+            if let Some(text) = single.take() {
+                self.append_data(text);
             }
-            // This line sets the event type: the one kept before it is replaced.
-            b"event" => kept.event = None,
-            _ => {}
         }
         self.process_field(name, value);
     }
@@ -311,16 +287,15 @@ impl SseDecoder {
     /// "If the data buffer is an empty string, set the data buffer and the event type buffer to
     /// the empty string and return." Otherwise "If the data buffer's last character is a U+000A
     /// LINE FEED (LF) character, then remove the last character from the data buffer", and the
-    /// event goes out with type "message" unless the event type buffer is not empty. `kept`:
-    /// the data kept in the chunk (without its LF) when the data buffer holds none, and the
-    /// event type when its last line was kept.
-    fn dispatch(&mut self, kept: Kept<'_>, each: &mut impl FnMut(Decoded<'_>)) {
-        if let Some(data) = kept.data.or_else(|| self.data.strip_suffix('\n')) {
+    /// event goes out with type "message" unless the event type buffer is not empty. `single`:
+    /// the data kept in the chunk, without its LF, when the data buffer holds none.
+    fn dispatch(&mut self, single: Option<&str>, each: &mut impl FnMut(Decoded<'_>)) {
+        if let Some(data) = single.or_else(|| self.data.strip_suffix('\n')) {
             if self.invalid_utf8 != self.invalid_utf8_said {
                 self.invalid_utf8_said = self.invalid_utf8;
                 each(Decoded::InvalidUtf8 { so_far: self.invalid_utf8 });
             }
-            let event = Some(kept.event.unwrap_or(&self.event_type)).filter(|t| !t.is_empty());
+            let event = Some(self.event_type.as_str()).filter(|t| !t.is_empty());
             each(Decoded::Frame(FrameRef { event, data, id: self.event_id.as_deref() }));
         }
         self.reset_event();
