@@ -348,6 +348,39 @@ fn sse_limit() {
     ]);
 }
 
+/// An event of one `data` line is handed over from the chunk it came in; these are the edges of
+/// that: fields after the line, a second data line, the limit, and an event dropped after it.
+#[test]
+fn sse_one_data_line_events() {
+    let big = "x".repeat(40);
+    check_all(&[
+        Case::sse("events of one line each", "data: 1\n\ndata: 2\n\ndata:3\n\ndata:\n\n").data(&["1", "2", "3", ""]),
+        Case::sse("fields after the data line", "data: a\nevent: x\n: c\nretry: 5\nid: 1\n\n")
+            .frames(vec![event(Some("x"), "a", Some("1"))])
+            .retry(5)
+            .last_event_id("1"),
+        Case::sse("a second data line after other fields", "data: a\nevent: x\n: c\ndata: b\n\n").frames(vec![event(
+            Some("x"),
+            "a\nb",
+            None,
+        )]),
+        Case::sse("a data line, then an empty one", "data: a\ndata\ndata:\n\n").data(&["a\n\n"]),
+        Case::sse("a field named like data", "data:a\ndata-x: b\ndatab\n\n").data(&["a"]),
+        // "0123456789\n" leaves 5 bytes of the 16: "data: 1" is past them.
+        Case::sse("a second data line past the limit", "data: 0123456789\ndata: 1\n\ndata: ok\n\n")
+            .limit(16, &[0])
+            .data(&["ok"]),
+        Case::sse("a data line at the limit, then a comment", "data: 0123456789\n:\n\n")
+            .limit(16, &[])
+            .data(&["0123456789"]),
+        Case::sse("an event dropped after its data line", format!("data: a\ndata: {big}\n\ndata: ok\n\n"))
+            .limit(16, &[0])
+            .data(&["ok"]),
+        Case::sse("invalid UTF-8 after a data line", b"data: a\ndata: \xFFb\n\ndata: \xC3\n\n")
+            .data(&["a\n\u{FFFD}b", "\u{FFFD}"]),
+    ]);
+}
+
 #[test]
 fn lines() {
     check_all(&[

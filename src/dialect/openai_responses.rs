@@ -447,6 +447,34 @@ mod tests {
         );
     }
 
+    /// Argument deltas as servers write them, each read by the fast path and as the general path
+    /// reads it: fields in any order, unknown ones (`obfuscation`, arrays), escapes, and a
+    /// surrogate pair (an emoji escaped by a server that escapes all but ASCII).
+    #[test]
+    fn argument_deltas_at_the_edges_of_the_fast_path() {
+        let deltas = [
+            r#"{"type":"response.function_call_arguments.delta","delta":"{\"q\":\"","item_id":"fc_1","output_index":1,"sequence_number":5}"#,
+            r#"{"item_id":"fc_1","delta":"caf\u00e9 \ud83d\ude00","type":"response.function_call_arguments.delta","sequence_number":6}"#,
+            r#"{"type":"response.function_call_arguments.delta","sequence_number":7,"item_id":"fc_1","output_index":1,"delta":"\\n\t","obfuscation":"x9Q","logprobs":[]}"#,
+            r#"{"type":"response.function_call_arguments.delta","delta":"\uD83C\uDF89\"}","item_id":"fc_1","output_index":1,"sequence_number":8,"obfuscation":"a"}"#,
+        ];
+        let added = r#"{"type":"response.output_item.added","item":{"id":"fc_1","type":"function_call","arguments":"","call_id":"call_1","name":"f"}}"#;
+        let frames: Vec<&str> = [added].into_iter().chain(deltas).collect();
+        super::super::scan::checks::take_paths();
+        let events = decode(&frames);
+        assert_eq!(super::super::scan::checks::take_paths().iter().sum::<usize>(), deltas.len());
+        assert_eq!(
+            events,
+            [
+                start("call_1", "f"),
+                delta("call_1", "{\"q\":\""),
+                delta("call_1", "café 😀"),
+                delta("call_1", "\\n\t"),
+                delta("call_1", "🎉\"}"),
+            ]
+        );
+    }
+
     #[test]
     fn a_call_seen_only_at_item_done_starts_and_ends_there() {
         let events = decode(&[

@@ -7,7 +7,7 @@
 //!
 //! A fast path answers only when the answer is certain: exactly what the general path would make
 //! of the frame. Anything the reader is unsure of (escapes in keys, a number out of `f64` range,
-//! surrogate escapes, deep nesting) gives `None`, and the decoder's general path reads the frame.
+//! lone surrogate escapes, deep nesting) gives `None`, and the decoder's general path reads the frame.
 //! Each fast path's tests check that it agrees with the general path on every recorded frame and
 //! on every one-byte edit of the frames it reads (`tests::edits_read`).
 
@@ -390,8 +390,9 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The character an escape stands for, after its backslash. Surrogate escapes are left to the
-    /// general path (`char::from_u32` refuses them), which checks they come in pairs.
+    /// The character an escape stands for, after its backslash. A surrogate pair (`\ud83d\ude00`,
+    /// how servers that escape all but ASCII write an emoji) is one character; a lone surrogate is
+    /// left to the general path (`char::from_u32` refuses it), which reports it.
     fn escaped(&mut self) -> Option<char> {
         let byte = *self.bytes.get(self.at)?;
         self.at += 1;
@@ -404,15 +405,24 @@ impl<'a> Reader<'a> {
             b'n' => '\n',
             b'r' => '\r',
             b't' => '\t',
-            b'u' => {
-                // `from_str_radix` alone would take a sign.
-                let hex =
-                    self.data.get(self.at..self.at + 4).filter(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()))?;
-                self.at += 4;
-                char::from_u32(u32::from_str_radix(hex, 16).ok()?)?
-            }
+            b'u' => match self.hex4()? {
+                high @ 0xD800..=0xDBFF => {
+                    self.literal(b"\\u")?;
+                    let low = self.hex4().filter(|low| (0xDC00..=0xDFFF).contains(low))?;
+                    char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))?
+                }
+                unit => char::from_u32(unit)?,
+            },
             _ => return None,
         })
+    }
+
+    /// The four hex digits of a `\u` escape.
+    fn hex4(&mut self) -> Option<u32> {
+        // `from_str_radix` alone would take a sign.
+        let hex = self.data.get(self.at..self.at + 4).filter(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()))?;
+        self.at += 4;
+        u32::from_str_radix(hex, 16).ok()
     }
 
     /// Past one string, checking its escapes and that it holds no control characters; whether

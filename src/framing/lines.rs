@@ -21,11 +21,14 @@ use super::{collect_frames, Decoded, Ending, Frame, FrameRef, FramingError, DEFA
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// What [`LineSplitter`] hands to its caller.
+/// What [`LineSplitter`] hands to its caller: `'h` borrows the splitter, `'c` the chunk.
 #[derive(Debug)]
-pub(super) enum Line<'a> {
-    /// A complete line, without its terminator, not yet decoded.
-    Complete(&'a [u8]),
+pub(super) enum Line<'h, 'c> {
+    /// A complete line, without its terminator, not yet decoded, all of it in the chunk being
+    /// split: the caller may keep it for the rest of the push.
+    InChunk(&'c [u8]),
+    /// A complete line whose start came in an earlier chunk, as [`Line::InChunk`] otherwise.
+    Held(&'h [u8]),
     /// The current line grew past the budget the caller gave: the bytes held so far are dropped
     /// and the rest of the line will be too, up to its terminator (which yields nothing).
     TooLong,
@@ -63,7 +66,7 @@ impl LineSplitter {
 
     /// Splits `chunk`, calling `on_line` for each line it completes (or finds too long); `on_line`
     /// returns the budget for the next line.
-    pub(super) fn push(&mut self, mut chunk: &[u8], mut on_line: impl FnMut(Line<'_>) -> usize) {
+    pub(super) fn push<'c>(&mut self, mut chunk: &'c [u8], mut on_line: impl FnMut(Line<'_, 'c>) -> usize) {
         if let Some(matched) = self.bom_matched {
             let (rest, decided) = self.strip_bom(matched, chunk);
             chunk = rest;
@@ -90,10 +93,10 @@ impl LineSplitter {
                 self.tail.clear();
                 on_line(Line::TooLong)
             } else if self.tail.is_empty() {
-                on_line(Line::Complete(line))
+                on_line(Line::InChunk(line))
             } else {
                 self.tail.extend_from_slice(line);
-                let budget = on_line(Line::Complete(&self.tail));
+                let budget = on_line(Line::Held(&self.tail));
                 self.tail.clear();
                 budget
             };
@@ -101,7 +104,7 @@ impl LineSplitter {
     }
 
     /// Keeps `bytes`, the start of a line whose end has not arrived, within the budget.
-    fn hold(&mut self, bytes: &[u8], on_line: &mut impl FnMut(Line<'_>) -> usize) {
+    fn hold<'c>(&mut self, bytes: &[u8], on_line: &mut impl FnMut(Line<'_, 'c>) -> usize) {
         if self.dropping {
             return;
         }
@@ -198,7 +201,7 @@ impl LineDecoder {
         let replaced = &mut self.invalid_utf8;
         self.lines.push(chunk, |line| {
             match line {
-                Line::Complete(bytes) => {
+                Line::InChunk(bytes) | Line::Held(bytes) => {
                     let before = *replaced;
                     let text = super::utf8_lossy(bytes, replaced);
                     if *replaced != before {

@@ -109,25 +109,42 @@ impl SseDecoder {
     }
 
     /// Decodes `chunk`, handing each event it completes, and each event it drops as too large,
-    /// to `each`. The frames borrow the decoder's buffers: nothing is allocated per event.
+    /// to `each`. The frames borrow the decoder's buffers or the chunk: nothing is allocated per
+    /// event.
     pub fn push_each(&mut self, chunk: &[u8], mut each: impl FnMut(Decoded<'_>)) {
+        // The event's data while it is one `data` line, valid UTF-8, still in `chunk` (nearly
+        // every event of a stream read live): handed over from the chunk when the event ends in
+        // it, rather than copied into the data buffer first. Copied into `data` when another
+        // `data` line comes, or when the chunk ends first.
+        let mut single: Option<&str> = None;
         // The splitter is moved out for the duration so that its callback may borrow `self`.
         let mut lines = std::mem::replace(&mut self.lines, LineSplitter::new(0));
         lines.push(chunk, |line| {
             let dropped = match line {
-                Line::Complete(bytes) => {
-                    self.process_line(bytes, &mut each);
+                Line::InChunk(bytes) if self.single_data_line(bytes, &mut single) => false,
+                Line::InChunk(bytes) | Line::Held(bytes) => {
+                    self.process_line(bytes, &mut single, &mut each);
                     false
                 }
-                Line::TooLong => self.drop_event(),
+                Line::TooLong => {
+                    single = None;
+                    self.drop_event()
+                }
             };
             // The data can outgrow its bytes only when U+FFFD replacements made it longer.
-            if dropped || (self.data.len() > self.limit && self.drop_event()) {
+            let data_len = self.data_len(single);
+            if dropped || (data_len > self.limit && self.drop_event()) {
                 each(Decoded::TooLarge);
             }
-            self.line_budget()
+            if self.skipping {
+                single = None;
+            }
+            self.line_budget(data_len)
         });
         self.lines = lines;
+        if let Some(text) = single {
+            self.append_data(text);
+        }
     }
 
     /// Ends the input without dispatching: "If the file ends in the middle of an event, before
@@ -147,12 +164,41 @@ impl SseDecoder {
 
     /// Most bytes the next line may hold: what the limit leaves after the data so far. While
     /// skipping, none: only a blank line (the event's end) is let through.
-    fn line_budget(&self) -> usize {
+    fn line_budget(&self, data_len: usize) -> usize {
         if self.skipping {
             0
         } else {
-            self.limit.saturating_sub(self.data.len())
+            self.limit.saturating_sub(data_len)
         }
+    }
+
+    /// The data buffer's length, counting the `data` line kept in the chunk as the buffer would
+    /// hold it (its text and LF).
+    fn data_len(&self, single: Option<&str>) -> usize {
+        self.data.len() + single.map_or(0, |text| text.len() + 1)
+    }
+
+    /// Keeps `line` in `single` when it is the event's first `data` line and valid UTF-8 (what
+    /// [`SseDecoder::process_line`] would copy unchanged into the empty data buffer); false for
+    /// any other line, which is processed as usual.
+    fn single_data_line<'c>(&mut self, line: &'c [u8], single: &mut Option<&'c str>) -> bool {
+        let Some(value) = line.strip_prefix(b"data:") else { return false };
+        if self.skipping || single.is_some() || !self.data.is_empty() {
+            return false;
+        }
+        let Ok(text) = std::str::from_utf8(value.strip_prefix(b" ").unwrap_or(value)) else { return false };
+        self.event_started = true;
+        *single = Some(text);
+        true
+    }
+
+    /// "Append the field value to the data buffer, then append a single U+000A LINE FEED (LF)
+    /// character to the data buffer."
+    fn append_data(&mut self, text: &str) {
+        // The buffer keeps its capacity from event to event: no allocation per event.
+        self.data.reserve(text.len() + 1);
+        self.data.push_str(text);
+        self.data.push('\n');
     }
 
     /// Drops the current event; true when this is news (not already skipping it).
@@ -174,10 +220,12 @@ impl SseDecoder {
     ///
     /// The split is made on bytes before decoding: a colon byte is never part of a multi-byte
     /// character, and invalid bytes never absorb it, so this equals decoding first.
-    fn process_line(&mut self, line: &[u8], each: &mut impl FnMut(Decoded<'_>)) {
+    ///
+    /// `single` is the event's data kept in the chunk ([`SseDecoder::single_data_line`]).
+    fn process_line(&mut self, line: &[u8], single: &mut Option<&str>, each: &mut impl FnMut(Decoded<'_>)) {
         if line.is_empty() {
             if !std::mem::take(&mut self.skipping) {
-                self.dispatch(each);
+                self.dispatch(single.take(), each);
             }
             return;
         }
@@ -192,6 +240,11 @@ impl SseDecoder {
             }
             None => (line, &b""[..]),
         };
+        if name == b"data" {
+            if let Some(text) = single.take() {
+                self.append_data(text);
+            }
+        }
         self.process_field(name, value);
     }
 
@@ -213,10 +266,8 @@ impl SseDecoder {
                 self.event_type.push_str(&utf8_lossy(value, &mut self.invalid_utf8));
             }
             b"data" => {
-                // The buffer keeps its capacity from event to event: no allocation per event.
-                self.data.reserve(value.len() + 1);
-                self.data.push_str(&utf8_lossy(value, &mut self.invalid_utf8));
-                self.data.push('\n');
+                let text = utf8_lossy(value, &mut self.invalid_utf8);
+                self.append_data(&text);
             }
             b"id" if !value.contains(&0) => {
                 let id = utf8_lossy(value, &mut self.invalid_utf8).into_owned();
@@ -236,9 +287,10 @@ impl SseDecoder {
     /// "If the data buffer is an empty string, set the data buffer and the event type buffer to
     /// the empty string and return." Otherwise "If the data buffer's last character is a U+000A
     /// LINE FEED (LF) character, then remove the last character from the data buffer", and the
-    /// event goes out with type "message" unless the event type buffer is not empty.
-    fn dispatch(&mut self, each: &mut impl FnMut(Decoded<'_>)) {
-        if let Some(data) = self.data.strip_suffix('\n') {
+    /// event goes out with type "message" unless the event type buffer is not empty. `single`:
+    /// the data kept in the chunk, without its LF, when the data buffer holds none.
+    fn dispatch(&mut self, single: Option<&str>, each: &mut impl FnMut(Decoded<'_>)) {
+        if let Some(data) = single.or_else(|| self.data.strip_suffix('\n')) {
             if self.invalid_utf8 != self.invalid_utf8_said {
                 self.invalid_utf8_said = self.invalid_utf8;
                 each(Decoded::InvalidUtf8 { so_far: self.invalid_utf8 });

@@ -77,8 +77,8 @@ fn unescape(body: &str) -> Option<String> {
     Reader::new(&format!("\"{body}\"")).string().map(Cow::into_owned)
 }
 
-/// Strings with escapes decode as serde_json decodes them; a surrogate escape or a bad escape is
-/// left to the general path.
+/// Strings with escapes decode as serde_json decodes them, surrogate pairs included; a lone
+/// surrogate or a bad escape is left to the general path, which reports it.
 #[test]
 fn escaped_strings_decode_as_serde_json_decodes_them() {
     for json in [
@@ -87,12 +87,29 @@ fn escaped_strings_decode_as_serde_json_decodes_them() {
         r#""\u00e9\u0000\u20AC\uffff é ü""#,
         r#""\"""#,
         r#""x\\""#,
+        r#""\ud83d\ude00""#,
+        r#""a\uD83D\uDE00b\u00e9\ud800\udc00\udbff\udfff🙂""#,
     ] {
         let expected: String = serde_json::from_str(json).unwrap();
         assert_eq!(Reader::new(json).string().as_deref(), Some(expected.as_str()), "{json}");
     }
-    for body in [r"\ud800", r"\uDFFF", r"\u12", r"\u+123", r"\x", "a\\"] {
+    for body in [
+        r"\ud800",
+        r"\uDFFF",
+        r"\udc00\ud800",
+        r"\ud800\ud800",
+        r"\ud800\u0041",
+        r"\ud800\ue000",
+        r"\ud800x",
+        r"\ud800\n",
+        r"\ud800\u12",
+        r"\u12",
+        r"\u+123",
+        r"\x",
+        "a\\",
+    ] {
         assert_eq!(unescape(body), None, "{body}");
+        assert!(serde_json::from_str::<String>(&format!("\"{body}\"")).is_err(), "{body}");
     }
 }
 
@@ -151,16 +168,16 @@ fn an_escaped_string_ends_at_its_quote_within_the_word_read() {
     }
 }
 
-/// A skipped string is checked as a taken one is: its escapes read, a bad one or a surrogate
-/// (left to the general path) giving the frame up; serde_json reads each good one.
+/// A skipped string is checked as a taken one is: its escapes read, a bad one or a lone
+/// surrogate (left to the general path) giving the frame up; serde_json reads each good one.
 #[test]
 fn skipped_strings_check_their_escapes() {
-    for escapes in [r#"\"\\\/\b\f\n\r\t"#, r"\u00e9\u20AC\uffff", r"é\u0041🙂"] {
+    for escapes in [r#"\"\\\/\b\f\n\r\t"#, r"\u00e9\u20AC\uffff", r"é\u0041🙂", r"\ud83d\ude00"] {
         let frame = format!(r#"{{"x":"{escapes}","text":"a"}}"#);
         serde_json::from_str::<serde_json::Value>(&frame).unwrap();
         assert_eq!(scan(&frame, numbers_and_text).and_then(|((), [text])| text).as_deref(), Some("a"), "{frame}");
     }
-    for escapes in [r"\u12", r"\u+123", r"\x", r"\ud800", r"\uDFFF", r"\ud83d\ude00", "\\\u{1}"] {
+    for escapes in [r"\u12", r"\u+123", r"\x", r"\ud800", r"\uDFFF", r"\ud83d\u0041", "\\\u{1}"] {
         let frame = format!(r#"{{"x":"{escapes}","text":"a"}}"#);
         assert_eq!(scan(&frame, numbers_and_text), None, "{frame}");
     }
