@@ -73,8 +73,8 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
   // (src/wasm/mod.rs, `HandOver::into_memory`): fetched on the first call that needs it.
   let parts = null;
   const handOverParts = () => {
-    const [handOver, partial, memory, record, appendText, appendThinking] = wasm.__handOverParts();
-    parts = { handOver, partial, memory, record: record / 4, appendText, appendThinking, bytes: new Uint8Array(0), words: new Uint32Array(0) };
+    const [handOver, partial, memory, record, appendText, appendThinking, toolInputDelta] = wasm.__handOverParts();
+    parts = { handOver, partial, memory, record: record / 4, appendText, appendThinking, toolInputDelta, bytes: new Uint8Array(0), words: new Uint32Array(0) };
     return parts;
   };
   // Views of the module's memory, made again after it grew (that detaches the old buffer).
@@ -128,7 +128,7 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
    * array, or with `many` as the arrays its lists make.
    */
   const fromMemory = (words, many) => {
-    const { bytes, words: memory, record, handOver, partial } = memoryViews();
+    const { bytes, words: memory, record, handOver, partial, toolInputDelta } = memoryViews();
     const at = memory[record];
     const end = at + memory[record + 1];
     const text = (end - at <= SHORT && ascii(bytes, at, end)) || decoder.decode(bytes.subarray(at, end));
@@ -145,6 +145,19 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
         const op = TEXT_PATCHES[memory[layout + 7]];
         if (op !== undefined) return [[delta], [{ op, text }]];
       }
+    }
+    // One tool_input_delta (the head empty; the op; its id's length, its delta's; its arguments'
+    // key and where the delta ends in them), as most live pushes of a streamed tool call are:
+    // built here too. Through handOver, a push of one cost a seventh more (callgrind on Node,
+    // anthropic/tool-stream.sse read live: 29,206 instructions an event, 24,934 so). Its text is
+    // the id then the delta: one hand-over's first two text items are never "the same text".
+    if (words === 9 && !many && memory[layout + 4] === 4 && (memory[layout] | memory[layout + 1] | memory[layout + 2] | memory[layout + 3]) === 0) {
+      const n = memory[layout + 5];
+      const key = memory[layout + 7];
+      const id = text.slice(0, n);
+      const delta = text.slice(n);
+      if (key === 0) return [{ type: "tool_input_delta", tool_use_id: id, delta, partial_input: null }];
+      return [toolInputDelta(id, delta, key, memory[layout + 8], partial)];
     }
     return handOver(text, memory, layout, layout + words, many, partial);
   };

@@ -488,8 +488,8 @@ impl<'a> HandOver<'a> {
 
 /// What the package's JS needs to build a hand-over that [`HandOver::into_memory`] left in the
 /// module's memory: `[handOver, the partial_input functions, the module's memory, the address of
-/// the record, the keys of an appendText patch, those of an appendThinking patch]`. Called once
-/// per module.
+/// the record, the keys of an appendText patch, those of an appendThinking patch, toolInputDelta]`.
+/// Called once per module.
 ///
 /// An `appendText` or `appendThinking` patch names no keys (it crosses as its text alone, once
 /// per push): what it changes is handed over here, from the chat state's declaration
@@ -504,6 +504,7 @@ pub fn hand_over_parts() -> js_sys::Array {
     let append_text = keys(&[key.streaming_text, key.streaming_segments, key.streaming_parts]);
     let parts = js_sys::Array::of5(&hand_over, &partial, &wasm_bindgen::memory(), &record.into(), &append_text);
     parts.push(&keys(&[key.thinking_text, key.streaming_parts]));
+    parts.push(&TOOL_INPUT_DELTA.with(JsValue::clone));
     parts
 }
 
@@ -881,7 +882,7 @@ function partialInput() {
 // enumerable, configurable accessor `Object.defineProperty` would, without reading a descriptor
 // object (1,454 instructions against 1,965, in V8: Chromium and Node). It is a legacy method of
 // the language standard (its Annex B), which every browser engine and Node have.
-function toolInputDelta(id, delta, key, end, partial) {
+export function toolInputDelta(id, delta, key, end, partial) {
   let holder = holders.get(key)?.deref();
   if (holder === undefined) {
     holder = { key, read: partial[0] };
@@ -901,6 +902,10 @@ extern "C" {
     /// The same function, as a value for the package's JS.
     #[wasm_bindgen(thread_local_v2, js_name = handOver)]
     static HAND_OVER: JsValue;
+    /// What builds a `tool_input_delta` with its getter, for the package's JS: a push of one such
+    /// event is built there without `handOver` (one set of holders for both).
+    #[wasm_bindgen(thread_local_v2, js_name = toolInputDelta)]
+    static TOOL_INPUT_DELTA: JsValue;
 }
 
 /// Where the package's JS copies a push's chunk (a `Uint8Array`, or a string encoded as UTF-8)
