@@ -51,9 +51,8 @@ struct Tool {
     name_at: usize,
     /// The model asked for it (its arguments stream); otherwise a backend ran it.
     requested: bool,
-    /// From the first delta until the call: released once they are parsed. None before the
-    /// first delta, so that a call whose input comes whole (Gemini's) allocates no arguments.
-    arguments: Option<SharedArguments>,
+    /// Until the call: released once they are parsed.
+    arguments: SharedArguments,
     partial: PartialJson,
     input: Shared,
     /// `tool_call` was emitted.
@@ -94,7 +93,7 @@ impl Tools {
     /// `None` for a call the model asks for.
     pub(crate) fn start(&mut self, id: String, name: String, ran: Option<Value>, out: &mut StreamEvents<'_>) -> usize {
         let requested = ran.is_none();
-        let input = ran.map_or_else(empty_object, Shared::new);
+        let input = Shared::new(ran.unwrap_or_else(|| json!({})));
         let index = self.list.len() as u32;
         out.push(StreamEvent::ToolStart { tool_use_id: id.clone(), tool: name.clone(), index, input: input.clone() });
         let at = self.list.len();
@@ -105,7 +104,7 @@ impl Tools {
             name,
             name_at,
             requested,
-            arguments: None,
+            arguments: SharedArguments::default(),
             partial: PartialJson::default(),
             input,
             called: false,
@@ -202,15 +201,14 @@ impl Tools {
         if tool.called {
             return;
         }
-        let shared = tool.arguments.get_or_insert_with(SharedArguments::default);
-        shared.lock().push(&delta);
+        tool.arguments.lock().push(&delta);
         // Without the value, the event carries the arguments it is read from when asked
         // (`partial_input` in src/wasm/partial_input.rs): whoever keeps the event keeps them.
         let (partial_input, arguments) = if partial_input {
             tool.partial.push(&delta);
             (tool.partial.value().unwrap_or_else(|| json!({})), ToolArguments::default())
         } else {
-            (Value::Null, shared.carried())
+            (Value::Null, tool.arguments.carried())
         };
         debug_assert_eq!(id, tool.id);
         out.push(StreamEvent::ToolInputDelta { tool_use_id: id, delta, partial_input, arguments });
@@ -226,11 +224,9 @@ impl Tools {
         // The text leaves its blocks before it is parsed: a long input is held twice at most (as
         // text, then as its value), not three times. The joined text stays where whoever shares
         // the arguments (the bindings' `partial_input`) reads them; this tool lets go of it.
-        let mut arguments = tool.arguments.as_ref().map(SharedArguments::lock);
-        if let Some(arguments) = &mut arguments {
-            arguments.join();
-        }
-        let text = arguments.as_ref().and_then(|arguments| arguments.blocks.first()).map_or("", String::as_str);
+        let mut arguments = tool.arguments.lock();
+        arguments.join();
+        let text = arguments.blocks.first().map_or("", String::as_str);
         let input = match input {
             Some(input) => input,
             None if text.trim().is_empty() => json!({}),
@@ -244,7 +240,7 @@ impl Tools {
             },
         };
         drop(arguments);
-        tool.arguments = None;
+        tool.arguments = SharedArguments::default();
         self.emit_call(at, input, None, out);
     }
 
@@ -269,7 +265,7 @@ impl Tools {
             if !std::mem::take(&mut tool.held) {
                 continue;
             }
-            let arguments = tool.arguments.take().map(SharedArguments::into_text).unwrap_or_default();
+            let arguments = std::mem::take(&mut tool.arguments).into_text();
             if cut_by_length {
                 self.emit_call(at, partial_input(&arguments), Some(arguments), out);
                 continue;
@@ -291,10 +287,7 @@ impl Tools {
     fn emit_call(&mut self, at: usize, input: Value, incomplete_arguments: Option<String>, out: &mut StreamEvents<'_>) {
         let tool = &mut self.list[at];
         tool.called = true;
-        tool.input = match input {
-            Value::Object(map) if map.is_empty() => empty_object(),
-            input => Shared::new(input),
-        };
+        tool.input = Shared::new(input);
         out.push(StreamEvent::ToolCall {
             tool_use_id: tool.id.clone(),
             tool: tool.name.clone(),
@@ -351,7 +344,7 @@ impl Tools {
                 tool_name: t.name.clone(),
                 tool_use_id: t.id.clone(),
                 input: t.input_so_far(),
-                output: t.output.clone().unwrap_or_else(null),
+                output: t.output.clone().unwrap_or_default(),
                 is_error: t.is_error,
             })
             .collect()
@@ -362,28 +355,11 @@ impl Tool {
     /// The input as called, or the arguments so far for a call that never completed.
     fn input_so_far(&self) -> Shared {
         if self.requested && !self.called {
-            self.arguments
-                .as_ref()
-                .map_or_else(empty_object, |arguments| Shared::new(arguments.lock().partial_input(usize::MAX)))
+            Shared::new(self.arguments.lock().partial_input(usize::MAX))
         } else {
             self.input.clone()
         }
     }
-}
-
-thread_local! {
-    /// `{}` and `null`, one copy per thread: the input of every tool call until it is called (and
-    /// of calls without arguments), the output of every call not run. Allocating each was a part
-    /// of reading a short answer with a tool call; a shared value is never changed in place.
-    static EMPTY: (Shared, Shared) = (Shared::new(json!({})), Shared::new(Value::Null));
-}
-
-fn empty_object() -> Shared {
-    EMPTY.with(|(object, _)| object.clone())
-}
-
-fn null() -> Shared {
-    EMPTY.with(|(_, null)| null.clone())
 }
 
 #[cfg(test)]
@@ -499,38 +475,6 @@ mod tests {
         assert!(model.len() > FEW_TOOLS, "the list outgrew the search");
     }
 
-    /// The empty values of tool calls are one copy, not an allocation each: the `{}` input of a
-    /// requested call until it is called (and after, when its arguments are empty) and the `null`
-    /// output of a call not run. A call whose input comes whole holds no arguments.
-    #[test]
-    fn empty_values_are_one_copy() {
-        let mut tools = Tools::default();
-        let mut events = Vec::new();
-        for (id, input) in [("a", Some(json!({"q": 1}))), ("b", None), ("c", Some(json!({})))] {
-            let at = tools.start(id.into(), "x".into(), None, &mut StreamEvents::new(&mut events));
-            tools.call(at, input, &mut StreamEvents::new(&mut events));
-            assert!(tools.list[at].arguments.is_none(), "{id}");
-        }
-        tools.start("d".into(), "x".into(), None, &mut StreamEvents::new(&mut events));
-        let inputs: Vec<&Shared> = events
-            .iter()
-            .filter_map(|e| match e {
-                StreamEvent::ToolStart { input, .. } | StreamEvent::ToolCall { input, .. } => Some(input),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(inputs.len(), 7);
-        assert_eq!(**inputs[0], json!({}));
-        assert_eq!(**inputs[1], json!({"q": 1}));
-        for at in [2, 3, 4, 5, 6] {
-            assert!(Arc::ptr_eq(inputs[0], inputs[at]), "{at}");
-        }
-        let records = tools.records();
-        assert_eq!(*records[0].output, Value::Null);
-        assert!(records.iter().all(|r| Arc::ptr_eq(&r.output, &records[0].output)));
-        assert!(Arc::ptr_eq(&records[3].input, inputs[0]), "a call never made: its input so far");
-    }
-
     /// Without `partial_input`, each delta carries its call's arguments (one copy, shared), its
     /// own call's even when another call has the same id; nothing of them is written.
     #[test]
@@ -554,10 +498,9 @@ mod tests {
             .collect();
         let address = |arguments: &ToolArguments| SharedArguments::of(arguments).map(|a| Arc::as_ptr(&a.0));
         assert_eq!(carried.len(), 4);
-        let held = |at: usize| Arc::as_ptr(&tools.list[at].arguments.as_ref().unwrap().0);
-        assert_eq!(address(carried[0]), Some(held(first)));
+        assert_eq!(address(carried[0]), Some(Arc::as_ptr(&tools.list[first].arguments.0)));
         assert_eq!(address(carried[2]), address(carried[0]), "one call's deltas share its arguments");
-        assert_eq!(address(carried[1]), Some(held(second)));
+        assert_eq!(address(carried[1]), Some(Arc::as_ptr(&tools.list[second].arguments.0)));
         assert_ne!(address(carried[1]), address(carried[0]), "same id, another call");
         assert_eq!(address(carried[3]), None, "a delta with its partial_input carries nothing");
         assert_eq!(SharedArguments::of(carried[0]).unwrap().lock().partial_input(usize::MAX), json!({"x": 1}));
