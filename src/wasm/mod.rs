@@ -3,8 +3,8 @@
 //! What a call returns crosses to JS in one hand-over ([`HandOver`]): one string, decoded once, and
 //! a layout saying how to cut it, which one JS function builds into objects. Text and thinking
 //! deltas (nearly every event of a long answer), the session's text patches (`appendText`,
-//! `appendThinking`, `startThinking`, `startTextPart`), and the `tool_input_delta`, `complete` and
-//! `error` events are built there from slices of that string; the other values cross as JSON text
+//! `appendThinking`, `startThinking`, `startTextPart`), and the `tool_start`, `tool_input_delta`,
+//! `tool_call`, `complete` and `error` events are built there from slices of that string; the other values cross as JSON text
 //! in the same string, parsed by the engine's `JSON.parse` (one copy instead of one allocation per
 //! field, and no serializer in the module), with their long strings (an answer's text, a tool's
 //! input) set aside as strings of their own, each once however many values hold it, and read by JS
@@ -142,7 +142,17 @@ pub(crate) enum Op {
     /// An `error` event: its code, message and field as strings of `complete` are (the field
     /// `null` when it has none).
     Error = 10,
+    /// A `tool_start` or `tool_call` event, field by field (see [`HandOver::tool`]).
+    Tool = 11,
 }
+
+/// The kind of an [`Op::Tool`] item, in bits: `tool_call` (else `tool_start`), then its
+/// `incomplete: true`, then its `arguments` (each key left out without its bit, as JSON text
+/// leaves it out).
+const TOOL_START: u32 = 0;
+const TOOL_CALL: u32 = 1;
+const TOOL_INCOMPLETE: u32 = 2;
+const TOOL_ARGUMENTS: u32 = 4;
 
 /// A text item's length that stands for "the same text as the last text item".
 const SAME_TEXT: u32 = u32::MAX;
@@ -173,6 +183,13 @@ impl<'a> HandOver<'a> {
                 let (key, end) = partial_input::handed(arguments, delta);
                 self.layout.extend([key, end]);
             }
+            StreamEvent::ToolStart { tool_use_id, tool, index, input } => {
+                self.tool(TOOL_START, tool_use_id, tool, *index, input, None);
+            }
+            StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete, arguments } => {
+                let kind = TOOL_CALL | if *incomplete { TOOL_INCOMPLETE } else { 0 };
+                self.tool(kind, tool_use_id, tool, *index, input, arguments.as_deref());
+            }
             StreamEvent::Complete { payload } => self.complete(payload),
             // Field by field, not through JSON: a stream that ends early (or a provider's error)
             // then hands over no JSON at all, and JS parses none.
@@ -183,6 +200,32 @@ impl<'a> HandOver<'a> {
                 self.string(field.as_deref());
             }
             _ => self.push_value(Op::Value, event),
+        }
+    }
+
+    /// A `tool_start` or `tool_call` event, built by JS field by field (`toolEvent`) rather than
+    /// parsed from JSON: a tool call's two events were its only values through JSON
+    /// (gemini/tool-call.sse read live: 74,879 instructions an event through JSON, 65,265 this way;
+    /// callgrind on Node, run side by side). `kind` is [`TOOL_START`] or [`TOOL_CALL`] with
+    /// [`TOOL_INCOMPLETE`]; [`TOOL_ARGUMENTS`] is added when it has `arguments`. Its strings and
+    /// `input` cross as `complete`'s do, in the order of its JSON text's keys.
+    fn tool(
+        &mut self,
+        kind: u32,
+        id: &'a str,
+        tool: &'a str,
+        index: u32,
+        input: &'a Shared,
+        arguments: Option<&'a str>,
+    ) {
+        self.push_op(Op::Tool);
+        self.layout.push(kind | if arguments.is_some() { TOOL_ARGUMENTS } else { 0 });
+        self.string(Some(id));
+        self.string(Some(tool));
+        self.layout.push(index);
+        self.shared(input);
+        if arguments.is_some() {
+            self.string(arguments);
         }
     }
 
@@ -446,8 +489,8 @@ impl<'a> HandOver<'a> {
 
 /// What the package's JS needs to build a hand-over that [`HandOver::into_memory`] left in the
 /// module's memory: `[handOver, the partial_input functions, the module's memory, the address of
-/// the record, the keys of an appendText patch, those of an appendThinking patch]`. Called once
-/// per module.
+/// the record, the keys of an appendText patch, those of an appendThinking patch, toolInputDelta]`.
+/// Called once per module.
 ///
 /// An `appendText` or `appendThinking` patch names no keys (it crosses as its text alone, once
 /// per push): what it changes is handed over here, from the chat state's declaration
@@ -462,6 +505,7 @@ pub fn hand_over_parts() -> js_sys::Array {
     let append_text = keys(&[key.streaming_text, key.streaming_segments, key.streaming_parts]);
     let parts = js_sys::Array::of5(&hand_over, &partial, &wasm_bindgen::memory(), &record.into(), &append_text);
     parts.push(&keys(&[key.thinking_text, key.streaming_parts]));
+    parts.push(&TOOL_INPUT_DELTA.with(JsValue::clone));
     parts
 }
 
@@ -659,6 +703,10 @@ export function handOver(text, layout, from, to, many, partial) {
       const read = { text, at, layout, i, aside, values, v, last };
       list.push(errorEvent(read));
       ({ at, i, v, last } = read);
+    } else if (op === 11) {
+      const read = { text, at, layout, i, aside, values, v, last };
+      list.push(toolEvent(read));
+      ({ at, i, v, last } = read);
     } else if (op === 4) {
       const n = layout[i++];
       if (n !== SAME_TEXT) id = cut(n);
@@ -731,6 +779,18 @@ function errorEvent(read) {
   const event = { type: "error", code: string(read), message: string(read) };
   const field = string(read);
   if (field !== null) event.field = field;
+  return event;
+}
+// A `tool_start` or `tool_call` event (HandOver::tool in mod.rs): its keys in the order of its JSON
+// text, `incomplete` and `arguments` left out when the kind's bits (2 and 4) say it has none.
+function toolEvent(read) {
+  const kind = read.layout[read.i++];
+  const tool_use_id = string(read);
+  const tool = string(read);
+  const index = read.layout[read.i++];
+  const event = { type: (kind & 1) === 1 ? "tool_call" : "tool_start", tool_use_id, tool, index, input: value(read) };
+  if ((kind & 2) === 2) event.incomplete = true;
+  if ((kind & 4) === 4) event.arguments = string(read);
   return event;
 }
 function string(read) {
@@ -823,7 +883,7 @@ function partialInput() {
 // enumerable, configurable accessor `Object.defineProperty` would, without reading a descriptor
 // object (1,454 instructions against 1,965, in V8: Chromium and Node). It is a legacy method of
 // the language standard (its Annex B), which every browser engine and Node have.
-function toolInputDelta(id, delta, key, end, partial) {
+export function toolInputDelta(id, delta, key, end, partial) {
   let holder = holders.get(key)?.deref();
   if (holder === undefined) {
     holder = { key, read: partial[0] };
@@ -843,6 +903,10 @@ extern "C" {
     /// The same function, as a value for the package's JS.
     #[wasm_bindgen(thread_local_v2, js_name = handOver)]
     static HAND_OVER: JsValue;
+    /// What builds a `tool_input_delta` with its getter, for the package's JS: a push of one such
+    /// event is built there without `handOver` (one set of holders for both).
+    #[wasm_bindgen(thread_local_v2, js_name = toolInputDelta)]
+    static TOOL_INPUT_DELTA: JsValue;
 }
 
 /// Where the package's JS copies a push's chunk (a `Uint8Array`, or a string encoded as UTF-8)
