@@ -86,7 +86,9 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
     }
     return p;
   };
-  const decoder = new TextDecoder();
+  // ignoreBOM: a hand-over's text may begin with U+FEFF (a text delta, a tool's id), which is the
+  // stream's own character; a decoder that drops it would also shift every item after it.
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   const encoder = new TextEncoder();
 
   /**
