@@ -62,6 +62,7 @@ const FAST_PATHS: [FastPath; 11] = [
             r#"{"id":"a4","object":"chat.completion.chunk","created":17,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"a\"b\u00e9"}]}]},"finish_reason":null}]}"#,
             r#"{"choices":[{"index":0,"delta":{"reasoning":"r","content":[{"type":"text","text":"2 + 2","x":[1,{}]}]},"finish_reason":null}]}"#,
             r#" { "choices" : [ { "delta" : { "content" : [ { "thinking" : [ { "text" : null , "type" : "text" } ] , "type" : "thinking" } ] } } ] } "#,
+            r#"{"choices":[{"index":0,"delta":{"content":"a\ud83d\ude00b\u00e9"},"finish_reason":null}]}"#,
         ],
         #[cfg(test)]
         recorded: 50,
@@ -206,6 +207,7 @@ const FAST_PATHS: [FastPath; 11] = [
             r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"a\"b\u00e9","sequence_number":7,"logprobs":[]}"#,
             r#" { "delta" : "hm" , "type" : "response.reasoning_summary_text.delta", "summary_index": 0 } "#,
             r#"{"type":"response.function_call_arguments.delta","delta":"{\"city\":\"Par","item_id":"fc_1","output_index":1,"sequence_number":5}"#,
+            r#"{"type":"response.function_call_arguments.delta","delta":"\ud83d\ude00\"}","item_id":"fc_1","output_index":1,"sequence_number":6}"#,
         ],
         #[cfg(test)]
         recorded: 5,

@@ -5,8 +5,9 @@
 //! adds a `finishReason`. The part is text (`thought: true` for thinking) or a `functionCall`:
 //! whole, or on Vertex a piece of one streamed in pieces (a name and `willContinue`, a
 //! `partialArgs` piece, or `{}`), each maybe beside a `thoughtSignature`. Every response repeats
-//! the usage and the id, so a plain forward scan (no learned layout) reads it. The call is handed
-//! over as its JSON text, which the decoder reads as the general path reads a part's call. `Some`
+//! the usage and the id, so a plain forward scan (no learned layout) reads it. A call's name, id
+//! and `willContinue` are taken field by field; only its `args` and `partialArgs` are handed over
+//! as JSON text, for the decoder to parse as the general path parses them. `Some`
 //! exactly when the general path would read the response as that part, that finish reason, that
 //! usage and that id and nothing else; `None` for anything else (a `finishMessage`, several parts
 //! or candidates, an error, a blocked prompt).
