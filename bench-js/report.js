@@ -4,7 +4,8 @@
 // and native-heap.txt (criterion's output). The loading (with each entry's weight) and memory sections are
 // bench-js/loading.js's and bench-js/memory.js's, with their verdicts, put in after this file is written. The proxy's section comes from `./build.sh load` and is kept.
 // `node bench-js/report.js --live-only`: BENCHMARKS.md from live.json (and fast-paths.json) alone,
-// saying the rest was not run; `--live-section`: only the live section replaced (see below).
+// saying the rest was not run; `--live-section`, `--fast-paths-section`, `--misses-section`: only that
+// section replaced (see below).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -106,6 +107,19 @@ if (process.argv.includes("--live-section")) {
   const section = liveMarkdown(JSON.parse(read("live.json"))).replace("\n\n", `\n\n${note}`);
   writeFileSync(join(root, "BENCHMARKS.md"), current.slice(0, start) + section + current.slice(end + 1));
   console.log("wrote BENCHMARKS.md's live section");
+  process.exit(0);
+}
+
+// `node bench-js/report.js --fast-paths-section`: the fast paths' section alone written anew from
+// fast-paths.json (`cargo bench --bench fast_paths`, as `./build.sh bench` runs it), in place.
+if (process.argv.includes("--fast-paths-section")) {
+  const current = readFileSync(join(root, "BENCHMARKS.md"), "utf8");
+  const start = current.indexOf("## Fast paths per recording");
+  const end = current.indexOf("\n## ", start + 1);
+  if (start < 0 || end < 0) throw new Error("BENCHMARKS.md has no fast paths section to replace");
+  if (!existsSync(join(dir, "fast-paths.json"))) throw new Error("no target/bench/fast-paths.json: run the fast_paths benchmark first");
+  writeFileSync(join(root, "BENCHMARKS.md"), current.slice(0, start) + fastPaths().trimStart() + "\n" + current.slice(end + 1));
+  console.log("wrote BENCHMARKS.md's fast paths section");
   process.exit(0);
 }
 
