@@ -21,6 +21,16 @@ test("a text delta that begins with U+FEFF keeps it", () => {
   stream.free();
 });
 
+test("a text delta that begins with U+FEFF keeps it, its frame cut in two at every byte", () => {
+  const bytes = new TextEncoder().encode(sse({ choices: [{ index: 0, delta: { content: `${BOM}hi` } }] }));
+  for (let cut = 1; cut < bytes.length; cut++) {
+    const stream = new ChatStream({ dialect: "openai" });
+    const events = [...stream.push(bytes.subarray(0, cut)), ...stream.push(bytes.subarray(cut))];
+    assert.deepEqual(pick(events, "text_delta").map((e) => e.text), [`${BOM}hi`], `cut at ${cut}`);
+    stream.free();
+  }
+});
+
 test("an OpenAI tool call whose id, name and input key begin with U+FEFF", () => {
   const stream = new ChatStream({ dialect: "openai" });
   const events = [

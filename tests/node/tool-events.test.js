@@ -132,3 +132,24 @@ test("a Gemini tool call: its events as the frame says", () => {
   assertParsed(events[1], `{"type":"tool_call","tool_use_id":${str(id)},"tool":${name},"index":0,"input":${str(part.functionCall.args)}}`);
   assert.equal(events.length, 2);
 });
+
+test("a tool call's events are the same whatever byte its stream is cut at", () => {
+  const body = new TextEncoder().encode(
+    frames(
+      { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_é", function: { name: "probe", arguments: "" } }] } }] },
+      { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"q":"😀",' } }] } }] },
+      { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '"n":[1,2]}' } }] } }] },
+      { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] },
+    ),
+  );
+  const read = (cut) => {
+    const stream = new ChatStream({ dialect: "openai" });
+    const events = [...stream.push(body.subarray(0, cut)), ...stream.push(body.subarray(cut)), ...stream.finish()];
+    stream.free();
+    return events.filter((e) => e.type === "tool_start" || e.type === "tool_call");
+  };
+  const [start, call] = read(body.length);
+  assertParsed(start, '{"type":"tool_start","tool_use_id":"call_é","tool":"probe","index":0,"input":{}}');
+  assert.deepEqual(call, { type: "tool_call", tool_use_id: "call_é", tool: "probe", index: 0, input: { q: "😀", n: [1, 2] } });
+  for (let cut = 1; cut < body.length; cut++) assert.equal(JSON.stringify(read(cut)), JSON.stringify([start, call]), `cut at ${cut}`);
+});
