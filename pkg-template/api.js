@@ -32,7 +32,12 @@ const SHORT = 64;
  * hand-over JS has the same names from op 6 on). */
 const TEXT_PATCHES = [undefined, undefined, "appendText", undefined, undefined, undefined, "appendThinking", "startThinking", "startTextPart"];
 
-/** `bytes[at..end]` as a string, eight at a time; "" when a byte is not ASCII (or there is none). */
+/**
+ * `bytes[at..end]` as a string, eight at a time, then the rest (up to seven bytes) in one call;
+ * "" when a byte is not ASCII (or there is none). The rest a byte a call, each call's string added
+ * to the text, cost a third more on a live push's words (callgrind on Node, texts of 1 to 9 bytes:
+ * 601 instructions a text, 465 so).
+ */
 function ascii(bytes, at, end) {
   let text = "";
   let i = at;
@@ -43,11 +48,23 @@ function ascii(bytes, at, end) {
     high |= a | b | c | d | e | f | g | h;
     text += String.fromCharCode(a, b, c, d, e, f, g, h);
   }
-  for (; i < end; i++) {
-    high |= bytes[i];
-    text += String.fromCharCode(bytes[i]);
-  }
-  return high < 0x80 ? text : "";
+  // The rest, 0 to 7 bytes, each read once.
+  const n = end - i;
+  if (n === 0) return high < 0x80 ? text : "";
+  const a = bytes[i];
+  if (n === 1) return (high | a) < 0x80 ? text + String.fromCharCode(a) : "";
+  const b = bytes[i + 1];
+  if (n === 2) return (high | a | b) < 0x80 ? text + String.fromCharCode(a, b) : "";
+  const c = bytes[i + 2];
+  if (n === 3) return (high | a | b | c) < 0x80 ? text + String.fromCharCode(a, b, c) : "";
+  const d = bytes[i + 3];
+  if (n === 4) return (high | a | b | c | d) < 0x80 ? text + String.fromCharCode(a, b, c, d) : "";
+  const e = bytes[i + 4];
+  if (n === 5) return (high | a | b | c | d | e) < 0x80 ? text + String.fromCharCode(a, b, c, d, e) : "";
+  const f = bytes[i + 5];
+  if (n === 6) return (high | a | b | c | d | e | f) < 0x80 ? text + String.fromCharCode(a, b, c, d, e, f) : "";
+  const g = bytes[i + 6];
+  return (high | a | b | c | d | e | f | g) < 0x80 ? text + String.fromCharCode(a, b, c, d, e, f, g) : "";
 }
 
 /** `AiSdkChat` in the entries that do not offer the AI SDK backend mode (the one-dialect ones): says where it is. */
