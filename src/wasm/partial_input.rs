@@ -90,7 +90,8 @@ const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 /// length: when it is this one, which only grew since, JS prepends it to `rest` (`known` is then
 /// that length, else 0). A view reading every megabyte of a 20 MB argument otherwise decoded a
 /// string as long as all it had read so far each time, 210 MB in all, which the engine held
-/// until it collected it: the process grew by 6× the argument, not 3.5× (BENCHMARKS.md).
+/// until it collected it; now it decodes each byte once. The JS string so built is the one the
+/// read value holds: the holder keeping it for the next read keeps no second copy of it.
 pub(super) fn functions() -> Array {
     let read = Closure::<dyn Fn(u32, u32, u32, u32) -> Array>::new(|key: u32, end: u32, from: u32, known: u32| {
         let parsed =
