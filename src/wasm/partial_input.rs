@@ -99,7 +99,8 @@ pub(super) fn functions() -> Array {
         let Some(parsed) = parsed else { return Array::of1(&JsValue::NULL) };
         let (value, open) = parsed.into_value_open(LONG);
         let value = value.unwrap_or_else(|| json!({}));
-        let value_js = to_js(&value).unwrap_or(JsValue::NULL);
+        // No value handed over: JS finds no place to put the string in either.
+        let Ok(value_js) = to_js(&value) else { return Array::of1(&JsValue::NULL) };
         let Some(open) = open else { return Array::of1(&value_js) };
         let (from, known) = (from as usize, known as usize);
         let known = if open.from == from && open.text.is_char_boundary(known) { known } else { 0 };
