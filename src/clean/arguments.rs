@@ -6,6 +6,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::{json, Value};
 
 use super::partial_json::PartialJson;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use super::partial_json::Step;
 use crate::event::ToolArguments;
 
 /// The best JSON value that `arguments`, the start of a tool call's arguments, allow.
@@ -113,6 +115,11 @@ impl Arguments {
     /// The best JSON value the first `end` bytes of the text allow (all of it past its end),
     /// read from the blocks where they are.
     pub(crate) fn partial_input(&self, end: usize) -> Value {
+        self.parsed(end).into_value().unwrap_or_else(|| json!({}))
+    }
+
+    /// The first `end` bytes of the text (all of it past its end) read by a [`PartialJson`].
+    pub(crate) fn parsed(&self, end: usize) -> PartialJson {
         let length = self.blocks.iter().map(String::len).sum::<usize>().min(end);
         let mut partial = PartialJson::of_length(length);
         let mut left = end;
@@ -129,7 +136,7 @@ impl Arguments {
             partial.push(block);
             left -= block.len();
         }
-        partial.into_value().unwrap_or_else(|| json!({}))
+        partial
     }
 }
 

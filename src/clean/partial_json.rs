@@ -30,6 +30,10 @@ pub(crate) struct PartialJson {
     /// doubling (a 20 MB string read that way held up to 48 MB while it moved to a larger copy,
     /// and the module's memory never shrinks).
     left: Option<usize>,
+    /// Bytes pushed so far, and where in them the string being read began (its opening quote):
+    /// which string it is ([`OpenString::from`]).
+    pushed: usize,
+    string_from: usize,
     /// Characters handled, for the linear-cost test.
     #[cfg(test)]
     steps: usize,
@@ -68,6 +72,25 @@ enum Escape {
     Backslash,
     /// `\u` and the hex digits so far.
     Unicode(String),
+}
+
+/// The string a partial value ends inside, taken out of it ([`PartialJson::into_value_open`]).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // read by the WebAssembly bindings and tests
+#[derive(Debug, PartialEq)]
+pub(crate) struct OpenString {
+    /// Where it begins in the text (its opening quote), in bytes: the same string for every end
+    /// of the same text inside it.
+    pub from: usize,
+    /// Its place in the value, from the top.
+    pub path: Vec<Step>,
+    pub text: String,
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // read by the WebAssembly bindings and tests
+#[derive(Debug, PartialEq)]
+pub(crate) enum Step {
+    Index(usize),
+    Key(String),
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
@@ -121,9 +144,14 @@ impl PartialJson {
             }
             let mut chars = rest.chars();
             let Some(c) = chars.next() else { break };
+            let in_string = matches!(self.token, Token::Str(_));
             self.step(c);
+            if !in_string && matches!(self.token, Token::Str(_)) {
+                self.string_from = self.pushed + (text.len() - rest.len());
+            }
             rest = chars.as_str();
         }
+        self.pushed += text.len();
         if let Some(left) = &mut self.left {
             *left = left.saturating_sub(text.len());
         }
@@ -148,6 +176,31 @@ impl PartialJson {
             token => token_value(&token),
         };
         close(inner, self.stack.into_iter().rev())
+    }
+
+    /// [`PartialJson::into_value`], with the string being read taken out when the value holds it
+    /// and it is `long` bytes at least: the value holds `""` in its place. Read again at a later
+    /// end of the same text, that string only grows (its text is only ever appended to), so JS
+    /// can build it from what it read before and the bytes that came since.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // read by the WebAssembly bindings and tests
+    pub(crate) fn into_value_open(mut self, long: usize) -> (Option<Value>, Option<OpenString>) {
+        // A value without its key is left out: so is the string.
+        let path: Option<Vec<Step>> = self
+            .stack
+            .iter()
+            .map(|open| match open {
+                Open::Array(items) => Some(Step::Index(items.len())),
+                Open::Object(_, key) => key.clone().map(Step::Key),
+            })
+            .collect();
+        let Some(path) = path else { return (self.into_value(), None) };
+        let open = match &mut self.token {
+            Token::Str(s) if self.done.is_none() && !s.is_key && s.text.len() >= long => {
+                Some(OpenString { from: self.string_from, path, text: std::mem::take(&mut s.text) })
+            }
+            _ => None,
+        };
+        (self.into_value(), open)
     }
 
     fn step(&mut self, c: char) {
@@ -585,5 +638,62 @@ mod tests {
         assert_eq!(p.value(), Some(serde_json::from_str(&text).unwrap()));
         assert!(text.len() > 3900);
         assert!(p.steps <= text.chars().count(), "{} steps for {} chars", p.steps, text.len());
+    }
+
+    /// The string a partial value ends inside, taken out: put back at its place, the value is
+    /// the whole partial value; at every later end inside the same string (the same `from`), it
+    /// only grew, whatever escape, surrogate pair or lone surrogate an end falls in; and it is
+    /// found at every depth, in arrays and objects, under a key `__proto__` too, pushed in pieces.
+    #[test]
+    fn the_open_string_is_taken_out_where_it_is_and_only_grows() {
+        let text = r#"{"a": [1, "x\u00e9🙂 \ud83d\ude00 \ud800 y \"q\" \\ \n", {"__proto__": "long ✓ \ud83d\ude00 text"}], "k": "v"}"#;
+        let mut last: Option<OpenString> = None;
+        for (end, _) in text.char_indices().chain([(text.len(), ' ')]) {
+            let mut p = PartialJson::of_length(end);
+            let half = (0..=end / 2).rev().find(|&i| text.is_char_boundary(i)).unwrap();
+            let (left, right) = text[..end].split_at(half);
+            p.push(left);
+            p.push(right);
+            let whole = {
+                let mut q = PartialJson::default();
+                q.push(&text[..end]);
+                q.value()
+            };
+            let (mut value, open) = p.into_value_open(1);
+            if let Some(open) = &open {
+                assert_eq!(text.as_bytes()[open.from], b'"', "after {:?}", &text[..end]);
+                let mut at = value.as_mut().unwrap();
+                for step in &open.path {
+                    at = match step {
+                        Step::Index(i) => &mut at[*i],
+                        Step::Key(key) => &mut at[key.as_str()],
+                    };
+                }
+                assert_eq!(*at, json!(""));
+                *at = Value::String(open.text.clone());
+                if let Some(last) = last.as_ref().filter(|last| last.from == open.from) {
+                    assert!(open.text.starts_with(&last.text), "after {:?}", &text[..end]);
+                }
+            }
+            assert_eq!(value, whole, "after {:?}", &text[..end]);
+            last = open.or(last);
+        }
+        let taken = |text: &str| {
+            let mut p = PartialJson::default();
+            p.push(text);
+            p.into_value_open(1).1.map(|open| (open.from, open.path, open.text))
+        };
+        assert_eq!(
+            taken(r#"{"a": [1, "x\u00e9🙂 \ud83d"#),
+            Some((10, vec![Step::Key("a".into()), Step::Index(1)], "xé🙂 ".into()))
+        );
+        assert_eq!(taken(r#""top"#), Some((0, vec![], "top".into())));
+        // A key being read, a string that ended, a whole value, a string shorter than asked for: none.
+        assert_eq!(taken(r#"{"ke"#), None);
+        assert_eq!(taken(r#"{"k": "v""#), None);
+        assert_eq!(taken(r#"["x", "y"]"#), None);
+        let mut p = PartialJson::default();
+        p.push(r#"{"k": "abc"#);
+        assert_eq!(p.into_value_open(4).1, None);
     }
 }

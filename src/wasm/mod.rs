@@ -875,8 +875,25 @@ const collected = new FinalizationRegistry(({ key, release }) => {
 const STATE = Symbol("partial_input");
 function partialInput() {
   const state = this[STATE];
-  if (state.value === undefined) state.value = state.holder.read(state.holder.key, state.end);
+  if (state.value === undefined) state.value = readPartial(state.holder, state.end);
   return state.value;
+}
+// The value of the arguments of `holder`'s key up to `end` (read in partial_input.rs). A value
+// ending inside a long string gets that string apart: the one built at the last read, when it is
+// the same string (it only grew since), followed by the bytes that came since. The holder keeps
+// the last one built.
+function readPartial(holder, end) {
+  const last = holder.last;
+  const [value, path, from, bytes, rest, known] = holder.read(holder.key, end, last?.from ?? 0, last?.bytes ?? 0);
+  if (path === undefined) return value;
+  const string = known === 0 ? rest : last.string + rest;
+  holder.last = { from, bytes, string };
+  if (path.length === 0) return string;
+  let at = value;
+  for (let j = 0; j < path.length - 1; j++) at = at[path[j]];
+  // Set as JSON.parse sets it: a key "__proto__" is the object's own field (it holds "" now).
+  Object.defineProperty(at, path[path.length - 1], { value: string, writable: true, enumerable: true, configurable: true });
+  return value;
 }
 // A tool_input_delta event. Its `partial_input` is the arguments of its tool call up to this
 // event's delta, parsed by the module on the first read. `__defineGetter__` defines the
@@ -886,7 +903,7 @@ function partialInput() {
 export function toolInputDelta(id, delta, key, end, partial) {
   let holder = holders.get(key)?.deref();
   if (holder === undefined) {
-    holder = { key, read: partial[0] };
+    holder = { key, read: partial[0], last: undefined };
     holders.set(key, new WeakRef(holder));
     holderCounts.set(key, (holderCounts.get(key) ?? 0) + 1);
     collected.register(holder, { key, release: partial[1] });

@@ -19,11 +19,12 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use js_sys::{Array, Function};
+use serde_json::json;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::to_js;
-use crate::clean::arguments::SharedArguments;
+use crate::clean::arguments::{SharedArguments, Step};
 use crate::event::ToolArguments;
 
 /// The arguments JS holds events of, by key, and the key of each (by the arguments' address:
@@ -77,12 +78,49 @@ impl Held {
     }
 }
 
-/// What the getters call: `[read(key, end), release(key)]`, for the module's lifetime.
+/// A string being read that crosses on its own, as the bytes JS has not read yet: this long at least.
+const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
+
+/// What the getters call: `[read(key, end, from, known), release(key)]`, for the module's lifetime.
+///
+/// `read` gives `[value]`, or, when the value ends inside a long string, `[value, path, from,
+/// bytes, rest, known]`: the value with `""` in that string's place, its place (keys and
+/// indices), where it begins in the text, its length in bytes and its bytes from `known` on.
+/// `from` and `known` name the string JS built at the last read of these arguments, and its
+/// length: when it is this one, which only grew since, JS prepends it to `rest` (`known` is then
+/// that length, else 0). A view reading every megabyte of a 20 MB argument otherwise decoded a
+/// string as long as all it had read so far each time, 210 MB in all, which the engine held
+/// until it collected it; now it decodes each byte once. The JS string so built is the one the
+/// read value holds: the holder keeping it for the next read keeps no second copy of it.
 pub(super) fn functions() -> Array {
-    let read = Closure::<dyn Fn(u32, u32) -> JsValue>::new(|key: u32, end: u32| {
-        let value = HELD
-            .with_borrow(|held| held.by_key.get(&key).map(|arguments| arguments.lock().partial_input(end as usize)));
-        value.map_or(JsValue::NULL, |value| to_js(&value).unwrap_or(JsValue::NULL))
+    let read = Closure::<dyn Fn(u32, u32, u32, u32) -> Array>::new(|key: u32, end: u32, from: u32, known: u32| {
+        let parsed =
+            HELD.with_borrow(|held| held.by_key.get(&key).map(|arguments| arguments.lock().parsed(end as usize)));
+        let Some(parsed) = parsed else { return Array::of1(&JsValue::NULL) };
+        let (value, open) = parsed.into_value_open(LONG);
+        let value = value.unwrap_or_else(|| json!({}));
+        // No value handed over: JS finds no place to put the string in either.
+        let Ok(value_js) = to_js(&value) else { return Array::of1(&JsValue::NULL) };
+        let Some(open) = open else { return Array::of1(&value_js) };
+        let (from, known) = (from as usize, known as usize);
+        let known = if open.from == from && open.text.is_char_boundary(known) { known } else { 0 };
+        let path: Array = open
+            .path
+            .iter()
+            .map(|step| match step {
+                Step::Index(i) => JsValue::from(*i as u32),
+                Step::Key(key) => JsValue::from_str(key),
+            })
+            .collect();
+        let read = Array::of5(
+            &value_js,
+            &path,
+            &(open.from as u32).into(),
+            &(open.text.len() as u32).into(),
+            &JsValue::from_str(&open.text[known..]),
+        );
+        read.push(&(known as u32).into());
+        read
     });
     let release = Closure::<dyn Fn(u32)>::new(|key: u32| HELD.with_borrow_mut(|held| held.release(key)));
     let read: Function = read.into_js_value().unchecked_into();

@@ -1,0 +1,64 @@
+// A view that reads a long tool argument's partial_input now and then: each read decodes only the
+// bytes of the string being read that came since the last read of the same string, not all of it
+// again (a 20 MB argument read every megabyte decoded 210 MB: the engine held much of it until it
+// collected it). The values are the arguments up to each read, whatever the order of the reads.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+
+// Every string the package decodes from the module's memory goes through a TextDecoder: counted.
+let decoded = 0;
+const decode = TextDecoder.prototype.decode;
+TextDecoder.prototype.decode = function (input, options) {
+  decoded += input?.byteLength ?? 0;
+  return decode.call(this, input, options);
+};
+const { initSync, ChatStream } = await import("../../pkg/index.js");
+initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
+
+const frame = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const start =
+  frame("message_start", { message: { id: "m", type: "message", role: "assistant", content: [], usage: {} } }) +
+  frame("content_block_start", { index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "write", input: {} } });
+const inputDelta = (partial_json) => frame("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json } });
+
+// 2 MB of text, in 1 KB deltas: "é🙂" keep UTF-8 and UTF-16 lengths apart, and no delta ends inside a character.
+const piece = "abcdefgh é🙂 ".repeat(1024 / 16);
+const PIECES = 2048;
+const head = '{"note": "short", "content": "';
+
+/** The tool_input_delta events of the argument {"note": "short", "content": <PIECES pieces>}. */
+function deltas() {
+  const stream = new ChatStream({ dialect: "anthropic" });
+  const events = [stream.push(start), stream.push(inputDelta(head)), ...Array.from({ length: PIECES }, () => stream.push(inputDelta(piece))), stream.push(inputDelta('"}'))].flat();
+  stream.free();
+  return events.filter((e) => e.type === "tool_input_delta");
+}
+
+/** What delta `i` (0: the head) holds: the argument up to its end. */
+const expected = (i) => (i <= PIECES ? { note: "short", content: piece.repeat(i) } : { note: "short", content: piece.repeat(PIECES) });
+
+test("partial_input read every 128 KB of a 2 MB string decodes about the string once, not at every read", () => {
+  const events = deltas();
+  decoded = 0;
+  let read = 0;
+  for (let i = 128; i <= PIECES; i += 128) {
+    assert.deepEqual(events[i].partial_input, expected(i), `delta ${i}`);
+    read += Buffer.byteLength(expected(i).content);
+  }
+  const whole = Buffer.byteLength(expected(PIECES).content);
+  // All of each read decoded again would be 8.5 times the string.
+  assert.ok(read > 8 * whole);
+  assert.ok(decoded < 1.1 * whole, `decoded ${decoded} bytes for a string of ${whole}`);
+});
+
+test("partial_input of a long string read backwards, skipping, again and out of order is the argument up to each delta", () => {
+  const events = deltas();
+  const order = [PIECES + 1, 2000, 1999, 1999, 3, 1, 0, 1500, 1501, 700, 1800, PIECES, 2, 5];
+  for (const i of order) assert.deepEqual(events[i].partial_input, expected(i), `delta ${i}`);
+  // A string read before and changed by the app since (a value read is the app's own) changes no later read.
+  const fresh = deltas();
+  const first = fresh[1000].partial_input;
+  first.content = "changed by the app";
+  assert.deepEqual(fresh[1001].partial_input, expected(1001));
+});
