@@ -265,7 +265,7 @@ const FAST_PATHS: [FastPath; 11] = [
     },
     FastPath {
         dialect: Dialect::Gemini,
-        shape_agrees: None,
+        shape_agrees: Some(|learned, other| shape_agrees(learned, other, gemini::plain::plain)),
         #[cfg(test)]
         general_agrees: |data| {
             same_as_general(data, data, gemini::plain::plain, GeminiDecoder::default, |d, out| {
@@ -273,7 +273,7 @@ const FAST_PATHS: [FastPath; 11] = [
             })
         },
         #[cfg(test)]
-        replays_agree: None,
+        replays_agree: Some(|frames| replays_agree(frames, gemini::plain::plain)),
         #[cfg(test)]
         edited: &[
             r#"{"candidates":[{"content":{"parts":[{"text":"a\"b\u00e9 ü"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":5,"totalTokenCount":19,"promptTokensDetails":[{"modality":"TEXT","tokenCount":9}],"thoughtsTokenCount":5},"modelVersion":"gemini-3-pro-preview","responseId":"bH6L"}"#,

@@ -94,6 +94,8 @@ enum HoleKind {
     SkippedString,
     SkippedNumber,
     Taken(usize),
+    /// A number handed over as its text (a count that changes from frame to frame).
+    TakenNumber(usize),
 }
 
 impl<T, const N: usize> Default for Shape<T, N> {
@@ -123,6 +125,11 @@ impl<T: Copy, const N: usize> Shape<T, N> {
             checks::took(checks::Path::Replayed);
             return Some(found);
         }
+        self.scan_and_learn(data, scan)
+    }
+
+    /// What `scan` makes of `data`, learning its shape.
+    fn scan_and_learn<'a>(&mut self, data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
         self.holes.clear();
         let mut r = Reader { data, bytes: data.as_bytes(), at: 0, holes: Some(std::mem::take(&mut self.holes)) };
         let found = scan(&mut r).filter(|_| r.at_end().is_some());
@@ -130,7 +137,7 @@ impl<T: Copy, const N: usize> Shape<T, N> {
         if found.is_some() {
             checks::took(checks::Path::Scanned);
         }
-        // `None`: more than MAX_HOLES, dropped as they came; nothing is learned.
+        // `None`: more than MAX_HOLES, dropped as they came, or a raw value read; nothing is learned.
         self.kind = r.holes.take().and_then(|holes| {
             self.holes = holes;
             found.as_ref().and_then(|(kind, _)| self.learn(data.as_bytes()).then_some(*kind))
@@ -171,11 +178,49 @@ impl<T: Copy, const N: usize> Shape<T, N> {
                 HoleKind::SkippedString => r.skip_string().map(drop)?,
                 HoleKind::SkippedNumber => r.number()?,
                 HoleKind::Taken(slot) => taken[slot] = Some(r.string()?),
+                HoleKind::TakenNumber(slot) => taken[slot] = Some(r.number_text()?),
             }
             from = hole.end;
         }
         let (rest, layout_rest) = (r.bytes.get(r.at..)?, self.layout.get(from..)?);
         same_bytes(rest, layout_rest).then_some((kind, taken))
+    }
+}
+
+/// The last `K` shapes a fast path learned, the one that read last first: for a stream whose
+/// frames take a few shapes in turn (Gemini's thinking, its text, and its last response with the
+/// finish reason), where one [`Shape`] would learn again at every turn.
+#[derive(Debug)]
+#[cfg_attr(test, derive(PartialEq))]
+pub(super) struct Shapes<T, const N: usize, const K: usize>([Shape<T, N>; K]);
+
+impl<T, const N: usize, const K: usize> Default for Shapes<T, N, K> {
+    fn default() -> Self {
+        Shapes(std::array::from_fn(|_| Shape::default()))
+    }
+}
+
+impl<T: Copy, const N: usize, const K: usize> Shapes<T, N, K> {
+    /// What `scan` makes of `data`, by the first learned shape `data` has, or learned in place of
+    /// the one that read longest ago.
+    pub(super) fn read<'a>(&mut self, data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
+        #[cfg(any(test, fuzzing))]
+        match checks::MODE.get() {
+            checks::ShapeMode::Warm => {}
+            checks::ShapeMode::Cold => self.0.iter_mut().for_each(|shape| shape.kind = None),
+            checks::ShapeMode::Plain => return self::scan(data, scan),
+            checks::ShapeMode::Off => return None,
+        }
+        for i in 0..K {
+            if let Some(found) = self.0[i].replay(data) {
+                self.0[..=i].rotate_right(1);
+                #[cfg(any(test, fuzzing))]
+                checks::took(checks::Path::Replayed);
+                return Some(found);
+            }
+        }
+        self.0.rotate_right(1);
+        self.0[0].scan_and_learn(data, scan)
     }
 }
 
@@ -346,6 +391,23 @@ impl<'a> Reader<'a> {
         Some(text)
     }
 
+    /// A number value the caller hands over as its text, in `slot` of what it takes (see
+    /// [`Shape`]): a value that changes from frame to frame (a running count) is then a hole of the
+    /// shape, not a byte of its layout that sends every frame back to `scan`.
+    pub(super) fn take_number(&mut self, slot: usize) -> Option<Cow<'a, str>> {
+        self.peek()?;
+        let start = self.at;
+        let text = self.number_text()?;
+        self.hole(start, HoleKind::TakenNumber(slot));
+        Some(text)
+    }
+
+    fn number_text(&mut self) -> Option<Cow<'a, str>> {
+        let start = self.at;
+        self.number()?;
+        Some(Cow::Borrowed(&self.data[start..self.at]))
+    }
+
     /// A string value: borrowed when it has no escapes, else decoded as it is read.
     ///
     /// Hand-written on purpose, in one pass: every tool-argument delta is JSON inside a string,
@@ -446,9 +508,10 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Past one JSON value of any kind, `depth` deep: its text. Not for a fast path that learns a
-    /// shape: what it skips becomes holes of the shape, and a replay would not take the text.
+    /// Past one JSON value of any kind, `depth` deep: its text. A frame with one is not learned as
+    /// a shape: a replay would skip what the value's holes hold, and not take its text.
     pub(super) fn raw_value(&mut self, depth: usize) -> Option<&'a str> {
+        self.holes = None;
         self.peek()?;
         let start = self.at;
         self.skip_value(depth)?;
