@@ -9,10 +9,10 @@ use super::scan::checks::shapes_agree as replays_agree;
 pub use super::scan::checks::{set_shape_mode, take_paths, ShapeMode};
 #[cfg(test)]
 use super::test_support::same_as_general;
-use super::{agent, anthropic, ollama, openai, openai_responses, ui_message_stream};
+use super::{agent, anthropic, gemini, ollama, openai, openai_responses, ui_message_stream};
 #[cfg(test)]
 use super::{
-    gemini, AgentDecoder, AnthropicDecoder, DialectDecoder, GeminiDecoder, OllamaDecoder, OpenAiDecoder,
+    AgentDecoder, AnthropicDecoder, DialectDecoder, GeminiDecoder, OllamaDecoder, OpenAiDecoder,
     OpenAiResponsesDecoder, UiMessageStreamDecoder,
 };
 use super::{Decoder, Dialect, ProviderEvents};
