@@ -21,6 +21,9 @@ mod tests;
 /// Deeper than this, leave it to serde_json (whose own limit is 128).
 const MAX_DEPTH: usize = 64;
 
+/// Holes a shape has room for before it learns its first frame (a Gemini response has about 15).
+const HOLES_AT_ONCE: usize = 16;
+
 /// A shape of more holes is not learned: real frames have tens, and a hostile frame of skipped
 /// values (`[0,0,0,…]`) would otherwise leave a list of holes several times its size held for
 /// the rest of the stream.
@@ -131,16 +134,21 @@ impl<T: Copy, const N: usize> Shape<T, N> {
     /// What `scan` makes of `data`, learning its shape.
     fn scan_and_learn<'a>(&mut self, data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
         self.holes.clear();
-        let mut r = Reader { data, bytes: data.as_bytes(), at: 0, holes: Some(std::mem::take(&mut self.holes)) };
+        // Room for a real frame's holes at once: grown from nothing, a stream's first frame (the
+        // only one of a short answer read whole) paid more for the growth than for its scan.
+        self.holes.reserve(HOLES_AT_ONCE);
+        let holes = Some(std::mem::take(&mut self.holes));
+        let mut r = Reader { data, bytes: data.as_bytes(), at: 0, holes, learned: true };
         let found = scan(&mut r).filter(|_| r.at_end().is_some());
         #[cfg(any(test, fuzzing))]
         if found.is_some() {
             checks::took(checks::Path::Scanned);
         }
-        // `None`: more than MAX_HOLES, dropped as they came, or a raw value read; nothing is learned.
+        // `None`: more than MAX_HOLES, dropped as they came; nothing is learned.
+        let learned = r.learned;
         self.kind = r.holes.take().and_then(|holes| {
             self.holes = holes;
-            found.as_ref().and_then(|(kind, _)| self.learn(data.as_bytes()).then_some(*kind))
+            found.as_ref().filter(|_| learned).and_then(|(kind, _)| self.learn(data.as_bytes()).then_some(*kind))
         });
         found
     }
@@ -155,6 +163,8 @@ impl<T: Copy, const N: usize> Shape<T, N> {
     /// as short as its fixed parts. False if the holes do not fit `data`.
     fn learn(&mut self, data: &[u8]) -> bool {
         self.layout.clear();
+        let in_holes: usize = self.holes.iter().map(|hole| hole.end.saturating_sub(hole.start)).sum();
+        self.layout.reserve_exact(data.len().saturating_sub(in_holes));
         let mut from = 0;
         for hole in &mut self.holes {
             let Some(literal) = data.get(from..hole.start) else { return false };
@@ -202,7 +212,7 @@ impl<T, const N: usize, const K: usize> Default for Shapes<T, N, K> {
 
 impl<T: Copy, const N: usize, const K: usize> Shapes<T, N, K> {
     /// What `scan` makes of `data`, by the first learned shape `data` has, or learned in place of
-    /// the one that read longest ago.
+    /// the one that read longest ago (first when learned).
     pub(super) fn read<'a>(&mut self, data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
         #[cfg(any(test, fuzzing))]
         match checks::MODE.get() {
@@ -219,8 +229,13 @@ impl<T: Copy, const N: usize, const K: usize> Shapes<T, N, K> {
                 return Some(found);
             }
         }
-        self.0.rotate_right(1);
-        self.0[0].scan_and_learn(data, scan)
+        // Scanned with the one that read longest ago, which a frame not learned leaves empty:
+        // the next such frame (a Gemini response with its finish reason) then evicts no other.
+        let found = self.0[K - 1].scan_and_learn(data, scan);
+        if self.0[K - 1].kind.is_some() {
+            self.0.rotate_right(1);
+        }
+        found
     }
 }
 
@@ -230,21 +245,28 @@ pub(super) struct Reader<'a> {
     at: usize,
     /// While a shape is learned: the holes so far.
     holes: Option<Vec<Hole>>,
+    /// False once the fast path says the frame is not to be learned (its holes are no longer kept).
+    learned: bool,
 }
 
 impl<'a> Reader<'a> {
     pub(super) fn new(data: &'a str) -> Reader<'a> {
-        Reader { data, bytes: data.as_bytes(), at: 0, holes: None }
+        Reader { data, bytes: data.as_bytes(), at: 0, holes: None, learned: true }
     }
 
     fn hole(&mut self, start: usize, what: HoleKind) {
-        if let Some(holes) = self.holes.as_mut() {
+        if let Some(holes) = self.holes.as_mut().filter(|_| self.learned) {
             if holes.len() == MAX_HOLES {
                 self.holes = None;
             } else {
                 holes.push(Hole { start, end: self.at, what });
             }
         }
+    }
+
+    /// The frame being read is not learned as a shape.
+    pub(super) fn not_learned(&mut self) {
+        self.learned = false;
     }
 
     /// Only whitespace is left.
@@ -511,7 +533,7 @@ impl<'a> Reader<'a> {
     /// Past one JSON value of any kind, `depth` deep: its text. A frame with one is not learned as
     /// a shape: a replay would skip what the value's holes hold, and not take its text.
     pub(super) fn raw_value(&mut self, depth: usize) -> Option<&'a str> {
-        self.holes = None;
+        self.not_learned();
         self.peek()?;
         let start = self.at;
         self.skip_value(depth)?;

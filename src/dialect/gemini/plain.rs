@@ -9,7 +9,7 @@
 //! ([`crate::dialect::scan::Shape`]): every string it takes and every count is a hole of it. A
 //! call's name, id and `willContinue` are taken field by field; only its `args` and `partialArgs`
 //! are handed over as JSON text, for the decoder to parse as the general path parses them (a
-//! response with them is not learned). `Some`
+//! response with them is not learned, nor the last one, with the finish reason). `Some`
 //! exactly when the general path would read the response as that part, that finish reason, that
 //! usage and that id and nothing else; `None` for anything else (a `finishMessage`, several parts
 //! or candidates, an error, a blocked prompt).
@@ -100,7 +100,9 @@ fn candidate<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, SL
             }
             b"finishReason" => {
                 seen.once(2)?;
-                taken[FINISH_REASON] = Some(r.take(FINISH_REASON)?);
+                // The last response: nothing of its shape follows it.
+                r.not_learned();
+                taken[FINISH_REASON] = Some(r.string()?);
             }
             b"finishMessage" => return None,
             _ => r.skip_value(1)?,

@@ -556,21 +556,26 @@ fn counts_that_are_not_whole_numbers_read_as_the_general_path_reads_them() {
     }
 }
 
-/// Responses of a few shapes in turn (thinking, text, the last with its finish reason) are each
-/// replayed by the shape learned from the first of its kind, not learned again at every turn.
+/// Responses of a few shapes in turn (thinking, text, a thought signature alone) are each
+/// replayed by the shape learned from the first of its kind, not learned again at every turn. A
+/// response with a finish reason is the last of its stream: it is not learned, and the place it
+/// was scanned in is the one the next such response takes, so that it evicts no other shape.
 #[test]
 fn responses_of_shapes_in_turn_each_replay_their_own() {
     let thinking = r#"{"candidates":[{"content":{"parts":[{"text":"Hm.","thought":true}]}}],"responseId":"r"}"#;
     let text = r#"{"candidates":[{"content":{"parts":[{"text":"Blue."}]}}],"responseId":"r"}"#;
+    let signature =
+        r#"{"candidates":[{"content":{"parts":[{"text":"","thoughtSignature":"c2ln"}]}}],"responseId":"r"}"#;
     let last = r#"{"candidates":[{"content":{"parts":[{"text":"!"}]},"finishReason":"STOP"}],"responseId":"r"}"#;
     crate::dialect::fuzzing::take_paths();
-    let events = decode(&[thinking, text, last, thinking, text, last, thinking]);
-    assert_eq!(crate::dialect::fuzzing::take_paths(), [4, 3], "replayed, scanned");
-    let (hm, blue, bang) =
-        (ProviderEvent::Thinking("Hm.".into()), ProviderEvent::Text("Blue.".into()), ProviderEvent::Text("!".into()));
-    let stop = finish_event("stop");
-    assert_eq!(
-        events,
-        [hm.clone(), blue.clone(), bang.clone(), stop.clone(), hm.clone(), blue, bang, stop, hm, ProviderEvent::End]
-    );
+    let events = decode(&[thinking, text, signature, last, text, last, signature, thinking]);
+    // Scanned: the first of each shape, both last responses, and the thinking whose shape the
+    // first last response took the place of.
+    assert_eq!(crate::dialect::fuzzing::take_paths(), [2, 6], "replayed, scanned");
+    let hm = || ProviderEvent::Thinking("Hm.".into());
+    let blue = || ProviderEvent::Text("Blue.".into());
+    let sig = || ProviderEvent::Attach { key: "thought_signatures".into(), value: json!({ "signature": "c2ln" }) };
+    let bang = || ProviderEvent::Text("!".into());
+    let stop = || finish_event("stop");
+    assert_eq!(events, [hm(), blue(), sig(), bang(), stop(), blue(), bang(), stop(), sig(), hm(), ProviderEvent::End]);
 }
