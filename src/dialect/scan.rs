@@ -76,13 +76,20 @@ pub(super) fn scan<'a, T, const N: usize>(data: &'a str, scan: Scan<'a, T, N>) -
 /// the frame has another shape. The dialects' tests check this on every recorded frame and on
 /// every one-byte edit of them.
 pub(super) struct Shape<T, const N: usize> {
-    /// The learned frame's bytes outside its holes.
-    layout: Vec<u8>,
-    /// In order; their `start` and `end` are positions in the frame while it is read, and both
-    /// the hole's place in `layout` once it is learned.
-    holes: Vec<Hole>,
+    layout: Layout,
     /// What the fast path made of the learned frame; `None` before one is learned.
     kind: Option<T>,
+}
+
+/// What a [`Shape`] keeps of the frame it learned, apart from what the fast path made of it: one
+/// copy of the code that learns and replays it for every fast path (the module is smaller).
+#[derive(Default)]
+struct Layout {
+    /// The learned frame's bytes outside its holes.
+    bytes: Vec<u8>,
+    /// In order; their `start` and `end` are positions in the frame while it is read, and both
+    /// the hole's place in `bytes` once it is learned.
+    holes: Vec<Hole>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -103,13 +110,13 @@ enum HoleKind {
 
 impl<T, const N: usize> Default for Shape<T, N> {
     fn default() -> Self {
-        Shape { layout: Vec::new(), holes: Vec::new(), kind: None }
+        Shape { layout: Layout::default(), kind: None }
     }
 }
 
 impl<T, const N: usize> std::fmt::Debug for Shape<T, N> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shape").field("layout", &String::from_utf8_lossy(&self.layout)).finish_non_exhaustive()
+        f.debug_struct("Shape").field("layout", &String::from_utf8_lossy(&self.layout.bytes)).finish_non_exhaustive()
     }
 }
 
@@ -133,12 +140,8 @@ impl<T: Copy, const N: usize> Shape<T, N> {
 
     /// What `scan` makes of `data`, learning its shape.
     fn scan_and_learn<'a>(&mut self, data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
-        self.holes.clear();
-        // Room for a real frame's holes at once: grown from nothing, a stream's first frame (the
-        // only one of a short answer read whole) paid more for the growth than for its scan.
-        self.holes.reserve(HOLES_AT_ONCE);
-        let holes = Some(std::mem::take(&mut self.holes));
-        let mut r = Reader { data, bytes: data.as_bytes(), at: 0, holes, learned: true };
+        let mut r =
+            Reader { data, bytes: data.as_bytes(), at: 0, holes: Some(self.layout.take_holes()), learned: true };
         let found = scan(&mut r).filter(|_| r.at_end().is_some());
         #[cfg(any(test, fuzzing))]
         if found.is_some() {
@@ -147,8 +150,8 @@ impl<T: Copy, const N: usize> Shape<T, N> {
         // `None`: more than MAX_HOLES, dropped as they came; nothing is learned.
         let learned = r.learned;
         self.kind = r.holes.take().and_then(|holes| {
-            self.holes = holes;
-            found.as_ref().filter(|_| learned).and_then(|(kind, _)| self.learn(data.as_bytes()).then_some(*kind))
+            self.layout.holes = holes;
+            found.as_ref().filter(|_| learned).and_then(|(kind, _)| self.layout.learn(data.as_bytes()).then_some(*kind))
         });
         found
     }
@@ -158,42 +161,60 @@ impl<T: Copy, const N: usize> Shape<T, N> {
         self.kind.as_ref()
     }
 
+    fn replay<'a>(&self, data: &'a str) -> Option<(T, Taken<'a, N>)> {
+        let kind = self.kind?;
+        let mut taken = [const { None }; N];
+        self.layout.replay(data, &mut taken)?;
+        Some((kind, taken))
+    }
+}
+
+impl Layout {
+    /// The holes, emptied, for a scan to record a frame's in.
+    fn take_holes(&mut self) -> Vec<Hole> {
+        self.holes.clear();
+        // Room for a real frame's holes at once: grown from nothing, a stream's first frame (the
+        // only one of a short answer read whole) paid more for the growth than for its scan.
+        self.holes.reserve(HOLES_AT_ONCE);
+        std::mem::take(&mut self.holes)
+    }
+
     /// Keeps the bytes of `data` outside the holes just recorded (in `data`'s positions), and
     /// moves the holes to their places in those bytes: a frame with a long text leaves a layout
     /// as short as its fixed parts. False if the holes do not fit `data`.
     fn learn(&mut self, data: &[u8]) -> bool {
-        self.layout.clear();
+        self.bytes.clear();
         let in_holes: usize = self.holes.iter().map(|hole| hole.end.saturating_sub(hole.start)).sum();
-        self.layout.reserve_exact(data.len().saturating_sub(in_holes));
+        self.bytes.reserve_exact(data.len().saturating_sub(in_holes));
         let mut from = 0;
         for hole in &mut self.holes {
             let Some(literal) = data.get(from..hole.start) else { return false };
-            self.layout.extend_from_slice(literal);
+            self.bytes.extend_from_slice(literal);
             from = hole.end;
-            (hole.start, hole.end) = (self.layout.len(), self.layout.len());
+            (hole.start, hole.end) = (self.bytes.len(), self.bytes.len());
         }
         let Some(rest) = data.get(from..) else { return false };
-        self.layout.extend_from_slice(rest);
+        self.bytes.extend_from_slice(rest);
         true
     }
 
-    fn replay<'a>(&self, data: &'a str) -> Option<(T, Taken<'a, N>)> {
-        let kind = self.kind?;
+    /// Reads `data` by the layout, its taken strings into their slots of `taken`; `None` when
+    /// `data` has another shape.
+    fn replay<'a>(&self, data: &'a str, taken: &mut [Option<Cow<'a, str>>]) -> Option<()> {
         let mut r = Reader::new(data);
-        let mut taken = [const { None }; N];
         let mut from = 0;
         for hole in &self.holes {
-            r.literal(self.layout.get(from..hole.start)?)?;
+            r.literal(self.bytes.get(from..hole.start)?)?;
             match hole.what {
                 HoleKind::SkippedString => r.skip_string().map(drop)?,
                 HoleKind::SkippedNumber => r.number()?,
-                HoleKind::Taken(slot) => taken[slot] = Some(r.string()?),
-                HoleKind::TakenNumber(slot) => taken[slot] = Some(r.number_text()?),
+                HoleKind::Taken(slot) => *taken.get_mut(slot)? = Some(r.string()?),
+                HoleKind::TakenNumber(slot) => *taken.get_mut(slot)? = Some(r.number_text()?),
             }
             from = hole.end;
         }
-        let (rest, layout_rest) = (r.bytes.get(r.at..)?, self.layout.get(from..)?);
-        same_bytes(rest, layout_rest).then_some((kind, taken))
+        let (rest, layout_rest) = (r.bytes.get(r.at..)?, self.bytes.get(from..)?);
+        same_bytes(rest, layout_rest).then_some(())
     }
 }
 
