@@ -9,10 +9,10 @@ use super::scan::checks::shapes_agree as replays_agree;
 pub use super::scan::checks::{set_shape_mode, take_paths, ShapeMode};
 #[cfg(test)]
 use super::test_support::same_as_general;
-use super::{agent, anthropic, ollama, openai, openai_responses, ui_message_stream};
+use super::{agent, anthropic, gemini, ollama, openai, openai_responses, ui_message_stream};
 #[cfg(test)]
 use super::{
-    gemini, AgentDecoder, AnthropicDecoder, DialectDecoder, GeminiDecoder, OllamaDecoder, OpenAiDecoder,
+    AgentDecoder, AnthropicDecoder, DialectDecoder, GeminiDecoder, OllamaDecoder, OpenAiDecoder,
     OpenAiResponsesDecoder, UiMessageStreamDecoder,
 };
 use super::{Decoder, Dialect, ProviderEvents};
@@ -265,7 +265,7 @@ const FAST_PATHS: [FastPath; 11] = [
     },
     FastPath {
         dialect: Dialect::Gemini,
-        shape_agrees: None,
+        shape_agrees: Some(|learned, other| shape_agrees(learned, other, gemini::plain::plain)),
         #[cfg(test)]
         general_agrees: |data| {
             same_as_general(data, data, gemini::plain::plain, GeminiDecoder::default, |d, out| {
@@ -273,7 +273,7 @@ const FAST_PATHS: [FastPath; 11] = [
             })
         },
         #[cfg(test)]
-        replays_agree: None,
+        replays_agree: Some(|frames| replays_agree(frames, gemini::plain::plain)),
         #[cfg(test)]
         edited: &[
             r#"{"candidates":[{"content":{"parts":[{"text":"a\"b\u00e9 ü"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":5,"totalTokenCount":19,"promptTokensDetails":[{"modality":"TEXT","tokenCount":9}],"thoughtsTokenCount":5},"modelVersion":"gemini-3-pro-preview","responseId":"bH6L"}"#,

@@ -36,7 +36,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::scan::scan;
+use super::scan::Shapes;
 use super::{DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
@@ -55,6 +55,8 @@ pub struct GeminiDecoder {
     streaming: Option<StreamingCall>,
     /// A `finishReason` arrived: the end of the body is the end of a complete answer.
     finished: bool,
+    /// The shapes of the last plain responses.
+    responses: Shapes<plain::Plain, { plain::SLOTS }, 3>,
 }
 
 #[derive(Debug)]
@@ -93,8 +95,8 @@ impl<'a> CallPart<'a> {
 
 impl DialectDecoder for GeminiDecoder {
     fn decode(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
-        if let Some((plain, [text, id, reason, signature, name, call_id, args, partial_args])) =
-            scan(frame.data, plain::plain)
+        if let Some((plain, [text, id, reason, signature, name, call_id, args, partial_args, counts @ ..])) =
+            self.responses.read(frame.data, plain::plain)
         {
             // The call's values before anything is read: where serde_json refuses what the
             // scanner accepted, the general path reads the response. As there, a piece without a
@@ -109,6 +111,17 @@ impl DialectDecoder for GeminiDecoder {
                 Some(Ok(_)) | None => Vec::new(),
                 Some(Err(_)) => return self.decode_value(frame.data, out),
             };
+            // Each count a whole number that fits a `u64`, as the general path's `as_u64` reads
+            // it; any other number is left to the general path.
+            let mut whole = [None; 6];
+            for (slot, count) in whole.iter_mut().zip(&counts) {
+                if let Some(count) = count {
+                    match count.parse() {
+                        Ok(n) => *slot = Some(n),
+                        Err(_) => return self.decode_value(frame.data, out),
+                    }
+                }
+            }
             // As the general path reads it: the id, the part, its signature, the finish, the usage.
             if self.response_id.is_none() {
                 self.response_id = id.map(String::from);
@@ -132,7 +145,7 @@ impl DialectDecoder for GeminiDecoder {
             if let Some(reason) = reason {
                 self.finish_with(&reason, out);
             }
-            if let Some(usage) = usage_of(plain.counts) {
+            if let Some(usage) = usage_of(whole) {
                 out.push(ProviderEvent::Usage(usage));
             }
             return;

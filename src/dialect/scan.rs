@@ -21,6 +21,9 @@ mod tests;
 /// Deeper than this, leave it to serde_json (whose own limit is 128).
 const MAX_DEPTH: usize = 64;
 
+/// Holes a shape has room for before it learns its first frame (a Gemini response has about 15).
+const HOLES_AT_ONCE: usize = 16;
+
 /// A shape of more holes is not learned: real frames have tens, and a hostile frame of skipped
 /// values (`[0,0,0,…]`) would otherwise leave a list of holes several times its size held for
 /// the rest of the stream.
@@ -73,13 +76,20 @@ pub(super) fn scan<'a, T, const N: usize>(data: &'a str, scan: Scan<'a, T, N>) -
 /// the frame has another shape. The dialects' tests check this on every recorded frame and on
 /// every one-byte edit of them.
 pub(super) struct Shape<T, const N: usize> {
-    /// The learned frame's bytes outside its holes.
-    layout: Vec<u8>,
-    /// In order; their `start` and `end` are positions in the frame while it is read, and both
-    /// the hole's place in `layout` once it is learned.
-    holes: Vec<Hole>,
+    layout: Layout,
     /// What the fast path made of the learned frame; `None` before one is learned.
     kind: Option<T>,
+}
+
+/// What a [`Shape`] keeps of the frame it learned, apart from what the fast path made of it: one
+/// copy of the code that learns and replays it for every fast path (the module is smaller).
+#[derive(Default)]
+struct Layout {
+    /// The learned frame's bytes outside its holes.
+    bytes: Vec<u8>,
+    /// In order; their `start` and `end` are positions in the frame while it is read, and both
+    /// the hole's place in `bytes` once it is learned.
+    holes: Vec<Hole>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -94,17 +104,19 @@ enum HoleKind {
     SkippedString,
     SkippedNumber,
     Taken(usize),
+    /// A number handed over as its text (a count that changes from frame to frame).
+    TakenNumber(usize),
 }
 
 impl<T, const N: usize> Default for Shape<T, N> {
     fn default() -> Self {
-        Shape { layout: Vec::new(), holes: Vec::new(), kind: None }
+        Shape { layout: Layout::default(), kind: None }
     }
 }
 
 impl<T, const N: usize> std::fmt::Debug for Shape<T, N> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shape").field("layout", &String::from_utf8_lossy(&self.layout)).finish_non_exhaustive()
+        f.debug_struct("Shape").field("layout", &String::from_utf8_lossy(&self.layout.bytes)).finish_non_exhaustive()
     }
 }
 
@@ -123,17 +135,23 @@ impl<T: Copy, const N: usize> Shape<T, N> {
             checks::took(checks::Path::Replayed);
             return Some(found);
         }
-        self.holes.clear();
-        let mut r = Reader { data, bytes: data.as_bytes(), at: 0, holes: Some(std::mem::take(&mut self.holes)) };
+        self.scan_and_learn(data, scan)
+    }
+
+    /// What `scan` makes of `data`, learning its shape.
+    fn scan_and_learn<'a>(&mut self, data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
+        let mut r =
+            Reader { data, bytes: data.as_bytes(), at: 0, holes: Some(self.layout.take_holes()), learned: true };
         let found = scan(&mut r).filter(|_| r.at_end().is_some());
         #[cfg(any(test, fuzzing))]
         if found.is_some() {
             checks::took(checks::Path::Scanned);
         }
         // `None`: more than MAX_HOLES, dropped as they came; nothing is learned.
+        let learned = r.learned;
         self.kind = r.holes.take().and_then(|holes| {
-            self.holes = holes;
-            found.as_ref().and_then(|(kind, _)| self.learn(data.as_bytes()).then_some(*kind))
+            self.layout.holes = holes;
+            found.as_ref().filter(|_| learned).and_then(|(kind, _)| self.layout.learn(data.as_bytes()).then_some(*kind))
         });
         found
     }
@@ -143,39 +161,102 @@ impl<T: Copy, const N: usize> Shape<T, N> {
         self.kind.as_ref()
     }
 
+    fn replay<'a>(&self, data: &'a str) -> Option<(T, Taken<'a, N>)> {
+        let kind = self.kind?;
+        let mut taken = [const { None }; N];
+        self.layout.replay(data, &mut taken)?;
+        Some((kind, taken))
+    }
+}
+
+impl Layout {
+    /// The holes, emptied, for a scan to record a frame's in.
+    fn take_holes(&mut self) -> Vec<Hole> {
+        self.holes.clear();
+        // Room for a real frame's holes at once: grown from nothing, a stream's first frame (the
+        // only one of a short answer read whole) paid more for the growth than for its scan.
+        self.holes.reserve(HOLES_AT_ONCE);
+        std::mem::take(&mut self.holes)
+    }
+
     /// Keeps the bytes of `data` outside the holes just recorded (in `data`'s positions), and
     /// moves the holes to their places in those bytes: a frame with a long text leaves a layout
     /// as short as its fixed parts. False if the holes do not fit `data`.
     fn learn(&mut self, data: &[u8]) -> bool {
-        self.layout.clear();
+        self.bytes.clear();
+        let in_holes: usize = self.holes.iter().map(|hole| hole.end.saturating_sub(hole.start)).sum();
+        self.bytes.reserve_exact(data.len().saturating_sub(in_holes));
         let mut from = 0;
         for hole in &mut self.holes {
             let Some(literal) = data.get(from..hole.start) else { return false };
-            self.layout.extend_from_slice(literal);
+            self.bytes.extend_from_slice(literal);
             from = hole.end;
-            (hole.start, hole.end) = (self.layout.len(), self.layout.len());
+            (hole.start, hole.end) = (self.bytes.len(), self.bytes.len());
         }
         let Some(rest) = data.get(from..) else { return false };
-        self.layout.extend_from_slice(rest);
+        self.bytes.extend_from_slice(rest);
         true
     }
 
-    fn replay<'a>(&self, data: &'a str) -> Option<(T, Taken<'a, N>)> {
-        let kind = self.kind?;
+    /// Reads `data` by the layout, its taken strings into their slots of `taken`; `None` when
+    /// `data` has another shape.
+    fn replay<'a>(&self, data: &'a str, taken: &mut [Option<Cow<'a, str>>]) -> Option<()> {
         let mut r = Reader::new(data);
-        let mut taken = [const { None }; N];
         let mut from = 0;
         for hole in &self.holes {
-            r.literal(self.layout.get(from..hole.start)?)?;
+            r.literal(self.bytes.get(from..hole.start)?)?;
             match hole.what {
                 HoleKind::SkippedString => r.skip_string().map(drop)?,
                 HoleKind::SkippedNumber => r.number()?,
-                HoleKind::Taken(slot) => taken[slot] = Some(r.string()?),
+                HoleKind::Taken(slot) => *taken.get_mut(slot)? = Some(r.string()?),
+                HoleKind::TakenNumber(slot) => *taken.get_mut(slot)? = Some(r.number_text()?),
             }
             from = hole.end;
         }
-        let (rest, layout_rest) = (r.bytes.get(r.at..)?, self.layout.get(from..)?);
-        same_bytes(rest, layout_rest).then_some((kind, taken))
+        let (rest, layout_rest) = (r.bytes.get(r.at..)?, self.bytes.get(from..)?);
+        same_bytes(rest, layout_rest).then_some(())
+    }
+}
+
+/// The last `K` shapes a fast path learned, the one that read last first: for a stream whose
+/// frames take a few shapes in turn (Gemini's thinking, its text, and its last response with the
+/// finish reason), where one [`Shape`] would learn again at every turn.
+#[derive(Debug)]
+#[cfg_attr(test, derive(PartialEq))]
+pub(super) struct Shapes<T, const N: usize, const K: usize>([Shape<T, N>; K]);
+
+impl<T, const N: usize, const K: usize> Default for Shapes<T, N, K> {
+    fn default() -> Self {
+        Shapes(std::array::from_fn(|_| Shape::default()))
+    }
+}
+
+impl<T: Copy, const N: usize, const K: usize> Shapes<T, N, K> {
+    /// What `scan` makes of `data`, by the first learned shape `data` has, or learned in place of
+    /// the one that read longest ago (first when learned).
+    pub(super) fn read<'a>(&mut self, data: &'a str, scan: Scan<'a, T, N>) -> Option<(T, Taken<'a, N>)> {
+        #[cfg(any(test, fuzzing))]
+        match checks::MODE.get() {
+            checks::ShapeMode::Warm => {}
+            checks::ShapeMode::Cold => self.0.iter_mut().for_each(|shape| shape.kind = None),
+            checks::ShapeMode::Plain => return self::scan(data, scan),
+            checks::ShapeMode::Off => return None,
+        }
+        for i in 0..K {
+            if let Some(found) = self.0[i].replay(data) {
+                self.0[..=i].rotate_right(1);
+                #[cfg(any(test, fuzzing))]
+                checks::took(checks::Path::Replayed);
+                return Some(found);
+            }
+        }
+        // Scanned with the one that read longest ago, which a frame not learned leaves empty:
+        // the next such frame (a Gemini response with its finish reason) then evicts no other.
+        let found = self.0[K - 1].scan_and_learn(data, scan);
+        if self.0[K - 1].kind.is_some() {
+            self.0.rotate_right(1);
+        }
+        found
     }
 }
 
@@ -185,21 +266,28 @@ pub(super) struct Reader<'a> {
     at: usize,
     /// While a shape is learned: the holes so far.
     holes: Option<Vec<Hole>>,
+    /// False once the fast path says the frame is not to be learned (its holes are no longer kept).
+    learned: bool,
 }
 
 impl<'a> Reader<'a> {
     pub(super) fn new(data: &'a str) -> Reader<'a> {
-        Reader { data, bytes: data.as_bytes(), at: 0, holes: None }
+        Reader { data, bytes: data.as_bytes(), at: 0, holes: None, learned: true }
     }
 
     fn hole(&mut self, start: usize, what: HoleKind) {
-        if let Some(holes) = self.holes.as_mut() {
+        if let Some(holes) = self.holes.as_mut().filter(|_| self.learned) {
             if holes.len() == MAX_HOLES {
                 self.holes = None;
             } else {
                 holes.push(Hole { start, end: self.at, what });
             }
         }
+    }
+
+    /// The frame being read is not learned as a shape.
+    pub(super) fn not_learned(&mut self) {
+        self.learned = false;
     }
 
     /// Only whitespace is left.
@@ -346,6 +434,23 @@ impl<'a> Reader<'a> {
         Some(text)
     }
 
+    /// A number value the caller hands over as its text, in `slot` of what it takes (see
+    /// [`Shape`]): a value that changes from frame to frame (a running count) is then a hole of the
+    /// shape, not a byte of its layout that sends every frame back to `scan`.
+    pub(super) fn take_number(&mut self, slot: usize) -> Option<Cow<'a, str>> {
+        self.peek()?;
+        let start = self.at;
+        let text = self.number_text()?;
+        self.hole(start, HoleKind::TakenNumber(slot));
+        Some(text)
+    }
+
+    fn number_text(&mut self) -> Option<Cow<'a, str>> {
+        let start = self.at;
+        self.number()?;
+        Some(Cow::Borrowed(&self.data[start..self.at]))
+    }
+
     /// A string value: borrowed when it has no escapes, else decoded as it is read.
     ///
     /// Hand-written on purpose, in one pass: every tool-argument delta is JSON inside a string,
@@ -446,9 +551,10 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Past one JSON value of any kind, `depth` deep: its text. Not for a fast path that learns a
-    /// shape: what it skips becomes holes of the shape, and a replay would not take the text.
+    /// Past one JSON value of any kind, `depth` deep: its text. A frame with one is not learned as
+    /// a shape: a replay would skip what the value's holes hold, and not take its text.
     pub(super) fn raw_value(&mut self, depth: usize) -> Option<&'a str> {
+        self.not_learned();
         self.peek()?;
         let start = self.at;
         self.skip_value(depth)?;

@@ -4,10 +4,12 @@
 //! part, the running `usageMetadata`, the model's version and the response's id; the last one
 //! adds a `finishReason`. The part is text (`thought: true` for thinking) or a `functionCall`:
 //! whole, or on Vertex a piece of one streamed in pieces (a name and `willContinue`, a
-//! `partialArgs` piece, or `{}`), each maybe beside a `thoughtSignature`. Every response repeats
-//! the usage and the id, so a plain forward scan (no learned layout) reads it. A call's name, id
-//! and `willContinue` are taken field by field; only its `args` and `partialArgs` are handed over
-//! as JSON text, for the decoder to parse as the general path parses them. `Some`
+//! `partialArgs` piece, or `{}`), each maybe beside a `thoughtSignature`. One response differs
+//! from the one before in its text and its running counts, so the decoder learns their shape
+//! ([`crate::dialect::scan::Shape`]): every string it takes and every count is a hole of it. A
+//! call's name, id and `willContinue` are taken field by field; only its `args` and `partialArgs`
+//! are handed over as JSON text, for the decoder to parse as the general path parses them (a
+//! response with them is not learned, nor the last one, with the finish reason). `Some`
 //! exactly when the general path would read the response as that part, that finish reason, that
 //! usage and that id and nothing else; `None` for anything else (a `finishMessage`, several parts
 //! or candidates, an error, a blocked prompt).
@@ -24,7 +26,9 @@ pub(super) const CALL_NAME: usize = 4;
 pub(super) const CALL_ID: usize = 5;
 pub(super) const CALL_ARGS: usize = 6;
 pub(super) const PARTIAL_ARGS: usize = 7;
-const SLOTS: usize = 8;
+/// The `usageMetadata` counts by [`COUNTS`], as their text, in the slots from this one on.
+pub(super) const FIRST_COUNT: usize = 8;
+pub(super) const SLOTS: usize = FIRST_COUNT + COUNTS.len();
 
 /// The `usageMetadata` counts the general path reads ([`super::usage_of`]).
 pub(super) const COUNTS: [&str; 6] = [
@@ -45,8 +49,6 @@ pub(in crate::dialect) struct Plain {
     pub(super) call: bool,
     /// The call's `willContinue`.
     pub(super) will_continue: bool,
-    /// By [`COUNTS`]; all `None` without `usageMetadata`.
-    pub(super) counts: [Option<u64>; 6],
 }
 
 /// A plain response, its strings taken; `None` for any other.
@@ -64,11 +66,11 @@ pub(in crate::dialect) fn plain<'a>(r: &mut Reader<'a>) -> Option<(Plain, Taken<
             }
             b"usageMetadata" => {
                 seen.once(1)?;
-                usage(r, &mut plain.counts)?;
+                usage(r, &mut taken)?;
             }
             b"responseId" => {
                 seen.once(2)?;
-                taken[RESPONSE_ID] = Some(r.string()?);
+                taken[RESPONSE_ID] = Some(r.take(RESPONSE_ID)?);
             }
             b"error" | b"promptFeedback" => return None,
             _ => r.skip_value(0)?,
@@ -98,6 +100,8 @@ fn candidate<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, SL
             }
             b"finishReason" => {
                 seen.once(2)?;
+                // The last response: nothing of its shape follows it.
+                r.not_learned();
                 taken[FINISH_REASON] = Some(r.string()?);
             }
             b"finishMessage" => return None,
@@ -115,7 +119,7 @@ fn part<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, SLOTS>)
         match key {
             b"text" => {
                 seen.once(0)?;
-                taken[TEXT] = Some(r.string()?);
+                taken[TEXT] = Some(r.take(TEXT)?);
             }
             b"thought" => {
                 seen.once(1)?;
@@ -123,7 +127,7 @@ fn part<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, SLOTS>)
             }
             b"thoughtSignature" => {
                 seen.once(2)?;
-                taken[SIGNATURE] = Some(r.string()?);
+                taken[SIGNATURE] = Some(r.take(SIGNATURE)?);
             }
             b"functionCall" => {
                 seen.once(3)?;
@@ -147,11 +151,11 @@ fn call<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, SLOTS>)
         match key {
             b"name" => {
                 seen.once(0)?;
-                taken[CALL_NAME] = Some(r.string()?);
+                taken[CALL_NAME] = Some(r.take(CALL_NAME)?);
             }
             b"id" => {
                 seen.once(1)?;
-                taken[CALL_ID] = Some(r.string()?);
+                taken[CALL_ID] = Some(r.take(CALL_ID)?);
             }
             b"willContinue" => {
                 seen.once(2)?;
@@ -171,15 +175,11 @@ fn call<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, SLOTS>)
     })
 }
 
-/// `usageMetadata`: the counts by [`COUNTS`], each a plain whole number; other fields skipped.
-fn usage(r: &mut Reader<'_>, counts: &mut [Option<u64>; 6]) -> Option<()> {
-    let mut seen = Seen::default();
-    r.object(|r, key| match COUNTS.iter().position(|c| c.as_bytes() == key) {
-        Some(i) => {
-            seen.once(i as u32)?;
-            counts[i] = Some(r.u64()?);
-            Some(())
-        }
-        None => r.skip_value(1),
+/// `usageMetadata`: the counts by [`COUNTS`], each a number taken as its text (they grow with
+/// every response: holes of the learned shape); other fields skipped.
+fn usage<'a>(r: &mut Reader<'a>, taken: &mut Taken<'a, SLOTS>) -> Option<()> {
+    r.fields(0, COUNTS, |r, i| {
+        taken[FIRST_COUNT + i] = Some(r.take_number(FIRST_COUNT + i)?);
+        Some(())
     })
 }

@@ -1,6 +1,7 @@
 //! The Gemini decoder's tests: every event and error shape.
 
 use super::*;
+use crate::dialect::scan::scan;
 use serde_json::json;
 
 fn decode(frames: &[&str]) -> Vec<ProviderEvent> {
@@ -291,7 +292,6 @@ fn the_fast_path_leaves_every_other_response_to_the_general_path() {
         r#"{"candidates":[{"content":{"parts":[{"text":"x"},{"text":"y"}]}}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"x"}]}},{"content":{"parts":[{"text":"y"}]}}]}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"x","thought":"yes"}]}}]}"#,
-        r#"{"candidates":[{"content":{"parts":[{"text":"x"}]}}],"usageMetadata":{"promptTokenCount":1.0}}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"x"}]}}],"usageMetadata":{"promptTokenCount":1,"promptTokenCount":2}}"#,
         r#"{"candidates":[{"content":{"parts":[{"text":"x"}]}}],"promptFeedback":{"blockReason":"SAFETY"}}"#,
         r#"{"error":{"code":429,"message":"slow down"},"candidates":[{"content":{"parts":[{"text":"x"}]}}]}"#,
@@ -485,4 +485,97 @@ fn a_call_cut_at_every_byte_reads_as_the_whole_body() {
     for cut in 1..body.len() {
         assert_eq!(read(&[&body[..cut], &body[cut..]]), whole, "cut at {cut}");
     }
+}
+
+/// Consecutive responses differ in their text and their running counts: the shape learned from
+/// the first reads the others (the counts are holes of it, not bytes of its layout), and each
+/// gives its own text and usage.
+#[test]
+fn responses_with_new_text_and_counts_replay_the_learned_shape() {
+    let response = |text: &str, candidates: u32, total: u32| {
+        format!(
+            r#"{{"candidates":[{{"content":{{"parts":[{{"text":"{text}"}}],"role":"model"}},"index":0}}],"usageMetadata":{{"promptTokenCount":9,"candidatesTokenCount":{candidates},"totalTokenCount":{total},"promptTokensDetails":[{{"modality":"TEXT","tokenCount":9}}],"thoughtsTokenCount":185}},"modelVersion":"gemini-3-pro-preview","responseId":"bH6L"}}"#
+        )
+    };
+    let frames = [response("There", 5, 199), response(" are", 23, 217), response(" 3", 1024, 1218)];
+    crate::dialect::fuzzing::take_paths();
+    let events = decode(&frames.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(crate::dialect::fuzzing::take_paths(), [2, 1], "replayed, scanned");
+    let usage = |candidates: u64, total: u64| {
+        ProviderEvent::Usage(Usage {
+            input_tokens: Some(9),
+            output_tokens: Some(candidates + 185),
+            reasoning_tokens: Some(185),
+            cached_input_tokens: None,
+            total_tokens: Some(total),
+        })
+    };
+    assert_eq!(
+        events,
+        [
+            ProviderEvent::Text("There".into()),
+            usage(5, 199),
+            ProviderEvent::Text(" are".into()),
+            usage(23, 217),
+            ProviderEvent::Text(" 3".into()),
+            usage(1024, 1218),
+        ]
+    );
+}
+
+/// A call's `args` are handed over as JSON text, which a replay would not take: a response with
+/// them is not learned, and the next call, of the same shape, gets its own arguments.
+#[test]
+fn calls_with_other_arguments_each_keep_their_own() {
+    let call = |args: &str| {
+        format!(
+            r#"{{"candidates":[{{"content":{{"parts":[{{"functionCall":{{"name":"f","args":{args}}}}}]}}}}],"responseId":"r"}}"#
+        )
+    };
+    let frames = [call(r#"{"a":"x"}"#), call(r#"{"a":"y"}"#)];
+    let events = decode(&frames.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(events, [end_call("r-0", "f", json!({ "a": "x" })), end_call("r-1", "f", json!({ "a": "y" }))]);
+}
+
+/// A count that is not a whole number a `u64` holds (a fraction, even `1.0`, a negative, one past
+/// the largest) is no count on the general path. The fast path takes counts as text and leaves
+/// such a response to the general path, also after learning a shape from whole counts.
+#[test]
+fn counts_that_are_not_whole_numbers_read_as_the_general_path_reads_them() {
+    let response = |count: &str| {
+        format!(
+            r#"{{"candidates":[{{"content":{{"parts":[{{"text":"x"}}]}}}}],"usageMetadata":{{"promptTokenCount":{count},"totalTokenCount":7}}}}"#
+        )
+    };
+    let usage = |input| ProviderEvent::Usage(Usage { input_tokens: input, total_tokens: Some(7), ..Usage::default() });
+    for count in ["1.0", "1.5", "-1", "-0", "18446744073709551616"] {
+        let frames = [response("3"), response(count)];
+        let events = decode(&frames.iter().map(String::as_str).collect::<Vec<_>>());
+        let x = || ProviderEvent::Text("x".into());
+        assert_eq!(events, [x(), usage(Some(3)), x(), usage(None)], "{count}");
+    }
+}
+
+/// Responses of a few shapes in turn (thinking, text, a thought signature alone) are each
+/// replayed by the shape learned from the first of its kind, not learned again at every turn. A
+/// response with a finish reason is the last of its stream: it is not learned, and the place it
+/// was scanned in is the one the next such response takes, so that it evicts no other shape.
+#[test]
+fn responses_of_shapes_in_turn_each_replay_their_own() {
+    let thinking = r#"{"candidates":[{"content":{"parts":[{"text":"Hm.","thought":true}]}}],"responseId":"r"}"#;
+    let text = r#"{"candidates":[{"content":{"parts":[{"text":"Blue."}]}}],"responseId":"r"}"#;
+    let signature =
+        r#"{"candidates":[{"content":{"parts":[{"text":"","thoughtSignature":"c2ln"}]}}],"responseId":"r"}"#;
+    let last = r#"{"candidates":[{"content":{"parts":[{"text":"!"}]},"finishReason":"STOP"}],"responseId":"r"}"#;
+    crate::dialect::fuzzing::take_paths();
+    let events = decode(&[thinking, text, signature, last, text, last, signature, thinking]);
+    // Scanned: the first of each shape, both last responses, and the thinking whose shape the
+    // first last response took the place of.
+    assert_eq!(crate::dialect::fuzzing::take_paths(), [2, 6], "replayed, scanned");
+    let hm = || ProviderEvent::Thinking("Hm.".into());
+    let blue = || ProviderEvent::Text("Blue.".into());
+    let sig = || ProviderEvent::Attach { key: "thought_signatures".into(), value: json!({ "signature": "c2ln" }) };
+    let bang = || ProviderEvent::Text("!".into());
+    let stop = || finish_event("stop");
+    assert_eq!(events, [hm(), blue(), sig(), bang(), stop(), blue(), bang(), stop(), sig(), hm(), ProviderEvent::End]);
 }

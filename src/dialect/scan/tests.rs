@@ -28,7 +28,7 @@ fn a_frame_of_very_many_holes_is_not_learned() {
         let read = shape.read(&frame, numbers_and_text);
         assert_eq!(read, scan(&frame, numbers_and_text));
         assert_eq!(read.and_then(|((), [text])| text).as_deref(), Some("a"));
-        assert!(shape.holes.capacity() <= MAX_HOLES, "{} holes kept", shape.holes.capacity());
+        assert!(shape.layout.holes.capacity() <= MAX_HOLES, "{} holes kept", shape.layout.holes.capacity());
         assert!(shape.kind.is_none(), "the shape was learned");
     }
     // A frame of few holes is still learned.
