@@ -29,6 +29,11 @@ const HOLES_AT_ONCE: usize = 16;
 /// the rest of the stream.
 const MAX_HOLES: usize = 1024;
 
+/// A shape of more fixed bytes is not learned: a real frame's fixed parts are well under a
+/// kilobyte, and a hostile frame of values that are not holes (`[true,true,…]`, up to the frame
+/// limit) would otherwise leave its bytes held by each learned shape for the rest of the stream.
+const MAX_LAYOUT_BYTES: usize = 4096;
+
 /// The fields met so far in one object, by a number the caller gives each: a field twice is
 /// left to the general path (serde_json's derive refuses it; its `Value` keeps the last).
 #[derive(Default)]
@@ -181,11 +186,16 @@ impl Layout {
 
     /// Keeps the bytes of `data` outside the holes just recorded (in `data`'s positions), and
     /// moves the holes to their places in those bytes: a frame with a long text leaves a layout
-    /// as short as its fixed parts. False if the holes do not fit `data`.
+    /// as short as its fixed parts. False if the holes do not fit `data`, or its fixed parts are
+    /// longer than `MAX_LAYOUT_BYTES`.
     fn learn(&mut self, data: &[u8]) -> bool {
         self.bytes.clear();
         let in_holes: usize = self.holes.iter().map(|hole| hole.end.saturating_sub(hole.start)).sum();
-        self.bytes.reserve_exact(data.len().saturating_sub(in_holes));
+        let fixed = data.len().saturating_sub(in_holes);
+        if fixed > MAX_LAYOUT_BYTES {
+            return false;
+        }
+        self.bytes.reserve_exact(fixed);
         let mut from = 0;
         for hole in &mut self.holes {
             let Some(literal) = data.get(from..hole.start) else { return false };

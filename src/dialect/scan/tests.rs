@@ -38,6 +38,30 @@ fn a_frame_of_very_many_holes_is_not_learned() {
     assert!(shape.replay(r#"{"x":[1,2],"text":"b"}"#).is_some());
 }
 
+/// The same with values that are not holes (`true`): the frame's fixed bytes would be the
+/// layout, held by every shape that learned one for the rest of the stream.
+#[test]
+fn a_frame_of_very_many_fixed_bytes_is_not_learned() {
+    let literals = vec!["true"; 100_000].join(",");
+    let mut shapes: Shapes<(), 1, 3> = Shapes::default();
+    for text in ["a", "b", "c"] {
+        let frame = format!(r#"{{"x":[{literals}],"text":"{text}"}}"#);
+        let read = shapes.read(&frame, numbers_and_text);
+        assert_eq!(read, scan(&frame, numbers_and_text));
+        assert_eq!(read.and_then(|((), [text])| text).as_deref(), Some(text));
+    }
+    for shape in &shapes.0 {
+        assert!(shape.kind.is_none(), "a shape was learned");
+        assert!(shape.layout.bytes.capacity() <= MAX_LAYOUT_BYTES, "{} bytes kept", shape.layout.bytes.capacity());
+    }
+    // A frame whose fixed bytes are just within the limit is still learned.
+    let fixed = r#"{"x":[],"text":""}"#.len();
+    let literals = vec!["true"; (MAX_LAYOUT_BYTES - fixed) / 5].join(",");
+    let frame = format!(r#"{{"x":[{literals}],"text":"a"}}"#);
+    shapes.read(&frame, numbers_and_text);
+    assert!(shapes.0[0].kind.is_some());
+}
+
 #[test]
 fn same_bytes_is_slice_equality() {
     let bytes: Vec<u8> = (0..40u8).collect();
