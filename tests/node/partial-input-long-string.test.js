@@ -6,6 +6,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
+import { toolStart as start, inputDelta } from "./anthropic-frames.js";
+
 // Every string the package decodes from the module's memory goes through a TextDecoder: counted.
 let decoded = 0;
 const decode = TextDecoder.prototype.decode;
@@ -16,11 +18,6 @@ TextDecoder.prototype.decode = function (input, options) {
 const { initSync, ChatStream } = await import("../../pkg/index.js");
 initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
 
-const frame = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-const start =
-  frame("message_start", { message: { id: "m", type: "message", role: "assistant", content: [], usage: {} } }) +
-  frame("content_block_start", { index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "write", input: {} } });
-const inputDelta = (partial_json) => frame("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json } });
 
 // 2 MB of text, in 1 KB deltas: "é🙂" keep UTF-8 and UTF-16 lengths apart, and no delta ends inside a character.
 const piece = "abcdefgh é🙂 ".repeat(1024 / 16);

@@ -6,15 +6,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
+import { toolStart as start, inputDelta } from "./anthropic-frames.js";
+
 import { initSync, ChatStream } from "../../pkg/index.js";
 
 initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
 
-const frame = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-const start =
-  frame("message_start", { message: { id: "m", type: "message", role: "assistant", content: [], usage: {} } }) +
-  frame("content_block_start", { index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "write", input: {} } });
-const inputDelta = (partial_json) => frame("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json } });
 
 // Mostly plain text, as a long input is: most deltas only lengthen the string the last one ended inside.
 const long = ("é🙂 plain tool input ✓ ".repeat(20) + '"quoted"\n\t\\ ').repeat(12);

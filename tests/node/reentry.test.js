@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import { initSync, ChatSession, ChatStream } from "../../pkg/index.js";
+import { frame, toolStart, inputDelta } from "./anthropic-frames.js";
 
 initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
 
@@ -114,10 +115,6 @@ test("ChatStream.fail with a code chatstream does not know is a NETWORK_ERROR", 
 // completes, in the push that hands over its last deltas) has arguments of its own, even for the
 // same tool call id, and neither chat reads or moves the other's.
 test("a push into another stream from generateId, with the same tool call id: each chat's deltas keep their own partial_input", async () => {
-  const frame = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-  const start = frame("message_start", { message: { id: "m", type: "message", role: "assistant", content: [], usage: {} } });
-  const toolStart = frame("content_block_start", { index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "write", input: {} } });
-  const inputDelta = (partial_json) => frame("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json } });
   const end =
     frame("content_block_stop", { index: 0 }) +
     frame("message_delta", { delta: { stop_reason: "tool_use" }, usage: { output_tokens: 1 } }) +
@@ -129,7 +126,7 @@ test("a push into another stream from generateId, with the same tool call id: ea
   // generateId for its question, then for its answer when it completes.
   let calls = 0;
   const generateId = () => {
-    otherEvents.push(...other.push(calls++ === 0 ? start + toolStart + inputDelta('{"other": "') : inputDelta("x")));
+    otherEvents.push(...other.push(calls++ === 0 ? toolStart + inputDelta('{"other": "') : inputDelta("x")));
     return crypto.randomUUID();
   };
   // One chunk: the session's deltas, its complete (generateId) and their hand-over in one push.
