@@ -184,6 +184,12 @@ impl PartialJson {
     /// can build it from what it read before and the bytes that came since.
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // read by the WebAssembly bindings and tests
     pub(crate) fn into_value_open(mut self, long: usize) -> (Option<Value>, Option<OpenString>) {
+        // Most reads end in no long string: their path (its keys copied) is not worth building.
+        // Built for every read, it cost a view that reads every delta's partial_input about a
+        // tenth more an event (Node, anthropic/tool-stream.sse: 5.5 µs an event, 4.9 so).
+        if !matches!(&self.token, Token::Str(s) if self.done.is_none() && !s.is_key && s.text.len() >= long) {
+            return (self.into_value(), None);
+        }
         // A value without its key is left out: so is the string.
         let path: Option<Vec<Step>> = self
             .stack

@@ -882,10 +882,13 @@ function partialInput() {
 // ending inside a long string gets that string apart: the one built at the last read, when it is
 // the same string (it only grew since), followed by the bytes that came since. The holder keeps
 // the last one built.
+const OPEN = []; // what a read ending inside a long string fills (reads do not nest)
 function readPartial(holder, end) {
   const last = holder.last;
-  const [value, path, from, bytes, rest, known] = holder.read(holder.key, end, last?.from ?? 0, last?.bytes ?? 0);
-  if (path === undefined) return value;
+  const read = holder.read(holder.key, end, last?.from ?? 0, last?.bytes ?? 0, OPEN);
+  if (read !== OPEN) return read;
+  const [value, path, from, bytes, rest, known] = OPEN;
+  OPEN.length = 0; // holds no string past the read
   const string = known === 0 ? rest : last.string + rest;
   holder.last = { from, bytes, string };
   if (path.length === 0) return string;

@@ -81,11 +81,14 @@ impl Held {
 /// A string being read that crosses on its own, as the bytes JS has not read yet: this long at least.
 const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 
-/// What the getters call: `[read(key, end, from, known), release(key)]`, for the module's lifetime.
+/// What the getters call: `[read(key, end, from, known, open), release(key)]`, for the module's
+/// lifetime.
 ///
-/// `read` gives `[value]`, or, when the value ends inside a long string, `[value, path, from,
-/// bytes, rest, known]`: the value with `""` in that string's place, its place (keys and
-/// indices), where it begins in the text, its length in bytes and its bytes from `known` on.
+/// `read` gives the value, or, when the value ends inside a long string, `open` (an array JS
+/// passes for it) holding `[value, path, from, bytes, rest, known]`: the value with `""` in that
+/// string's place, its place (keys and indices), where it begins in the text, its length in
+/// bytes and its bytes from `known` on. A value without a long string (most reads) crosses alone,
+/// with no array made for it.
 /// `from` and `known` name the string JS built at the last read of these arguments, and its
 /// length: when it is this one, which only grew since, JS prepends it to `rest` (`known` is then
 /// that length, else 0). A view reading every megabyte of a 20 MB argument otherwise decoded a
@@ -93,35 +96,35 @@ const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 /// until it collected it; now it decodes each byte once. The JS string so built is the one the
 /// read value holds: the holder keeping it for the next read keeps no second copy of it.
 pub(super) fn functions() -> Array {
-    let read = Closure::<dyn Fn(u32, u32, u32, u32) -> Array>::new(|key: u32, end: u32, from: u32, known: u32| {
-        let parsed =
-            HELD.with_borrow(|held| held.by_key.get(&key).map(|arguments| arguments.lock().parsed(end as usize)));
-        let Some(parsed) = parsed else { return Array::of1(&JsValue::NULL) };
-        let (value, open) = parsed.into_value_open(LONG);
-        let value = value.unwrap_or_else(|| json!({}));
-        // No value handed over: JS finds no place to put the string in either.
-        let Ok(value_js) = to_js(&value) else { return Array::of1(&JsValue::NULL) };
-        let Some(open) = open else { return Array::of1(&value_js) };
-        let (from, known) = (from as usize, known as usize);
-        let known = if open.from == from && open.text.is_char_boundary(known) { known } else { 0 };
-        let path: Array = open
-            .path
-            .iter()
-            .map(|step| match step {
-                Step::Index(i) => JsValue::from(*i as u32),
-                Step::Key(key) => JsValue::from_str(key),
-            })
-            .collect();
-        let read = Array::of5(
-            &value_js,
-            &path,
-            &(open.from as u32).into(),
-            &(open.text.len() as u32).into(),
-            &JsValue::from_str(&open.text[known..]),
-        );
-        read.push(&(known as u32).into());
-        read
-    });
+    let read = Closure::<dyn Fn(u32, u32, u32, u32, Array) -> JsValue>::new(
+        |key: u32, end: u32, from: u32, known: u32, out: Array| {
+            let parsed =
+                HELD.with_borrow(|held| held.by_key.get(&key).map(|arguments| arguments.lock().parsed(end as usize)));
+            let Some(parsed) = parsed else { return JsValue::NULL };
+            let (value, open) = parsed.into_value_open(LONG);
+            let value = value.unwrap_or_else(|| json!({}));
+            // No value handed over: JS finds no place to put the string in either.
+            let Ok(value_js) = to_js(&value) else { return JsValue::NULL };
+            let Some(open) = open else { return value_js };
+            let (from, known) = (from as usize, known as usize);
+            let known = if open.from == from && open.text.is_char_boundary(known) { known } else { 0 };
+            let path: Array = open
+                .path
+                .iter()
+                .map(|step| match step {
+                    Step::Index(i) => JsValue::from(*i as u32),
+                    Step::Key(key) => JsValue::from_str(key),
+                })
+                .collect();
+            out.set(0, value_js);
+            out.set(1, path.into());
+            out.set(2, (open.from as u32).into());
+            out.set(3, (open.text.len() as u32).into());
+            out.set(4, JsValue::from_str(&open.text[known..]));
+            out.set(5, (known as u32).into());
+            out.into()
+        },
+    );
     let release = Closure::<dyn Fn(u32)>::new(|key: u32| HELD.with_borrow_mut(|held| held.release(key)));
     let read: Function = read.into_js_value().unchecked_into();
     let release: Function = release.into_js_value().unchecked_into();
