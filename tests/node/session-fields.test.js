@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 
 import { initSync, ChatSession } from "../../pkg/index.js";
 import { makeChatSession } from "../../pkg/session.js";
+import { STATE_BEFORE_LOAD } from "../../pkg/loading.js";
 
 initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
 
@@ -49,6 +50,24 @@ async function snapshots(session, message) {
 
 const step = (...patches) => ({ events: [], patches });
 
+const sse = (delta) => `data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`;
+
+// The step copies the fields it names: the chat state's, which the state before the module loads
+// names too. A field of the module's state that the copy did not name would be gone after one step.
+test("every snapshot of a turn has the chat state's fields, in their order, as the state before loading does", async () => {
+  const session = new ChatSession({
+    dialect: "openai",
+    fetch: async () => body([sse({ reasoning_content: "Hm" }), sse({ content: "Hel" }), sse({ content: "lo" }), "data: [DONE]\n\n"]),
+  });
+  const fields = Object.keys(STATE_BEFORE_LOAD);
+  assert.deepEqual(Object.keys(session.getSnapshot()), fields);
+  const shown = await snapshots(session, "Hi");
+  session.dispose();
+  assert.ok(shown.length > 3);
+  for (const state of shown) assert.deepEqual(Object.keys(state), fields);
+  assert.equal(shown.at(-1).messages.at(-1).content, "Hello");
+});
+
 test("a field the chat state does not declare, set by a patch, stays in every later snapshot", async () => {
   const session = sessionOver([
     step({ op: "set", key: "isLoading", value: true }),
@@ -87,7 +106,6 @@ test("a reset to a state with a field not declared keeps it in the later snapsho
 test("the step whose push makes the messages long enough to be shared shows them as an array, frozen, as every step after", async () => {
   const earlier = [];
   for (let i = 0; i < 32; i++) earlier.push({ role: "user", content: `Question ${i}` }, { role: "assistant", content: `Answer ${i}` });
-  const sse = (delta) => `data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`;
   const session = new ChatSession({
     dialect: "openai",
     fetch: async () => body([sse({ content: "Hel" }), sse({ content: "lo" }), "data: [DONE]\n\n"]),
