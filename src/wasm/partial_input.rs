@@ -89,6 +89,7 @@ const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 /// string's place, its place (keys and indices), where it begins in the text, its length in
 /// bytes and its bytes from `known` on. A value without a long string (most reads) crosses alone,
 /// with no array made for it.
+///
 /// `from` and `known` name the string JS built at the last read of these arguments, and its
 /// length: when it is this one, which only grew since, JS prepends it to `rest` (`known` is then
 /// that length, else 0). A view reading every megabyte of a 20 MB argument otherwise decoded a
