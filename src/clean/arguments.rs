@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::{json, Value};
 
-use super::partial_json::PartialJson;
+pub(crate) use super::partial_json::PartialJson;
 #[cfg(target_arch = "wasm32")]
 pub(crate) use super::partial_json::Step;
 use crate::event::ToolArguments;
@@ -115,13 +115,14 @@ impl Arguments {
     /// The best JSON value the first `end` bytes of the text allow (all of it past its end),
     /// read from the blocks where they are.
     pub(crate) fn partial_input(&self, end: usize) -> Value {
-        self.parsed(end).into_value().unwrap_or_else(|| json!({}))
+        self.parsed(PartialJson::of_length, end).into_value().unwrap_or_else(|| json!({}))
     }
 
-    /// The first `end` bytes of the text (all of it past its end) read by a [`PartialJson`].
-    pub(crate) fn parsed(&self, end: usize) -> PartialJson {
+    /// The first `end` bytes of the text (all of it past its end) read by the [`PartialJson`]
+    /// `parser` makes for a text of the length it is given.
+    pub(crate) fn parsed(&self, parser: impl FnOnce(usize) -> PartialJson, end: usize) -> PartialJson {
         let length = self.blocks.iter().map(String::len).sum::<usize>().min(end);
-        let mut partial = PartialJson::of_length(length);
+        let mut partial = parser(length);
         let mut left = end;
         for block in &self.blocks {
             if left < block.len() {
