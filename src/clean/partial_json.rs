@@ -143,7 +143,6 @@ impl PartialJson {
     /// out). A read of a long string that grew by a megabyte builds that megabyte, not all of it
     /// again. When the text is not the one those bytes were known of (the string ends, or is
     /// shorter, or they end inside a character), [`PartialJson::knew_wrongly`] says so.
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // read by the WebAssembly bindings and tests
     pub(crate) fn knowing(self, from: usize, bytes: usize) -> PartialJson {
         PartialJson { known: (bytes > 0).then_some(Known { from, bytes, failed: false }), ..self }
     }
@@ -498,7 +497,8 @@ impl Str {
         if !self.text.is_char_boundary(n) {
             return false;
         }
-        self.text.drain(..n);
+        // A character or two: a new string costs less module than `drain`.
+        self.text = self.text[n..].to_owned();
         (self.leave_out, self.left_out) = (self.leave_out - n, self.left_out + n);
         true
     }

@@ -24,7 +24,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::to_js;
-use crate::clean::arguments::{PartialJson, SharedArguments, Step};
+use crate::clean::arguments::{SharedArguments, Step};
 use crate::event::ToolArguments;
 
 /// The arguments JS holds events of, by key, and the key of each (by the arguments' address:
@@ -97,7 +97,7 @@ const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 /// until it collected it; now it decodes each byte once. The JS string so built is the one the
 /// read value holds: the holder keeping it for the next read keeps no second copy of it.
 ///
-/// The module builds only those bytes too ([`PartialJson::knowing`]): a string it built whole at
+/// The module builds only those bytes too ([`crate::clean::arguments::Arguments::parsed`]): a string it built whole at
 /// every read, as long as all read so far, took a new place in its memory each time it outgrew
 /// the last one's, so a 20 MB argument read every megabyte grew the module's memory by 42 MB
 /// before its call; now by as much as the argument. When JS knew the bytes of another text (a
@@ -105,15 +105,18 @@ const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 pub(super) fn functions() -> Array {
     let read = Closure::<dyn Fn(u32, u32, u32, u32, Array) -> JsValue>::new(
         |key: u32, end: u32, from: u32, known: u32, out: Array| {
-            let parsed = |known: u32| {
-                let parser = |length| PartialJson::of_length(length).knowing(from as usize, known as usize);
-                HELD.with_borrow(|held| {
-                    held.by_key.get(&key).map(|arguments| arguments.lock().parsed(parser, end as usize))
-                })
+            // One place that parses: called in two, the parser was in the module twice.
+            let mut known = known as usize;
+            let parsed = loop {
+                let parsed = HELD.with_borrow(|held| {
+                    held.by_key.get(&key).map(|arguments| arguments.lock().parsed(end as usize, (from as usize, known)))
+                });
+                match parsed {
+                    Some(parsed) if known > 0 && parsed.knew_wrongly() => known = 0,
+                    parsed => break parsed,
+                }
             };
-            let Some(parsed) = parsed(known).filter(|parsed| !parsed.knew_wrongly()).or_else(|| parsed(0)) else {
-                return JsValue::NULL;
-            };
+            let Some(parsed) = parsed else { return JsValue::NULL };
             let (value, open) = parsed.into_value_open(LONG);
             let value = value.unwrap_or_else(|| json!({}));
             // No value handed over: JS finds no place to put the string in either.
