@@ -99,7 +99,7 @@ const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 ///
 /// The module builds only those bytes too ([`crate::clean::arguments::Arguments::parsed`]): a string it built whole at
 /// every read, as long as all read so far, took a new place in its memory each time it outgrew
-/// the last one's, so a 20 MB argument read every megabyte grew the module's memory by 42 MB
+/// the last one's, so a 20 MB argument read every megabyte grew the module's memory by 40 MB
 /// before its call; now by as much as the argument. When JS knew the bytes of another text (a
 /// read at an earlier end, inside the string), the read is made again with none known.
 pub(super) fn functions() -> Array {
