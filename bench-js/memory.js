@@ -10,6 +10,7 @@
 //   node bench-js/memory.js --smoke    200 KB and 20 KB: checks the harness works, keeps nothing
 //   node bench-js/memory.js --section  BENCHMARKS.md's section again from target/bench/memory.json
 //   node --expose-gc bench-js/memory.js --case text   one case (push, pushRead, session or text): prints its JSON, keeps nothing
+//   node --expose-gc bench-js/memory.js --case pushRead --trace   the same, and its memory on stderr as it grows
 //   CHATSTREAM_PKG=/path/to/pkg node bench-js/memory.js   another build of the package, to compare with
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -23,6 +24,9 @@ const out = join(root, "target/bench");
 /** The package measured: pkg/, or another build of it (`CHATSTREAM_PKG`). */
 const pkg = resolve(process.env.CHATSTREAM_PKG ?? join(root, "pkg"));
 const smoke = process.argv.includes("--smoke");
+// With --case: the memory on stderr at each sample where the module's memory grew or RSS moved by
+// 4 MB, the young generation's two parts apart (where a case's growth comes from, and when).
+const trace = process.argv.includes("--trace");
 const ARGUMENT_BYTES = smoke ? 200 * 1024 : 20 * 1024 * 1024;
 const TEXT_BYTES = smoke ? 20 * 1024 : 2 * 1024 * 1024;
 const DELTA_BYTES = 1024;
@@ -135,7 +139,21 @@ async function runCase(which) {
   const before = memoryNow();
   let peakRss = before.rss;
   let atPeak = null; // memoryNow() at the highest sample
+  let samples = 0;
+  let traced = before;
   const sample = () => {
+    samples++;
+    if (trace) {
+      const now = memoryNow();
+      if (now.wasm !== traced.wasm || Math.abs(now.rss - traced.rss) >= 4 * 1024 * 1024) {
+        traced = now;
+        const space = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_size]));
+        const mb = (bytes) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+        console.error(
+          `sample ${samples}: RSS ${mb(now.rss)}, wasm ${mb(now.wasm)}, new space ${mb(space.new_space)}, new large objects ${mb(space.new_large_object_space)}, old ${mb(now.old)}, large objects ${mb(now.large)}`,
+        );
+      }
+    }
     const rss = process.memoryUsage().rss;
     if (rss <= peakRss) return;
     peakRss = rss;

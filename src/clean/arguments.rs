@@ -115,13 +115,15 @@ impl Arguments {
     /// The best JSON value the first `end` bytes of the text allow (all of it past its end),
     /// read from the blocks where they are.
     pub(crate) fn partial_input(&self, end: usize) -> Value {
-        self.parsed(end).into_value().unwrap_or_else(|| json!({}))
+        self.parsed(end, (0, 0)).into_value().unwrap_or_else(|| json!({}))
     }
 
-    /// The first `end` bytes of the text (all of it past its end) read by a [`PartialJson`].
-    pub(crate) fn parsed(&self, end: usize) -> PartialJson {
+    /// The first `end` bytes of the text (all of it past its end) read by a [`PartialJson`],
+    /// `known` as [`PartialJson::knowing`] takes it (where a string begins, and how many of its
+    /// bytes JS holds: none, 0).
+    pub(crate) fn parsed(&self, end: usize, (from, known): (usize, usize)) -> PartialJson {
         let length = self.blocks.iter().map(String::len).sum::<usize>().min(end);
-        let mut partial = PartialJson::of_length(length);
+        let mut partial = PartialJson::of_length(length).knowing(from, known);
         let mut left = end;
         for block in &self.blocks {
             if left < block.len() {

@@ -34,6 +34,8 @@ pub(crate) struct PartialJson {
     /// which string it is ([`OpenString::from`]).
     pushed: usize,
     string_from: usize,
+    /// The string whose bytes up to some point JS holds already ([`PartialJson::knowing`]).
+    known: Option<Known>,
     /// Characters handled, for the linear-cost test.
     #[cfg(test)]
     steps: usize,
@@ -60,6 +62,10 @@ enum Token {
 struct Str {
     text: String,
     is_key: bool,
+    /// How many more of its first bytes are left out of `text` (JS holds them already), and how
+    /// many were: `text` holds what follows them.
+    leave_out: usize,
+    left_out: usize,
     escape: Escape,
     /// A high surrogate from `\uD8xx`, waiting for its low half.
     high_surrogate: Option<u32>,
@@ -74,6 +80,16 @@ enum Escape {
     Unicode(String),
 }
 
+/// A string of the text whose first `bytes` bytes (unescaped) are known already, and whether
+/// leaving them out failed: then the text is not the one they were known of, and the value holds
+/// the string cut short.
+#[derive(Debug)]
+struct Known {
+    from: usize,
+    bytes: usize,
+    failed: bool,
+}
+
 /// The string a partial value ends inside, taken out of it ([`PartialJson::into_value_open`]).
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // read by the WebAssembly bindings and tests
 #[derive(Debug, PartialEq)]
@@ -83,6 +99,9 @@ pub(crate) struct OpenString {
     pub from: usize,
     /// Its place in the value, from the top.
     pub path: Vec<Step>,
+    /// How many of its first bytes `text` leaves out, known already ([`PartialJson::knowing`]).
+    pub known: usize,
+    /// The string from `known` on.
     pub text: String,
 }
 
@@ -118,6 +137,28 @@ impl PartialJson {
         PartialJson { left: Some(length), ..PartialJson::default() }
     }
 
+    /// The parser, told that JS holds the first `bytes` bytes of the string that begins at `from`
+    /// in the text (its opening quote) already: they are left out of that string, which the value
+    /// must not hold then ([`PartialJson::into_value_open`] takes it out, with how many bytes it left
+    /// out). A read of a long string that grew by a megabyte builds that megabyte, not all of it
+    /// again. When the text is not the one those bytes were known of (the string ends, or is
+    /// shorter, or they end inside a character), [`PartialJson::knew_wrongly`] says so.
+    pub(crate) fn knowing(self, from: usize, bytes: usize) -> PartialJson {
+        PartialJson { known: (bytes > 0).then_some(Known { from, bytes, failed: false }), ..self }
+    }
+
+    /// Whether the bytes given as known ([`PartialJson::knowing`]) were not those of this text:
+    /// the value is then not to be used.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // read by the WebAssembly bindings and tests
+    pub(crate) fn knew_wrongly(&self) -> bool {
+        match (&self.known, &self.token) {
+            (Some(known), _) if known.failed => true,
+            // The string ends before the bytes known.
+            (Some(_), Token::Str(s)) => s.leave_out > 0,
+            _ => false,
+        }
+    }
+
     pub(crate) fn push(&mut self, text: &str) {
         let mut rest = text;
         while !self.failed {
@@ -131,13 +172,24 @@ impl PartialJson {
                             self.steps += rest[..run].chars().count();
                         }
                         flush_surrogate(s);
-                        if s.text.len() >= LONG_STRING && s.text.capacity() - s.text.len() < run {
+                        // Left out before it is added: a run is up to a block of the text.
+                        let mut plain = &rest[..run];
+                        let held = s.leave_out_held();
+                        let n = s.leave_out.min(plain.len());
+                        if !(held && plain.is_char_boundary(n)) {
+                            self.knew_wrongly_here();
+                            break;
+                        }
+                        if n > 0 {
+                            (s.leave_out, s.left_out, plain) = (s.leave_out - n, s.left_out + n, &plain[n..]);
+                        }
+                        if s.text.len() >= LONG_STRING && s.text.capacity() - s.text.len() < plain.len() {
                             // Unescaping never lengthens: the string can hold no more than what is left.
                             if let Some(left) = self.left {
-                                s.text.reserve_exact(left.saturating_sub(text.len() - rest.len()).max(run));
+                                s.text.reserve_exact(left.saturating_sub(text.len() - rest.len()).max(plain.len()));
                             }
                         }
-                        s.text.push_str(&rest[..run]);
+                        s.text.push_str(plain);
                         rest = &rest[run..];
                     }
                 }
@@ -148,6 +200,15 @@ impl PartialJson {
             self.step(c);
             if !in_string && matches!(self.token, Token::Str(_)) {
                 self.string_from = self.pushed + (text.len() - rest.len());
+                if let (Token::Str(s), Some(known)) = (&mut self.token, &self.known) {
+                    if known.from == self.string_from && !s.is_key {
+                        s.leave_out = known.bytes;
+                    }
+                }
+            } else if let Token::Str(s) = &mut self.token {
+                if s.leave_out > 0 && !s.leave_out_held() {
+                    self.knew_wrongly_here();
+                }
             }
             rest = chars.as_str();
         }
@@ -155,6 +216,15 @@ impl PartialJson {
         if let Some(left) = &mut self.left {
             *left = left.saturating_sub(text.len());
         }
+    }
+
+    /// The text is not the one the bytes given as known were of: the value is not to be used
+    /// (and no more is read).
+    fn knew_wrongly_here(&mut self) {
+        if let Some(known) = &mut self.known {
+            known.failed = true;
+        }
+        self.failed = true;
     }
 
     /// The best value so far; `None` before any value has begun.
@@ -187,7 +257,9 @@ impl PartialJson {
         // Most reads end in no long string: their path (its keys copied) is not worth building.
         // Built for every read, it cost a view that reads every delta's partial_input about a
         // tenth more an event (Node, anthropic/tool-stream.sse: 5.5 µs an event, 4.9 so).
-        if !matches!(&self.token, Token::Str(s) if self.done.is_none() && !s.is_key && s.text.len() >= long) {
+        // A string with bytes left out is taken out however long: the value cannot hold it.
+        let taken = |s: &Str| !s.is_key && (s.left_out > 0 || s.text.len() >= long);
+        if !matches!(&self.token, Token::Str(s) if self.done.is_none() && taken(s)) {
             return (self.into_value(), None);
         }
         // A value without its key is left out: so is the string.
@@ -201,8 +273,8 @@ impl PartialJson {
             .collect();
         let Some(path) = path else { return (self.into_value(), None) };
         let open = match &mut self.token {
-            Token::Str(s) if self.done.is_none() && !s.is_key && s.text.len() >= long => {
-                Some(OpenString { from: self.string_from, path, text: std::mem::take(&mut s.text) })
+            Token::Str(s) if self.done.is_none() && taken(s) => {
+                Some(OpenString { from: self.string_from, path, known: s.left_out, text: std::mem::take(&mut s.text) })
             }
             _ => None,
         };
@@ -217,8 +289,12 @@ impl PartialJson {
         match &mut self.token {
             Token::Str(s) => {
                 if let Some(finished) = string_char(s, c) {
-                    let Str { mut text, is_key, .. } = std::mem::take(s);
+                    let Str { mut text, is_key, left_out, .. } = std::mem::take(s);
                     self.token = Token::None;
+                    if left_out > 0 {
+                        // The string ends: the value would hold it cut short.
+                        return self.knew_wrongly_here();
+                    }
                     // A long string (key or value) given room for the rest of the text keeps only
                     // its own: every long key of an object kept that room, so an object of long
                     // keys held memory growing with the square of its length.
@@ -408,6 +484,24 @@ fn string_char(s: &mut Str, c: char) -> Option<Result<(), ()>> {
         }
     }
     None
+}
+
+impl Str {
+    /// While bytes are still to be left out, `text` holds only what was just added: left out as
+    /// far as they go. False when they end inside a character.
+    fn leave_out_held(&mut self) -> bool {
+        let n = self.leave_out.min(self.text.len());
+        if n == 0 {
+            return true;
+        }
+        if !self.text.is_char_boundary(n) {
+            return false;
+        }
+        // A character or two: a new string costs less module than `drain`.
+        self.text = self.text[n..].to_owned();
+        (self.leave_out, self.left_out) = (self.leave_out - n, self.left_out + n);
+        true
+    }
 }
 
 /// A lone high surrogate followed by anything but its low half stands for U+FFFD.
@@ -701,5 +795,57 @@ mod tests {
         let mut p = PartialJson::default();
         p.push(r#"{"k": "abc"#);
         assert_eq!(p.into_value_open(4).1, None);
+    }
+
+    /// Read again at a later end with the bytes of the open string read before given as known, a
+    /// string gives only what follows them, and with them the same as read whole: at every end
+    /// after every other one, whatever escape, surrogate pair or character the known bytes end
+    /// at. When they are not this text's (the string ended since, it is shorter, they end inside
+    /// a character), the parser says so; before the string begins, they change nothing.
+    #[test]
+    fn bytes_known_are_left_out_of_the_open_string() {
+        let text = r#"{"a": [1, "x\u00e9🙂 \ud83d\ude00 \ud800 y \"q\" \\ \n", {"__proto__": "long ✓ \ud83d\ude00 text"}], "k": "v"}"#;
+        let read = |end: usize, known: Option<(usize, usize)>| {
+            let mut p = PartialJson::of_length(end);
+            if let Some((from, bytes)) = known {
+                p = p.knowing(from, bytes);
+            }
+            let half = (0..=end / 2).rev().find(|&i| text.is_char_boundary(i)).unwrap();
+            p.push(&text[..half]);
+            p.push(&text[half..end]);
+            p
+        };
+        let ends: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+        let mut left_out = 0;
+        for &before in &ends {
+            let Some(last) = read(before, None).into_value_open(1).1 else { continue };
+            for &end in &ends {
+                let (whole, open) = read(end, None).into_value_open(1);
+                let p = read(end, Some((last.from, last.text.len())));
+                let same =
+                    open.as_ref().is_some_and(|open| open.from == last.from && open.text.starts_with(&last.text));
+                // Before the string begins, nothing is left out.
+                assert_eq!(p.knew_wrongly(), end > last.from && !same, "{:?} after {:?}", last.text, &text[..end]);
+                if !same && end <= last.from {
+                    assert_eq!(p.into_value_open(1), (whole, open), "after {:?}", &text[..end]);
+                } else if same {
+                    let (value, known) = p.into_value_open(1);
+                    let (open, known) = (open.unwrap(), known.unwrap());
+                    assert_eq!((known.known, value), (last.text.len(), whole), "after {:?}", &text[..end]);
+                    assert_eq!(known.text, open.text[last.text.len()..], "after {:?}", &text[..end]);
+                    left_out += known.known;
+                }
+            }
+        }
+        assert!(left_out > 1000);
+        // Bytes known that end inside a character, or go past the string.
+        let text = r#"{"a": "é🙂 and more"#;
+        for (bytes, wrongly) in
+            [(1, true), (2, false), (3, true), (5, true), (6, false), (7, false), (15, false), (16, true)]
+        {
+            let mut p = PartialJson::default().knowing(6, bytes);
+            p.push(text);
+            assert_eq!(p.knew_wrongly(), wrongly, "{bytes} bytes known");
+        }
     }
 }

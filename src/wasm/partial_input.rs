@@ -96,19 +96,32 @@ const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 /// string as long as all it had read so far each time, 210 MB in all, which the engine held
 /// until it collected it; now it decodes each byte once. The JS string so built is the one the
 /// read value holds: the holder keeping it for the next read keeps no second copy of it.
+///
+/// The module builds only those bytes too ([`crate::clean::arguments::Arguments::parsed`]): a string it built whole at
+/// every read, as long as all read so far, took a new place in its memory each time it outgrew
+/// the last one's, so a 20 MB argument read every megabyte grew the module's memory by 40 MB
+/// before its call; now by as much as the argument. When JS knew the bytes of another text (a
+/// read at an earlier end, inside the string), the read is made again with none known.
 pub(super) fn functions() -> Array {
     let read = Closure::<dyn Fn(u32, u32, u32, u32, Array) -> JsValue>::new(
         |key: u32, end: u32, from: u32, known: u32, out: Array| {
-            let parsed =
-                HELD.with_borrow(|held| held.by_key.get(&key).map(|arguments| arguments.lock().parsed(end as usize)));
+            // One place that parses: called in two, the parser was in the module twice.
+            let mut known = known as usize;
+            let parsed = loop {
+                let parsed = HELD.with_borrow(|held| {
+                    held.by_key.get(&key).map(|arguments| arguments.lock().parsed(end as usize, (from as usize, known)))
+                });
+                match parsed {
+                    Some(parsed) if known > 0 && parsed.knew_wrongly() => known = 0,
+                    parsed => break parsed,
+                }
+            };
             let Some(parsed) = parsed else { return JsValue::NULL };
             let (value, open) = parsed.into_value_open(LONG);
             let value = value.unwrap_or_else(|| json!({}));
             // No value handed over: JS finds no place to put the string in either.
             let Ok(value_js) = to_js(&value) else { return JsValue::NULL };
             let Some(open) = open else { return value_js };
-            let (from, known) = (from as usize, known as usize);
-            let known = if open.from == from && open.text.is_char_boundary(known) { known } else { 0 };
             let path: Array = open
                 .path
                 .iter()
@@ -120,9 +133,9 @@ pub(super) fn functions() -> Array {
             out.set(0, value_js);
             out.set(1, path.into());
             out.set(2, (open.from as u32).into());
-            out.set(3, (open.text.len() as u32).into());
-            out.set(4, JsValue::from_str(&open.text[known..]));
-            out.set(5, (known as u32).into());
+            out.set(3, ((open.known + open.text.len()) as u32).into());
+            out.set(4, JsValue::from_str(&open.text));
+            out.set(5, (open.known as u32).into());
             out.into()
         },
     );
