@@ -881,16 +881,21 @@ function partialInput() {
 // The value of the arguments of `holder`'s key up to `end` (read in partial_input.rs). A value
 // ending inside a long string gets that string apart: the one built at the last read, when it is
 // the same string (it only grew since), followed by the bytes that came since. The holder keeps
-// the last one built.
+// the last one built, until a read at or past its end comes back without a long string open: the
+// arguments only grow, so that string has ended, and every later read would hand it to the module
+// only for the module to find so and read the arguments a second time.
 const OPEN = []; // what a read ending inside a long string fills (reads do not nest)
 function readPartial(holder, end) {
   const last = holder.last;
   const read = holder.read(holder.key, end, last?.from ?? 0, last?.bytes ?? 0, OPEN);
-  if (read !== OPEN) return read;
+  if (read !== OPEN) {
+    if (last !== undefined && end >= last.end) holder.last = undefined;
+    return read;
+  }
   const [value, path, from, bytes, rest, known] = OPEN;
   OPEN.length = 0; // holds no string past the read
   const string = known === 0 ? rest : last.string + rest;
-  holder.last = { from, bytes, string };
+  holder.last = { from, bytes, string, end };
   if (path.length === 0) return string;
   let at = value;
   for (let j = 0; j < path.length - 1; j++) at = at[path[j]];

@@ -59,3 +59,17 @@ test("partial_input of a long string read backwards, skipping, again and out of 
   first.content = "changed by the app";
   assert.deepEqual(fresh[1001].partial_input, expected(1001));
 });
+
+test("once the long string has ended, later reads no longer hand the string built for it back to the module", () => {
+  const events = deltas();
+  // The holder of the call's arguments, shared by its events (kept on each under a symbol).
+  const holderOf = (event) => event[Object.getOwnPropertySymbols(event)[0]].holder;
+  assert.deepEqual(events[1000].partial_input, expected(1000));
+  assert.equal(holderOf(events[1000]).last?.string.length, expected(1000).content.length);
+  // The closing delta's read: the string has ended. Had the holder kept the string, every later
+  // read would send it, the module would find it ended and read the arguments a second time.
+  assert.deepEqual(events[PIECES + 1].partial_input, expected(PIECES + 1));
+  assert.equal(holderOf(events[PIECES + 1]).last, undefined);
+  // A read at an earlier end, inside the string, starts over and is right.
+  assert.deepEqual(events[1500].partial_input, expected(1500));
+});
