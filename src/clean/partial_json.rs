@@ -458,10 +458,9 @@ fn number_prefix(text: &str) -> Option<Value> {
     number(text.trim_end_matches(['.', 'e', 'E', '+', '-']))
 }
 
-/// A number token's value. Read as a `Value`, not as a `Number`: serde's typed errors would bring
-/// their float formatting into the module (about 12 KB gzip, with the scanner's strings).
+/// A number token's value, read as the crate's reader reads a whole text's numbers.
 fn number(text: &str) -> Option<Value> {
-    match serde_json::from_str(text) {
+    match crate::json::parse(text) {
         Ok(number @ Value::Number(_)) => Some(number),
         _ => None,
     }

@@ -105,8 +105,8 @@ impl Writer {
         self.close(b'}');
     }
 
-    /// The body as a value, read back from its text. The parts were parsed within serde_json's
-    /// depth limit, but the body holds them some levels deeper (a message holding a tool call
+    /// The body as a value, read back from its text. The parts were parsed within the depth
+    /// limit, but the body holds them some levels deeper (a message holding a tool call
     /// holding its input), hence no limit. The text is serde_json's own output, so it reads back;
     /// were it not to, the body would be `null`, which no provider takes.
     ///
@@ -115,8 +115,6 @@ impl Writer {
     /// value out as text again: handing them this text instead would save both.
     pub(super) fn into_value(self) -> Value {
         let text = std::str::from_utf8(&self.text).unwrap_or("null");
-        let mut reader = serde_json::Deserializer::from_str(text);
-        reader.disable_recursion_limit();
-        serde::Deserialize::deserialize(&mut reader).unwrap_or(Value::Null)
+        crate::json::parse_unbounded(text).unwrap_or(Value::Null)
     }
 }

@@ -18,8 +18,11 @@
 
 use std::sync::Arc;
 
-use serde::Deserialize;
 use serde_json::{Map, Value};
+
+mod read;
+
+pub(crate) use read::{parse, parse_unbounded};
 
 /// A JSON value that may be long (a tool call's input, a tool's output): the events, the records,
 /// the messages and the patches that hold it share one copy, and a clone copies a pointer. A
@@ -50,12 +53,9 @@ pub fn to_json_within<T: ToJson + ?Sized>(value: &T, capacity: usize) -> String 
 /// `value` as a [`Value`], read back from its text (the parser is there anyway; these values
 /// are made per message, per tool call or per state change, never per text delta).
 pub fn to_value<T: ToJson + ?Sized>(value: &T) -> Value {
-    let text = to_json(value);
-    let mut reader = serde_json::Deserializer::from_str(&text);
-    // The parts were parsed within serde_json's depth limit, but a whole holds them some levels
-    // deeper (a state holds messages holding parts holding a tool's input).
-    reader.disable_recursion_limit();
-    Value::deserialize(&mut reader).unwrap_or(Value::Null)
+    // The parts were read within the depth limit, but a whole holds them some levels deeper (a
+    // state holds messages holding parts holding a tool's input).
+    parse_unbounded(&to_json(value)).unwrap_or(Value::Null)
 }
 
 /// Where JSON text is written. It may set long strings aside: each is then written as
@@ -184,21 +184,32 @@ fn string_leaf(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
-/// Whether JSON escapes a byte of `bytes`: a control character (below 0x20), `"` or `\` (as
-/// serde_json does: nothing else, not even U+007F). Eight bytes at a time: a byte below `n` shows
-/// in `x - n * ONES & !x & HIGH`, a byte equal to `c` as one below 1 in `x ^ c * ONES`.
+/// Whether JSON escapes a byte of `bytes`.
 fn needs_escaping(bytes: &[u8]) -> bool {
+    escape_at(bytes).is_some()
+}
+
+/// The first byte of `bytes` JSON escapes: a control character (below 0x20), `"` or `\` (as
+/// serde_json does: nothing else, not even U+007F). The writer looks for one before copying a
+/// string as it is; the reader copies a string's content up to one. Eight bytes at a time: a byte
+/// below `n` shows in `x - n * ONES & !x & HIGH`, a byte equal to `c` as one below 1 in
+/// `x ^ c * ONES`; a borrow may mark bytes after the first found, never one before it, so the
+/// lowest mark is the first.
+fn escape_at(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGH;
     let mut chunks = bytes.chunks_exact(8);
+    let mut at = 0;
     for chunk in &mut chunks {
         let x = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
-        if below(x, 0x20) | below(x ^ (ONES * u64::from(b'"')), 1) | below(x ^ (ONES * u64::from(b'\\')), 1) != 0 {
-            return true;
+        let marks = below(x, 0x20) | below(x ^ (ONES * u64::from(b'"')), 1) | below(x ^ (ONES * u64::from(b'\\')), 1);
+        if marks != 0 {
+            return Some(at + marks.trailing_zeros() as usize / 8);
         }
+        at += 8;
     }
-    chunks.remainder().iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+    chunks.remainder().iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\').map(|n| at + n)
 }
 
 /// Writes `{"key":value,…}`: `Object::new(out).field("key", &value).end()`.
