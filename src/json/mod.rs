@@ -23,6 +23,8 @@ use serde_json::{Map, Number, Value};
 
 mod read;
 
+#[cfg(test)]
+pub(crate) use read::{mangled, random};
 pub(crate) use read::{parse, parse_unbounded};
 
 /// A JSON value that may be long (a tool call's input, a tool's output): the events, the records,

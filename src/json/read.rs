@@ -353,7 +353,7 @@ impl Reader<'_> {
         match self.peek() {
             Some(b'.') => self.fraction(positive, significand, exponent),
             Some(b'e' | b'E') => self.exponent(positive, significand, exponent),
-            _ => self.from_parts(positive, significand, exponent),
+            _ => self.scaled(positive, significand, exponent),
         }
     }
 
@@ -384,7 +384,7 @@ impl Reader<'_> {
         }
         match self.peek() {
             Some(b'e' | b'E') => self.exponent(positive, significand, exponent),
-            _ => self.from_parts(positive, significand, exponent),
+            _ => self.scaled(positive, significand, exponent),
         }
     }
 
@@ -418,12 +418,12 @@ impl Reader<'_> {
         }
         let exponent =
             if positive_exponent { before.saturating_add(exponent) } else { before.saturating_sub(exponent) };
-        self.from_parts(positive, significand, exponent)
+        self.scaled(positive, significand, exponent)
     }
 
     /// `significand` × 10^`exponent` with serde_json's arithmetic (without its `float_roundtrip`
     /// feature), so that a number reads as the same `f64` as it did.
-    fn from_parts(&self, positive: bool, significand: u64, mut exponent: i32) -> Result<f64, ReadError> {
+    fn scaled(&self, positive: bool, significand: u64, mut exponent: i32) -> Result<f64, ReadError> {
         let mut f = significand as f64;
         loop {
             match pow10().get(exponent.wrapping_abs() as usize) {
@@ -506,6 +506,47 @@ fn nearest(n: &[u32], shift: i32) -> f64 {
         exponent += 1;
     }
     f64::from_bits(((exponent + 52 + 1023) as u64) << 52 | (mantissa & ((1 << 52) - 1)))
+}
+
+/// Numbers below the one asked for, the same from the same seed (xorshift): the readers' tests'
+/// random inputs.
+#[cfg(test)]
+pub(crate) fn random(mut seed: u64) -> impl FnMut(usize) -> usize {
+    move |n| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    }
+}
+
+/// `each` texts made from each of `seeds` by changing, removing or inserting one to three bytes
+/// (taken from `pieces`), those of them that are still UTF-8.
+#[cfg(test)]
+pub(crate) fn mangled(
+    seeds: &[&str],
+    each: usize,
+    pieces: &[u8],
+    next: &mut impl FnMut(usize) -> usize,
+) -> Vec<String> {
+    let mut texts = Vec::new();
+    for text in seeds {
+        for _ in 0..each {
+            let mut bytes = text.as_bytes().to_vec();
+            for _ in 0..1 + next(3) {
+                let at = next(bytes.len().max(1)).min(bytes.len().saturating_sub(1));
+                let piece = pieces[next(pieces.len())];
+                match next(3) {
+                    _ if bytes.is_empty() => bytes.push(piece),
+                    0 => bytes[at] = piece,
+                    1 => _ = bytes.remove(at),
+                    _ => bytes.insert(at, piece),
+                }
+            }
+            texts.extend(String::from_utf8(bytes));
+        }
+    }
+    texts
 }
 
 #[cfg(test)]
@@ -695,32 +736,11 @@ mod tests {
             "-0",
             "1E5",
         ];
-        let mut seed = 0x1234_5678_9abc_def0_u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = random(0x1234_5678_9abc_def0);
         let mut verdicts = [0; 2];
-        for text in seeds {
-            for _ in 0..3000 {
-                let pieces = b"{}[]\",:0-.eE+ \n\\tnul1u9d8\x01";
-                let mut bytes = text.as_bytes().to_vec();
-                for _ in 0..1 + next(3) {
-                    let at = next(bytes.len().max(1)).min(bytes.len().saturating_sub(1));
-                    let piece = pieces[next(pieces.len())];
-                    match next(3) {
-                        _ if bytes.is_empty() => bytes.push(piece),
-                        0 => bytes[at] = piece,
-                        1 => _ = bytes.remove(at),
-                        _ => bytes.insert(at, piece),
-                    }
-                }
-                let Ok(mangled) = String::from_utf8(bytes) else { continue };
-                agrees(&mangled);
-                verdicts[usize::from(parse(&mangled).is_ok())] += 1;
-            }
+        for mangled in mangled(&seeds, 3000, b"{}[]\",:0-.eE+ \n\\tnul1u9d8\x01", &mut next) {
+            agrees(&mangled);
+            verdicts[usize::from(parse(&mangled).is_ok())] += 1;
         }
         assert!(verdicts[0] > 2000 && verdicts[1] > 500, "both kinds were tried: {verdicts:?}");
         for _ in 0..20_000 {
