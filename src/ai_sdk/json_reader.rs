@@ -3,6 +3,7 @@
 //! array's items, one whole value. Its errors are [`JsonError`]s.
 
 use super::object::{Field, Object};
+use crate::json::escaped;
 
 /// Why JSON text was refused, and where (a byte offset).
 #[derive(Debug, Clone, PartialEq)]
@@ -183,14 +184,6 @@ impl<'a> Reader<'a> {
         let kind = self.text.as_bytes().get(self.at + 1).copied();
         self.at += 2;
         Ok(match kind {
-            Some(b'"') => '"',
-            Some(b'\\') => '\\',
-            Some(b'/') => '/',
-            Some(b'b') => '\u{8}',
-            Some(b'f') => '\u{c}',
-            Some(b'n') => '\n',
-            Some(b'r') => '\r',
-            Some(b't') => '\t',
             Some(b'u') => {
                 let high = self.hex4()?;
                 if (0xD800..0xDC00).contains(&high) && self.text[self.at..].starts_with("\\u") {
@@ -205,7 +198,10 @@ impl<'a> Reader<'a> {
                 }
                 char::from_u32(high).unwrap_or('\u{FFFD}')
             }
-            _ => return self.fail("an unknown escape in a string"),
+            _ => match kind.and_then(escaped) {
+                Some(letter) => letter,
+                None => return self.fail("an unknown escape in a string"),
+            },
         })
     }
 

@@ -512,14 +512,6 @@ impl<'a> Reader<'a> {
         let byte = *self.bytes.get(self.at)?;
         self.at += 1;
         Some(match byte {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
             b'u' => match self.hex4()? {
                 high @ 0xD800..=0xDBFF => {
                     self.literal(b"\\u")?;
@@ -528,7 +520,7 @@ impl<'a> Reader<'a> {
                 }
                 unit => char::from_u32(unit)?,
             },
-            _ => return None,
+            letter => crate::json::escaped(letter)?,
         })
     }
 

@@ -23,9 +23,9 @@ use serde_json::{Map, Number, Value};
 
 mod read;
 
+pub(crate) use read::{escaped, parse, parse_unbounded};
 #[cfg(test)]
 pub(crate) use read::{mangled, random};
-pub(crate) use read::{parse, parse_unbounded};
 
 /// A JSON value that may be long (a tool call's input, a tool's output): the events, the records,
 /// the messages and the patches that hold it share one copy, and a clone copies a pointer. A

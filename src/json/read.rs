@@ -254,16 +254,8 @@ impl Reader<'_> {
 
     /// An escape's character, after its `\`.
     fn escape(&mut self) -> Result<char, ReadError> {
-        Ok(match self.next() {
-            None => return Err(self.error(EOF_STRING)),
-            Some(b'"') => '"',
-            Some(b'\\') => '\\',
-            Some(b'/') => '/',
-            Some(b'b') => '\u{8}',
-            Some(b'f') => '\u{c}',
-            Some(b'n') => '\n',
-            Some(b'r') => '\r',
-            Some(b't') => '\t',
+        match self.next() {
+            None => Err(self.error(EOF_STRING)),
             Some(b'u') => {
                 let high = self.hex4()?;
                 if !(0xD800..0xE000).contains(&high) {
@@ -284,10 +276,10 @@ impl Reader<'_> {
                     return Err(self.error(LONE_SURROGATE));
                 }
                 let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
-                return char::from_u32(code).ok_or_else(|| self.error(INVALID_ESCAPE));
+                char::from_u32(code).ok_or_else(|| self.error(INVALID_ESCAPE))
             }
-            Some(_) => return Err(self.error(INVALID_ESCAPE)),
-        })
+            Some(letter) => escaped(letter).ok_or_else(|| self.error(INVALID_ESCAPE)),
+        }
     }
 
     /// The four hex digits of a `\u` escape.
@@ -452,6 +444,21 @@ impl Reader<'_> {
         }
         Ok(if positive { f } else { -f })
     }
+}
+
+/// The character a one-letter escape (`\n`, `\"`, …) stands for.
+pub(crate) fn escaped(letter: u8) -> Option<char> {
+    Some(match letter {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        _ => return None,
+    })
 }
 
 fn float(f: f64) -> Value {
