@@ -12,9 +12,9 @@
 
 use serde_json::{Map, Value};
 
-/// The most levels of nesting read: as many as serde_json's own parser accepts, so that whatever
-/// `partial_input` shows, the whole arguments can become. Deeper arguments are not JSON this crate
-/// accepts (the tool call reports them unparsable and passes them on as a string).
+/// The most levels of nesting read: as many as the crate's reader (json::parse) accepts, so that
+/// whatever `partial_input` shows, the whole arguments can become. Deeper arguments are not JSON
+/// this crate accepts (the tool call reports them unparsable and passes them on as a string).
 pub(crate) const MAX_DEPTH: usize = 127;
 
 #[derive(Debug, Default)]

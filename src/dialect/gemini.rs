@@ -98,7 +98,7 @@ impl DialectDecoder for GeminiDecoder {
         if let Some((plain, [text, id, reason, signature, name, call_id, args, partial_args, counts @ ..])) =
             self.responses.read(frame.data, plain::plain)
         {
-            // The call's values before anything is read: where serde_json refuses what the
+            // The call's values before anything is read: where the reader refuses what the
             // scanner accepted, the general path reads the response. As there, a piece without a
             // name has no `args`, and only an array of `partialArgs` is read.
             let args = match args.filter(|_| name.is_some()).as_deref().map(crate::json::parse) {
@@ -365,7 +365,7 @@ fn number(n: f64) -> Value {
     }
 }
 
-/// Well within the 128 levels serde_json reads, the root and the value included.
+/// Well within the 128 levels the reader takes, the root and the value included.
 const MAX_PATH_DEPTH: usize = 100;
 
 /// The value at an RFC 9535 normalized path (`$.a.b[0]`, `$['a b']`), made (as objects, arrays

@@ -244,7 +244,7 @@ pub(crate) fn list<T>(value: &JsValue, what: &str, item: fn(&Value) -> Result<T,
     crate::json::list(&json(value, what)?, item).map_err(|e| type_error(&format!("{what}{e}")))
 }
 
-/// Any plain JS value read through JSON (`JSON.stringify`, then serde_json); `undefined` is
+/// Any plain JS value read through JSON (`JSON.stringify`, then json::parse); `undefined` is
 /// `null`. A value JSON cannot carry (a cycle, a BigInt) throws the engine's own `TypeError`.
 pub(crate) fn json(value: &JsValue, what: &str) -> Result<Value, JsValue> {
     let text = if value.is_undefined() { "null".into() } else { String::from(js_sys::JSON::stringify(value)?) };
