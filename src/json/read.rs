@@ -125,18 +125,19 @@ fn read(text: &str, max_depth: usize) -> Result<Value, ReadError> {
                 }
                 return Ok(value);
             };
-            let (close, what) = match holder {
+            // What closes the holder, and the errors where neither that nor a comma follows.
+            let (close, not_comma, ended) = match holder {
                 Open::Array(items) => {
                     items.push(value);
-                    (b']', ("expected `,` or `]`", EOF_LIST))
+                    (b']', "expected `,` or `]`", EOF_LIST)
                 }
                 Open::Object(fields, key) => {
                     fields.insert(std::mem::take(key), value);
-                    (b'}', ("expected `,` or `}`", EOF_OBJECT))
+                    (b'}', "expected `,` or `}`", EOF_OBJECT)
                 }
             };
             match reader.space() {
-                None => return Err(reader.peek_error(what.1)),
+                None => return Err(reader.peek_error(ended)),
                 Some(b',') => {
                     reader.at += 1;
                     match (reader.space(), holder) {
@@ -158,7 +159,7 @@ fn read(text: &str, max_depth: usize) -> Result<Value, ReadError> {
                         None => Value::Null,
                     };
                 }
-                Some(_) => return Err(reader.peek_error(what.0)),
+                Some(_) => return Err(reader.peek_error(not_comma)),
             }
         }
     }
