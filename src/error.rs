@@ -131,7 +131,7 @@ pub fn http_error_read(status: u16, body: &str, read: fn(&str) -> Option<String>
 /// The message a JSON error body gives: the first string of `error.message`, `error`, `message`,
 /// `detail`, in a body that is a JSON object.
 pub fn json_message(body: &str) -> Option<String> {
-    let value = serde_json::from_str::<serde_json::Value>(body).ok()?;
+    let value = crate::json::parse(body).ok()?;
     let found = [&value["error"]["message"], &value["error"], &value["message"], &value["detail"]]
         .into_iter()
         .find_map(|v| v.as_str().map(str::to_owned));

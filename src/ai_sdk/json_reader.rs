@@ -3,6 +3,7 @@
 //! array's items, one whole value. Its errors are [`JsonError`]s.
 
 use super::object::{Field, Object};
+use crate::json::escaped;
 
 /// Why JSON text was refused, and where (a byte offset).
 #[derive(Debug, Clone, PartialEq)]
@@ -183,14 +184,6 @@ impl<'a> Reader<'a> {
         let kind = self.text.as_bytes().get(self.at + 1).copied();
         self.at += 2;
         Ok(match kind {
-            Some(b'"') => '"',
-            Some(b'\\') => '\\',
-            Some(b'/') => '/',
-            Some(b'b') => '\u{8}',
-            Some(b'f') => '\u{c}',
-            Some(b'n') => '\n',
-            Some(b'r') => '\r',
-            Some(b't') => '\t',
             Some(b'u') => {
                 let high = self.hex4()?;
                 if (0xD800..0xDC00).contains(&high) && self.text[self.at..].starts_with("\\u") {
@@ -205,7 +198,10 @@ impl<'a> Reader<'a> {
                 }
                 char::from_u32(high).unwrap_or('\u{FFFD}')
             }
-            _ => return self.fail("an unknown escape in a string"),
+            _ => match kind.and_then(escaped) {
+                Some(letter) => letter,
+                None => return self.fail("an unknown escape in a string"),
+            },
         })
     }
 
@@ -305,36 +301,15 @@ mod tests {
             "-0",
             "1E5",
         ];
-        let mut seed = 0x1234_5678_9abc_def0_u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = crate::json::random(0x1234_5678_9abc_def0);
         let mut verdicts = [0; 2];
-        for text in texts {
-            for _ in 0..2000 {
-                let pieces = b"{}[]\",:0-.e \\tnu1";
-                let mut bytes = text.as_bytes().to_vec();
-                for _ in 0..1 + next(3) {
-                    let at = next(bytes.len().max(1)).min(bytes.len().saturating_sub(1));
-                    let piece = pieces[next(pieces.len())];
-                    match next(3) {
-                        _ if bytes.is_empty() => bytes.push(piece),
-                        0 => bytes[at] = piece,
-                        1 => _ = bytes.remove(at),
-                        _ => bytes.insert(at, piece),
-                    }
-                }
-                let Ok(mangled) = String::from_utf8(bytes) else { continue };
-                if mangled.contains("\\u") {
-                    continue; // Lone surrogates: JS reads them, serde_json does not.
-                }
-                let serde = serde_json::from_str::<serde_json::Value>(&mangled).is_ok();
-                assert_eq!(json_value(&mangled).is_some(), serde, "{mangled:?}");
-                verdicts[usize::from(serde)] += 1;
+        for mangled in crate::json::mangled(&texts, 2000, b"{}[]\",:0-.e \\tnu1", &mut next) {
+            if mangled.contains("\\u") {
+                continue; // Lone surrogates: JS reads them, serde_json does not.
             }
+            let serde = serde_json::from_str::<serde_json::Value>(&mangled).is_ok();
+            assert_eq!(json_value(&mangled).is_some(), serde, "{mangled:?}");
+            verdicts[usize::from(serde)] += 1;
         }
         assert!(verdicts[0] > 1000 && verdicts[1] > 100, "both kinds were tried: {verdicts:?}");
     }

@@ -8,6 +8,8 @@
 //! in, so their keys keep their order too; strings are kept decoded, so that a text part grows by
 //! its deltas without being written out again.
 
+pub(crate) use crate::json::write_str;
+
 /// One key's value.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) enum Field {
@@ -249,38 +251,6 @@ impl From<String> for FieldValue {
     fn from(text: String) -> FieldValue {
         FieldValue(Field::Text(text))
     }
-}
-
-/// A string's JSON text, escaped as `JSON.stringify` (and serde_json) escape it: `"`, `\\` and
-/// control characters, the common ones by letter, the others as `\u00xx`. Written here rather than
-/// with serde_json, which the AI SDK entry's module then does not link at all.
-pub(crate) fn write_str(out: &mut Vec<u8>, text: &str) {
-    let bytes = text.as_bytes();
-    out.push(b'"');
-    let mut plain = 0;
-    for (at, &byte) in bytes.iter().enumerate() {
-        if byte >= 0x20 && byte != b'"' && byte != b'\\' {
-            continue;
-        }
-        out.extend_from_slice(&bytes[plain..at]);
-        plain = at + 1;
-        let letter = match byte {
-            b'"' | b'\\' => byte,
-            b'\n' => b'n',
-            b'\r' => b'r',
-            b'\t' => b't',
-            0x08 => b'b',
-            0x0c => b'f',
-            _ => {
-                let hex = |digit: u8| b"0123456789abcdef"[usize::from(digit)];
-                out.extend_from_slice(&[b'\\', b'u', b'0', b'0', hex(byte >> 4), hex(byte & 0xf)]);
-                continue;
-            }
-        };
-        out.extend_from_slice(&[b'\\', letter]);
-    }
-    out.extend_from_slice(&bytes[plain..]);
-    out.push(b'"');
 }
 
 /// A string quoted for an error message, as JSON writes it: `"a \"b\""`. Not Rust's `{:?}`, whose

@@ -457,7 +457,7 @@ impl MarkerStripper {
             Some(n) => {
                 let open = self.payload.take().expect("open");
                 let raw = &open.json.as_ref().expect("opened").raw;
-                match serde_json::from_str::<Value>(raw) {
+                match crate::json::parse(raw) {
                     Ok(value) => {
                         out.push(Token::Payload { kind: open.kind, value });
                         PayloadStep::Closed(taken + n)

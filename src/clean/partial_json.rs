@@ -12,9 +12,9 @@
 
 use serde_json::{Map, Value};
 
-/// The most levels of nesting read: as many as serde_json's own parser accepts, so that whatever
-/// `partial_input` shows, the whole arguments can become. Deeper arguments are not JSON this crate
-/// accepts (the tool call reports them unparsable and passes them on as a string).
+/// The most levels of nesting read: as many as the crate's reader (json::parse) accepts, so that
+/// whatever `partial_input` shows, the whole arguments can become. Deeper arguments are not JSON
+/// this crate accepts (the tool call reports them unparsable and passes them on as a string).
 pub(crate) const MAX_DEPTH: usize = 127;
 
 #[derive(Debug, Default)]
@@ -552,10 +552,9 @@ fn number_prefix(text: &str) -> Option<Value> {
     number(text.trim_end_matches(['.', 'e', 'E', '+', '-']))
 }
 
-/// A number token's value. Read as a `Value`, not as a `Number`: serde's typed errors would bring
-/// their float formatting into the module (about 12 KB gzip, with the scanner's strings).
+/// A number token's value, read as the crate's reader reads a whole text's numbers.
 fn number(text: &str) -> Option<Value> {
-    match serde_json::from_str(text) {
+    match crate::json::parse(text) {
         Ok(number @ Value::Number(_)) => Some(number),
         _ => None,
     }

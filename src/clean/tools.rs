@@ -230,7 +230,7 @@ impl Tools {
         let input = match input {
             Some(input) => input,
             None if text.trim().is_empty() => json!({}),
-            None => match serde_json::from_str(text) {
+            None => match crate::json::parse(text) {
                 Ok(input) => input,
                 Err(_) => {
                     drop(arguments);
@@ -270,7 +270,7 @@ impl Tools {
                 self.emit_call(at, partial_input(&arguments), Some(arguments), out);
                 continue;
             }
-            let err = serde_json::from_str::<Value>(&arguments).err().map(|e| e.to_string()).unwrap_or_default();
+            let err = crate::json::parse(&arguments).err().map(|e| e.to_string()).unwrap_or_default();
             out.push(StreamEvent::error(
                 ErrorCode::ServiceUnavailable,
                 format!(

@@ -57,7 +57,7 @@ impl DialectDecoder for AgentDecoder {
 impl AgentDecoder {
     /// Any event, read as a `Value` (the general path).
     pub(super) fn decode_value(&mut self, data: &str, out: &mut ProviderEvents) {
-        let event: Value = match serde_json::from_str(data) {
+        let event: Value = match crate::json::parse(data) {
             Ok(event) => event,
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };

@@ -151,7 +151,7 @@ impl AnthropicDecoder {
 
     /// Any frame, read as a `Value` (the general path).
     pub(super) fn decode_value(&mut self, frame: FrameRef<'_>, out: &mut ProviderEvents) {
-        let value: Value = match serde_json::from_str(frame.data) {
+        let value: Value = match crate::json::parse(frame.data) {
             Ok(value) => value,
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };
@@ -321,7 +321,7 @@ impl AnthropicDecoder {
                     start_input
                 } else {
                     // Input that is not JSON is still shown rather than dropped.
-                    serde_json::from_str(&json).unwrap_or(Value::String(json))
+                    crate::json::parse(&json).unwrap_or(Value::String(json))
                 };
                 out.push(ProviderEvent::ToolRun { id: Some(id), name, input });
             }
@@ -545,7 +545,7 @@ pub(super) fn envelope<'a>(r: &mut Reader<'a>) -> Option<(Envelope, Taken<'a, 2>
         "message_delta" => {
             let (reason, details) = delta.unwrap_or_default();
             let stop_details = match details {
-                Some(raw) => Some(serde_json::from_str(raw).ok()?),
+                Some(raw) => Some(crate::json::parse(raw).ok()?),
                 None => None,
             };
             (Envelope::MessageDelta { stop_details, usage: usage.map(usage_of) }, [None, reason])

@@ -56,7 +56,7 @@ impl DialectDecoder for DataStreamDecoder {
         let Some((code, json)) = line.split_once(':').filter(|(code, _)| code.len() == 1) else {
             return out.push(ProviderEvent::unreadable("a data stream line without a CODE: prefix"));
         };
-        let value: Value = match serde_json::from_str(json) {
+        let value: Value = match crate::json::parse(json) {
             Ok(value) => value,
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };

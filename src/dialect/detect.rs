@@ -66,7 +66,7 @@ pub fn from_frame(frame: FrameRef<'_>) -> Option<Dialect> {
             return Some(Dialect::DataStream);
         }
     }
-    let value: Value = serde_json::from_str(data).ok()?;
+    let value: Value = crate::json::parse(data).ok()?;
     from_json(&value)
 }
 

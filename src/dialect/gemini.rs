@@ -98,15 +98,15 @@ impl DialectDecoder for GeminiDecoder {
         if let Some((plain, [text, id, reason, signature, name, call_id, args, partial_args, counts @ ..])) =
             self.responses.read(frame.data, plain::plain)
         {
-            // The call's values before anything is read: where serde_json refuses what the
+            // The call's values before anything is read: where the reader refuses what the
             // scanner accepted, the general path reads the response. As there, a piece without a
             // name has no `args`, and only an array of `partialArgs` is read.
-            let args = match args.filter(|_| name.is_some()).as_deref().map(serde_json::from_str::<Value>) {
+            let args = match args.filter(|_| name.is_some()).as_deref().map(crate::json::parse) {
                 Some(Ok(args)) => Some(args),
                 Some(Err(_)) => return self.decode_value(frame.data, out),
                 None => None,
             };
-            let partial_args = match partial_args.as_deref().map(serde_json::from_str::<Value>) {
+            let partial_args = match partial_args.as_deref().map(crate::json::parse) {
                 Some(Ok(Value::Array(pieces))) => pieces,
                 Some(Ok(_)) | None => Vec::new(),
                 Some(Err(_)) => return self.decode_value(frame.data, out),
@@ -165,7 +165,7 @@ impl DialectDecoder for GeminiDecoder {
 impl GeminiDecoder {
     /// Any response, read as a `Value` (the general path).
     pub(super) fn decode_value(&mut self, data: &str, out: &mut ProviderEvents) {
-        match serde_json::from_str::<Value>(data) {
+        match crate::json::parse(data) {
             // The non-SSE form of the endpoint sends an array of responses; read one the same way.
             Ok(Value::Array(responses)) => responses.iter().for_each(|r| self.response(r, out)),
             Ok(response) => self.response(&response, out),
@@ -365,7 +365,7 @@ fn number(n: f64) -> Value {
     }
 }
 
-/// Well within the 128 levels serde_json reads, the root and the value included.
+/// Well within the 128 levels the reader takes, the root and the value included.
 const MAX_PATH_DEPTH: usize = 100;
 
 /// The value at an RFC 9535 normalized path (`$.a.b[0]`, `$['a b']`), made (as objects, arrays

@@ -53,7 +53,7 @@ impl DialectDecoder for OllamaDecoder {
 impl OllamaDecoder {
     /// Any line, read as a `Value` (the general path).
     pub(super) fn decode_value(&mut self, data: &str, out: &mut ProviderEvents) {
-        let line: Value = match serde_json::from_str(data) {
+        let line: Value = match crate::json::parse(data) {
             Ok(line) => line,
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };

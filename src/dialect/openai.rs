@@ -130,7 +130,7 @@ impl OpenAiDecoder {
 
     /// Any chunk, read as a `Value` (the general path).
     pub(super) fn decode_chunk(&mut self, data: &str, out: &mut ProviderEvents) {
-        let chunk: Value = match serde_json::from_str(data) {
+        let chunk: Value = match crate::json::parse(data) {
             Ok(chunk @ Value::Object(_)) => chunk,
             Ok(_) => return out.push(ProviderEvent::unreadable("expected a JSON object")),
             Err(err) => return out.push(ProviderEvent::unreadable(err)),

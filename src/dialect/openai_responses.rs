@@ -92,7 +92,7 @@ impl DialectDecoder for OpenAiResponsesDecoder {
 impl OpenAiResponsesDecoder {
     /// Any event, read as a `Value` (the general path).
     pub(super) fn decode_value(&mut self, frame: FrameRef<'_>, data: &str, out: &mut ProviderEvents) {
-        let event: Value = match serde_json::from_str(data) {
+        let event: Value = match crate::json::parse(data) {
             Ok(event @ Value::Object(_)) => event,
             Ok(_) => return out.push(ProviderEvent::unreadable("expected a JSON object")),
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
@@ -298,7 +298,7 @@ pub(super) fn passing_event<'a>(r: &mut Reader<'a>) -> Option<(PassingEvent, Tak
     let event = match kind?.as_ref() {
         // As the general path's `event["response"]["error"]`: `null` where there is none.
         "response.failed" => PassingEvent::Failed(match error {
-            Some(raw) => serde_json::from_str(raw).ok()?,
+            Some(raw) => crate::json::parse(raw).ok()?,
             None => Value::Null,
         }),
         _ => PassingEvent::Ignored,

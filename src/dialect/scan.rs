@@ -18,7 +18,7 @@ pub(super) mod checks;
 #[cfg(test)]
 mod tests;
 
-/// Deeper than this, leave it to serde_json (whose own limit is 128).
+/// Deeper than this, leave it to the general path's reader (whose own limit is 128).
 const MAX_DEPTH: usize = 64;
 
 /// Holes a shape has room for before it learns its first frame (a Gemini response has about 15).
@@ -512,14 +512,6 @@ impl<'a> Reader<'a> {
         let byte = *self.bytes.get(self.at)?;
         self.at += 1;
         Some(match byte {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
             b'u' => match self.hex4()? {
                 high @ 0xD800..=0xDBFF => {
                     self.literal(b"\\u")?;
@@ -528,7 +520,7 @@ impl<'a> Reader<'a> {
                 }
                 unit => char::from_u32(unit)?,
             },
-            _ => return None,
+            letter => crate::json::escaped(letter)?,
         })
     }
 
@@ -620,8 +612,7 @@ impl<'a> Reader<'a> {
     }
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)?`. An exponent, or 300 digits, is left to the general
-    /// path: serde_json refuses a number out of `f64`'s range when it builds a value, and skips
-    /// it when it does not.
+    /// path: its reader refuses a number out of `f64`'s range, as serde_json does.
     fn number(&mut self) -> Option<()> {
         let start = self.at;
         if self.bytes.get(self.at) == Some(&b'-') {

@@ -83,7 +83,7 @@ impl DialectDecoder for UiMessageStreamDecoder {
 impl UiMessageStreamDecoder {
     /// Any chunk, read as a `Value` (the general path).
     pub(super) fn decode_value(&mut self, data: &str, out: &mut ProviderEvents) {
-        let chunk: Value = match serde_json::from_str(data) {
+        let chunk: Value = match crate::json::parse(data) {
             Ok(chunk) => chunk,
             Err(err) => return out.push(ProviderEvent::unreadable(err)),
         };

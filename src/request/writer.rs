@@ -3,9 +3,11 @@
 //! The bodies were `serde_json::Value` trees built field by field: each field an allocation, a
 //! map insertion and its drop, about 12 KB of the wasm module for the six formats. Written as
 //! text, each field is a key and a leaf appended to one buffer. The leaves (strings, numbers,
-//! [`Value`]s) are written by serde_json, whose writers the module has anyway.
+//! [`Value`]s) are written by the crate's JSON writer (crate::json).
 
 use serde_json::Value;
+
+use crate::json::{write_into, ToJson};
 
 /// The text written so far. A comma goes before a key or an item whenever the text does not end
 /// in `{`, `[` or `:`, so the builders write fields and items without counting them.
@@ -46,10 +48,9 @@ impl Writer {
         self
     }
 
-    /// A leaf, written by serde_json (which cannot fail writing into a `Vec`).
-    fn leaf<T: serde::Serialize + ?Sized>(&mut self, value: &T) {
+    fn leaf<T: ToJson + ?Sized>(&mut self, value: &T) {
         self.separate();
-        let _ = serde_json::to_writer(&mut self.text, value);
+        write_into(&mut self.text, value);
     }
 
     #[inline(never)]
@@ -105,9 +106,9 @@ impl Writer {
         self.close(b'}');
     }
 
-    /// The body as a value, read back from its text. The parts were parsed within serde_json's
-    /// depth limit, but the body holds them some levels deeper (a message holding a tool call
-    /// holding its input), hence no limit. The text is serde_json's own output, so it reads back;
+    /// The body as a value, read back from its text. The parts were parsed within the depth
+    /// limit, but the body holds them some levels deeper (a message holding a tool call
+    /// holding its input), hence no limit. The text is the crate's own output, so it reads back;
     /// were it not to, the body would be `null`, which no provider takes.
     ///
     /// The read back makes a build run about a third more instructions than the tree did (an
@@ -115,8 +116,6 @@ impl Writer {
     /// value out as text again: handing them this text instead would save both.
     pub(super) fn into_value(self) -> Value {
         let text = std::str::from_utf8(&self.text).unwrap_or("null");
-        let mut reader = serde_json::Deserializer::from_str(text);
-        reader.disable_recursion_limit();
-        serde::Deserialize::deserialize(&mut reader).unwrap_or(Value::Null)
+        crate::json::parse_unbounded(text).unwrap_or(Value::Null)
     }
 }

@@ -312,7 +312,7 @@ impl StateMachine {
 
     /// Replaces the whole state with saved `messages` (JSON).
     pub fn load_messages(&mut self, json: &str) -> Result<Vec<Patch>, ChatError> {
-        let messages = serde_json::from_str::<Value>(json)
+        let messages = crate::json::parse(json)
             .map_err(|e| format!(": {e}"))
             .and_then(|value| crate::json::list(&value, ChatMessage::from_value))
             .map_err(|e| ChatError {

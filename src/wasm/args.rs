@@ -244,11 +244,11 @@ pub(crate) fn list<T>(value: &JsValue, what: &str, item: fn(&Value) -> Result<T,
     crate::json::list(&json(value, what)?, item).map_err(|e| type_error(&format!("{what}{e}")))
 }
 
-/// Any plain JS value read through JSON (`JSON.stringify`, then serde_json); `undefined` is
+/// Any plain JS value read through JSON (`JSON.stringify`, then json::parse); `undefined` is
 /// `null`. A value JSON cannot carry (a cycle, a BigInt) throws the engine's own `TypeError`.
 pub(crate) fn json(value: &JsValue, what: &str) -> Result<Value, JsValue> {
     let text = if value.is_undefined() { "null".into() } else { String::from(js_sys::JSON::stringify(value)?) };
-    serde_json::from_str(&text).map_err(|e| type_error(&format!("{what}: {e}")))
+    crate::json::parse(&text).map_err(|e| type_error(&format!("{what}: {e}")))
 }
 
 /// An exception's message, or "it threw" for a thrown value that is not an `Error`.

@@ -5,8 +5,9 @@
 //! callers: the same keys in the same order, the same fields left out (the fixture tests hold the
 //! two texts to each other). serde's code is one serializer per type for each serde_json
 //! serializer it meets (`to_string`, `to_value`), which weighs in the wasm module; here each type
-//! is a few lines on one shared path (`&dyn ToJson`). The leaves
-//! (strings, numbers, [`Value`]s) are still written by serde_json.
+//! is a few lines on one shared path (`&dyn ToJson`). The leaves (strings, numbers, [`Value`]s)
+//! are written here too, as serde_json writes them: its serializer would be one more generic
+//! path in the module. JSON text is read by [`read`]'s reader, for the same reason.
 //!
 //! ```
 //! use chatstream::event::StreamEvent;
@@ -18,8 +19,13 @@
 
 use std::sync::Arc;
 
-use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
+
+mod read;
+
+pub(crate) use read::{escaped, parse, parse_unbounded};
+#[cfg(test)]
+pub(crate) use read::{mangled, random};
 
 /// A JSON value that may be long (a tool call's input, a tool's output): the events, the records,
 /// the messages and the patches that hold it share one copy, and a clone copies a pointer. A
@@ -50,12 +56,9 @@ pub fn to_json_within<T: ToJson + ?Sized>(value: &T, capacity: usize) -> String 
 /// `value` as a [`Value`], read back from its text (the parser is there anyway; these values
 /// are made per message, per tool call or per state change, never per text delta).
 pub fn to_value<T: ToJson + ?Sized>(value: &T) -> Value {
-    let text = to_json(value);
-    let mut reader = serde_json::Deserializer::from_str(&text);
-    // The parts were parsed within serde_json's depth limit, but a whole holds them some levels
-    // deeper (a state holds messages holding parts holding a tool's input).
-    reader.disable_recursion_limit();
-    Value::deserialize(&mut reader).unwrap_or(Value::Null)
+    // The parts were read within the depth limit, but a whole holds them some levels deeper (a
+    // state holds messages holding parts holding a tool's input).
+    parse_unbounded(&to_json(value)).unwrap_or(Value::Null)
 }
 
 /// Where JSON text is written. It may set long strings aside: each is then written as
@@ -156,49 +159,99 @@ impl<'v> JsonOut<'v> {
                 aside.written += 1;
                 self.text.push(b'"');
                 self.text.extend_from_slice(aside.mark.as_bytes());
-                leaf(&mut self.text, &at);
+                write_u64(&mut self.text, at as u64);
                 self.text.push(b'"');
             }
-            _ => string_leaf(&mut self.text, text),
+            _ => write_str(&mut self.text, text),
         }
     }
 }
 
-/// A leaf, written by serde_json (which cannot fail writing into a `Vec`).
-fn leaf<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
-    let _ = serde_json::to_writer(out, value);
-}
-
-/// A string's JSON text: copied as it is between its quotes when nothing in it needs escaping
-/// (the keys, the tags, nearly every id and text), by serde_json otherwise.
+/// A string's JSON text, escaped as serde_json and `JSON.stringify` escape it: `"`, `\\` and
+/// control characters, the common ones by letter, the others as `\u00xx`; the runs between copied
+/// as they are (the keys, the tags, nearly every id and text have nothing to escape).
 ///
 /// Hand-written on purpose: serde_json writes a string in pieces through `io::Write`, and the keys
 /// and strings of a stream's `complete` event were a tenth of a stream made and finished.
-fn string_leaf(out: &mut Vec<u8>, text: &str) {
-    if needs_escaping(text.as_bytes()) {
-        return leaf(out, text);
-    }
-    out.reserve(text.len() + 2);
+pub(crate) fn write_str(out: &mut Vec<u8>, text: &str) {
+    let mut rest = text.as_bytes();
+    out.reserve(rest.len() + 2);
     out.push(b'"');
-    out.extend_from_slice(text.as_bytes());
+    while let Some(at) = escape_at(rest) {
+        out.extend_from_slice(&rest[..at]);
+        let byte = rest[at];
+        rest = &rest[at + 1..];
+        let letter = match byte {
+            b'"' | b'\\' => byte,
+            b'\n' => b'n',
+            b'\r' => b'r',
+            b'\t' => b't',
+            0x08 => b'b',
+            0x0c => b'f',
+            _ => {
+                let hex = |digit: u8| b"0123456789abcdef"[usize::from(digit)];
+                out.extend_from_slice(&[b'\\', b'u', b'0', b'0', hex(byte >> 4), hex(byte & 0xf)]);
+                continue;
+            }
+        };
+        out.extend_from_slice(&[b'\\', letter]);
+    }
+    out.extend_from_slice(rest);
     out.push(b'"');
 }
 
-/// Whether JSON escapes a byte of `bytes`: a control character (below 0x20), `"` or `\` (as
-/// serde_json does: nothing else, not even U+007F). Eight bytes at a time: a byte below `n` shows
-/// in `x - n * ONES & !x & HIGH`, a byte equal to `c` as one below 1 in `x ^ c * ONES`.
-fn needs_escaping(bytes: &[u8]) -> bool {
+fn write_u64(out: &mut Vec<u8>, n: u64) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+}
+
+/// A number as serde_json writes it: an integer in full, a float as its shortest round-trip text
+/// (zmij, serde_json's own float writer), and a float JSON cannot hold (infinite, NaN) as `null`.
+fn write_number(out: &mut Vec<u8>, n: &Number) {
+    if let Some(n) = n.as_u64() {
+        write_u64(out, n);
+    } else if let Some(n) = n.as_i64() {
+        out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+    } else if let Some(f) = n.as_f64() {
+        write_f64(out, f);
+    }
+}
+
+fn write_f64(out: &mut Vec<u8>, f: f64) {
+    match f.is_finite() {
+        true => out.extend_from_slice(zmij::Buffer::new().format_finite(f).as_bytes()),
+        false => out.extend_from_slice(b"null"),
+    }
+}
+
+/// Appends `value`'s JSON text to `text`, no string set aside.
+#[cfg(feature = "provider")]
+pub(crate) fn write_into<T: ToJson + ?Sized>(text: &mut Vec<u8>, value: &T) {
+    let mut out = JsonOut { text: std::mem::take(text), aside: None };
+    value.write_json(&mut out);
+    *text = out.text;
+}
+
+/// The first byte of `bytes` JSON escapes: a control character (below 0x20), `"` or `\` (as
+/// serde_json does: nothing else, not even U+007F). The writer looks for one before copying a
+/// string as it is; the reader copies a string's content up to one. Eight bytes at a time: a byte
+/// below `n` shows in `x - n * ONES & !x & HIGH`, a byte equal to `c` as one below 1 in
+/// `x ^ c * ONES`; a borrow may mark bytes after the first found, never one before it, so the
+/// lowest mark is the first.
+fn escape_at(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGH;
     let mut chunks = bytes.chunks_exact(8);
+    let mut at = 0;
     for chunk in &mut chunks {
         let x = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
-        if below(x, 0x20) | below(x ^ (ONES * u64::from(b'"')), 1) | below(x ^ (ONES * u64::from(b'\\')), 1) != 0 {
-            return true;
+        let marks = below(x, 0x20) | below(x ^ (ONES * u64::from(b'"')), 1) | below(x ^ (ONES * u64::from(b'\\')), 1);
+        if marks != 0 {
+            return Some(at + marks.trailing_zeros() as usize / 8);
         }
+        at += 8;
     }
-    chunks.remainder().iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+    chunks.remainder().iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\').map(|n| at + n)
 }
 
 /// Writes `{"key":value,…}`: `Object::new(out).field("key", &value).end()`.
@@ -217,7 +270,7 @@ impl<'o, 'v> Object<'o, 'v> {
     pub(crate) fn tagged(out: &'o mut JsonOut<'v>, tag: &str, kind: &str) -> Object<'o, 'v> {
         let mut object = Object::new(out);
         object.key(tag);
-        string_leaf(&mut object.out.text, kind);
+        write_str(&mut object.out.text, kind);
         object
     }
 
@@ -226,7 +279,7 @@ impl<'o, 'v> Object<'o, 'v> {
             self.out.push(b',');
         }
         self.first = false;
-        string_leaf(&mut self.out.text, key);
+        write_str(&mut self.out.text, key);
         self.out.push(b':');
     }
 
@@ -277,25 +330,25 @@ impl ToJson for bool {
 
 impl ToJson for u32 {
     fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
-        leaf(&mut out.text, &u64::from(*self));
+        write_u64(&mut out.text, u64::from(*self));
     }
 }
 
 impl ToJson for u64 {
     fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
-        leaf(&mut out.text, self);
+        write_u64(&mut out.text, *self);
     }
 }
 
 impl ToJson for usize {
     fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
-        leaf(&mut out.text, &(*self as u64));
+        write_u64(&mut out.text, *self as u64);
     }
 }
 
 impl ToJson for f64 {
     fn write_json<'v>(&'v self, out: &mut JsonOut<'v>) {
-        leaf(&mut out.text, self);
+        write_f64(&mut out.text, *self);
     }
 }
 
@@ -311,7 +364,9 @@ impl ToJson for Value {
                 object.flatten(map);
                 object.end();
             }
-            Value::Null | Value::Bool(_) | Value::Number(_) => leaf(&mut out.text, self),
+            Value::Null => out.extend(b"null"),
+            Value::Bool(b) => b.write_json(out),
+            Value::Number(n) => write_number(&mut out.text, n),
         }
     }
 }
@@ -492,8 +547,8 @@ mod tests {
         assert_eq!(strings.len(), 41);
     }
 
-    /// What the fast path copies as it is and what it hands to serde_json must together write
-    /// what serde_json writes: every ASCII byte at every place of an eight-byte block and of the
+    /// What the fast path copies as it is and what it escapes must together write what
+    /// serde_json writes: every ASCII byte at every place of an eight-byte block and of the
     /// rest, and text that is not ASCII (é, a character outside the BMP, U+007F, U+2028).
     #[test]
     fn strings_are_written_as_serde_json_writes_them() {
@@ -508,8 +563,27 @@ mod tests {
         texts.extend(["", "é", "naïve 😀 text", "\u{7f}", "\u{2028}", "tab\there", "😀😀\"", "\\"].map(String::from));
         for text in texts {
             let mut out = Vec::new();
-            string_leaf(&mut out, &text);
+            write_str(&mut out, &text);
             assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&text).unwrap(), "{text:?}");
+        }
+    }
+
+    /// Numbers, in values and alone, come out as serde_json writes them: integers at the ends of
+    /// their range, floats short and long, tiny and huge, `-0.0`, and floats JSON cannot hold.
+    #[test]
+    fn numbers_are_written_as_serde_json_writes_them() {
+        let floats = [0.0, -0.0, 0.1, -2.5, 1.0, 1e15, 1e16, 1e21, 1e22, 1e300, f64::MAX, f64::MIN_POSITIVE, 5e-324];
+        let floats = floats.into_iter().chain([1.5e-7, 123_456.789, f64::NAN, f64::INFINITY, -f64::INFINITY]);
+        for f in floats {
+            assert_eq!(to_json(&f), serde_json::to_string(&f).unwrap(), "{f:?}");
+            let value = serde_json::json!([f, { "n": f }]);
+            assert_eq!(to_json(&value), serde_json::to_string(&value).unwrap(), "{f:?}");
+        }
+        let integers =
+            serde_json::json!([0, 1, -1, u64::MAX, i64::MIN, i64::MAX, u64::from(u32::MAX), null, true, false]);
+        assert_eq!(to_json(&integers), serde_json::to_string(&integers).unwrap());
+        for n in [0, 7, u64::MAX] {
+            assert_eq!(to_json(&n), n.to_string());
         }
     }
 
@@ -524,10 +598,13 @@ mod tests {
 
     #[test]
     fn escaping_is_found_in_the_block_and_in_the_rest() {
-        assert!(!needs_escaping(b"plain text, eight+ bytes/\x7f"));
-        assert!(needs_escaping(b"0123456\"89"));
-        assert!(needs_escaping(b"01234567\\"));
-        assert!(needs_escaping(b"\x1f1234567"));
-        assert!(!needs_escaping(b"\x20\x21\x23\x5b\x5d\xff\x80\xc3"));
+        assert_eq!(escape_at(b"plain text, eight+ bytes/\x7f"), None);
+        assert_eq!(escape_at(b"0123456\"89"), Some(7));
+        assert_eq!(escape_at(b"01234567\\"), Some(8));
+        assert_eq!(escape_at(b"\x1f1234567"), Some(0));
+        assert_eq!(escape_at(b"\x20\x21\x23\x5b\x5d\xff\x80\xc3"), None);
+        // The first of several in one block, with borrows from it marking bytes after it.
+        assert_eq!(escape_at(b"ab\x00\x01\"\\cd"), Some(2));
+        assert_eq!(escape_at(b"abcde\\\x1f\""), Some(5));
     }
 }
