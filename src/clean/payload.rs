@@ -68,7 +68,7 @@ pub(crate) const MAX_GAP_BYTES: usize = 64;
 /// Finds the end of one JSON array or object fed in pieces, keeping its text.
 ///
 /// Brackets of either kind are counted together; a mismatched pair still closes the value and
-/// `serde_json` then rejects it, so malformed JSON is never mistaken for a longer payload.
+/// the JSON reader then refuses it, so malformed JSON is never mistaken for a longer payload.
 #[derive(Debug, Default)]
 pub(crate) struct BalancedJson {
     pub(crate) raw: String,

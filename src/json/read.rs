@@ -5,8 +5,8 @@
 //! It reads as serde_json's `from_str::<Value>` does, to the error: the same texts accepted and
 //! refused (a lone surrogate in a `\u` escape too), the same depth limit, a key given twice keeps
 //! its last value, numbers read into the same [`Number`] (an integer that fits a `u64` or an `i64`
-//! as one, `-0` and every other number as the nearest `f64` serde_json's own arithmetic finds, a
-//! number beyond `f64`'s range refused) and errors worded alike, at the same line and column (the
+//! as one, `-0` and every other number as the same `f64` serde_json's arithmetic (without its
+//! `float_roundtrip` feature, so not always the nearest) gives, a number beyond `f64`'s range refused) and errors worded alike, at the same line and column (the
 //! differential test below holds the two to each other).
 
 use std::fmt;
@@ -246,7 +246,15 @@ impl Reader<'_> {
             out.push_str(&self.text[start..self.at]);
             match self.next() {
                 None => return Err(self.error(EOF_STRING)),
-                Some(b'"') => return Ok(out),
+                Some(b'"') => {
+                    // After an escape the runs were appended to a buffer that doubled as it grew:
+                    // a long string (a tool's code, a saved answer) would keep up to twice its
+                    // length for as long as the value lives.
+                    if out.capacity() - out.len() > 64 {
+                        out.shrink_to_fit();
+                    }
+                    return Ok(out);
+                }
                 Some(b'\\') => out.push(self.escape()?),
                 Some(_) => return Err(self.error("control character (\\u0000-\\u001F) found while parsing a string")),
             }
@@ -560,6 +568,14 @@ pub(crate) fn mangled(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_string_with_escapes_is_held_in_about_its_length() {
+        for text in [format!("\"{}\\n\"", "abcd".repeat(300_000)), format!("\"{}\"", "ab\\n".repeat(300_000))] {
+            let Ok(Value::String(string)) = parse(&text) else { panic!("a string") };
+            assert!(string.capacity() <= string.len() + 64, "{} bytes held for {}", string.capacity(), string.len());
+        }
+    }
 
     /// serde_json's reading of `text`, as this reader's result would print: the value written out
     /// (so that `-0.0` and `0.0`, equal as numbers, are told apart), or the error's text.
