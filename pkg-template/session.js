@@ -8,6 +8,8 @@ import { NOTHING_TO_CANCEL, STATE_BEFORE_LOAD, firstRequest, loadFailure } from 
 import { RECONNECTING, keptStream, readResumable, resumeOptions } from "./resume.js";
 import { CALLBACKS, REQUEST_OPTIONS, functionOption, stringOption } from "./session-options.js";
 
+// The options that stay here, read on each use (see setOptions).
+const JS_OPTIONS = new Set([...CALLBACKS, ...REQUEST_OPTIONS]);
 // A step that produces nothing for this long ends with NETWORK_ERROR; a slower tool is aborted.
 const STEP_TIMEOUT_MS = 60_000;
 // A step that changed nothing.
@@ -62,8 +64,10 @@ export function makeChatSession(wasm, module) {
         throw new TypeError(`ChatSession options: backend must be "ai-sdk" (a backend written for the AI SDK's useChat) or left out, not ${JSON.stringify(options.backend)}`);
       }
       const { coalesce = false, stepTimeoutMs, toolTimeoutMs, tools, resume, ...rest } = isObject ? options : {};
-      const wasmOptions = { ...rest };
-      for (const name of [...CALLBACKS, ...REQUEST_OPTIONS]) delete wasmOptions[name];
+      // The module's options: the others, copied one by one (a copy with those deleted became a
+      // slow dictionary object, which the module then read).
+      const wasmOptions = {};
+      for (const key of Object.keys(rest)) if (!JS_OPTIONS.has(key)) wasmOptions[key] = rest[key];
       if (tools !== undefined && tools !== null) wasmOptions.tools = this.#takeTools(tools);
       this.#wasmOptions = isObject ? wasmOptions : options;
       this.#firstRequestHere = !rest.provider; // provider mode waits for the module
