@@ -445,9 +445,8 @@ impl StateMachine {
     #[inline(never)]
     fn set(&mut self, patches: &mut Vec<Patch>, field: Field) {
         let s = &mut self.state;
-        // A flag, a status line and a phase are made as JSON values directly: written as JSON text
-        // and read back, they were most of a turn's start in the module (a short answer read whole
-        // sets them a few times a turn).
+        // A flag, a status line and a phase are made as JSON values directly, not written as JSON
+        // text and parsed back: a short answer read whole sets them about ten times a turn.
         let (key, value) = match field {
             Field::IsLoading(v) => (KEY.is_loading, replace(&mut s.is_loading, v).map(|on| Value::Bool(*on))),
             Field::StatusText(v) => (KEY.status_text, replace(&mut s.status_text, v).map(|text| text.clone().into())),

@@ -274,6 +274,7 @@ impl JsChatSession {
 }
 
 impl JsChatSession {
+    /// The module's session over `chat`.
     fn from_chat(chat: ChatSession) -> JsChatSession {
         let left = RefCell::default();
         JsChatSession { chat: RefCell::new(chat), busy: Cell::new(false), input: Input::default(), left }
