@@ -8,6 +8,8 @@ import { NOTHING_TO_CANCEL, STATE_BEFORE_LOAD, firstRequest, loadFailure } from 
 import { RECONNECTING, keptStream, readResumable, resumeOptions } from "./resume.js";
 import { CALLBACKS, REQUEST_OPTIONS, functionOption, stringOption } from "./session-options.js";
 
+// The options that stay here, read on each use (see setOptions).
+const JS_OPTIONS = new Set([...CALLBACKS, ...REQUEST_OPTIONS]);
 // A step that produces nothing for this long ends with NETWORK_ERROR; a slower tool is aborted.
 const STEP_TIMEOUT_MS = 60_000;
 // A step that changed nothing.
@@ -62,8 +64,10 @@ export function makeChatSession(wasm, module) {
         throw new TypeError(`ChatSession options: backend must be "ai-sdk" (a backend written for the AI SDK's useChat) or left out, not ${JSON.stringify(options.backend)}`);
       }
       const { coalesce = false, stepTimeoutMs, toolTimeoutMs, tools, resume, ...rest } = isObject ? options : {};
-      const wasmOptions = { ...rest };
-      for (const name of [...CALLBACKS, ...REQUEST_OPTIONS]) delete wasmOptions[name];
+      // The module's options: the others, copied one by one (a copy with those deleted became a
+      // slow dictionary object, which the module then read).
+      const wasmOptions = {};
+      for (const key of Object.keys(rest)) if (!JS_OPTIONS.has(key)) wasmOptions[key] = rest[key];
       if (tools !== undefined && tools !== null) wasmOptions.tools = this.#takeTools(tools);
       this.#wasmOptions = isObject ? wasmOptions : options;
       this.#firstRequestHere = !rest.provider; // provider mode waits for the module
@@ -826,7 +830,10 @@ function setItem(list, index, item) {
 function ownList(next, before, key) {
   const list = next[key];
   if (list !== before[key]) return list;
-  return (next[key] = list.length >= SHARED_FROM || list instanceof SharedList ? SharedList.from(list) : list.slice());
+  if (list.length >= SHARED_FROM || list instanceof SharedList) return (next[key] = SharedList.from(list));
+  // A new chat's lists are frozen (STATE_BEFORE_LOAD's), and V8 slices a frozen array on a slow
+  // path (about 15 times as long in Node as `[]`): the first push of each list in a turn did.
+  return (next[key] = list.length === 0 ? [] : list.slice());
 }
 
 /** `state[key]`'s last item, a text or reasoning part, gets `text` appended: a copy of it, the first time in a step. */

@@ -445,13 +445,17 @@ impl StateMachine {
     #[inline(never)]
     fn set(&mut self, patches: &mut Vec<Patch>, field: Field) {
         let s = &mut self.state;
+        // A flag, a status line and a phase are made as JSON values directly, not written as JSON
+        // text and parsed back: a short answer read whole sets them about ten times a turn.
         let (key, value) = match field {
-            Field::IsLoading(v) => (KEY.is_loading, replace(&mut s.is_loading, v)),
-            Field::StatusText(v) => (KEY.status_text, replace(&mut s.status_text, v)),
-            Field::ActiveToolProgress(v) => (KEY.active_tool_progress, replace(&mut s.active_tool_progress, v)),
-            Field::Error(v) => (KEY.error, replace(&mut s.error, v)),
-            Field::PendingApproval(v) => (KEY.pending_approval, replace(&mut s.pending_approval, v)),
-            Field::Phase(v) => (KEY.phase, replace(&mut s.phase, v)),
+            Field::IsLoading(v) => (KEY.is_loading, replace(&mut s.is_loading, v).map(|on| Value::Bool(*on))),
+            Field::StatusText(v) => (KEY.status_text, replace(&mut s.status_text, v).map(|text| text.clone().into())),
+            Field::ActiveToolProgress(v) => {
+                (KEY.active_tool_progress, replace(&mut s.active_tool_progress, v).map(json))
+            }
+            Field::Error(v) => (KEY.error, replace(&mut s.error, v).map(json)),
+            Field::PendingApproval(v) => (KEY.pending_approval, replace(&mut s.pending_approval, v).map(json)),
+            Field::Phase(v) => (KEY.phase, replace(&mut s.phase, v).map(|phase| phase.as_str().into())),
         };
         if let Some(value) = value {
             patches.push(Patch::Set { key, value: value.into() });
@@ -459,15 +463,19 @@ impl StateMachine {
     }
 }
 
-/// Puts `value` in `slot`: its JSON when that changed the slot.
-fn replace<T: PartialEq + ToJson>(slot: &mut T, value: T) -> Option<Value> {
+/// Puts `value` in `slot`: the slot, when that changed it.
+fn replace<T: PartialEq>(slot: &mut T, value: T) -> Option<&T> {
     if *slot == value {
         return None;
     }
-    // Through `dyn`: one `to_value` for every field's type, not one each in the module.
-    let json = to_value(&value as &dyn ToJson);
     *slot = value;
-    Some(json)
+    Some(slot)
+}
+
+/// A field's value as JSON: `null` for none.
+fn json<T: ToJson>(value: &Option<T>) -> Value {
+    // Through `dyn`: one `to_value` for every field's type, not one each in the module.
+    value.as_ref().map_or(Value::Null, |value| to_value(value as &dyn ToJson))
 }
 
 enum Field {

@@ -123,6 +123,13 @@ impl JsChatSession {
     /// A chat with these options (`generateId` may be a function).
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsChatSession, JsValue> {
+        // Options that name at most the dialect (`{ dialect }`, `{}`, none), as the package's JS
+        // hands them over for nearly every session (the request's options and the callbacks stay
+        // in JS): no `generateId`, no provider, read by one call into JS.
+        if let Some(stream_options) = super::stream::dialect_alone_options(&options) {
+            let machine = StateMachine::with_ids(random_ids());
+            return Ok(JsChatSession::from_chat(ChatSession::new(machine, stream_options)));
+        }
         let ids = message_ids(&options)?;
         let options = Options::given(&options, "ChatSession options")?;
         #[cfg(not(feature = "provider"))]
@@ -145,8 +152,7 @@ impl JsChatSession {
         };
         #[cfg(not(feature = "provider"))]
         let chat = ChatSession::new(machine, stream_options);
-        let left = RefCell::default();
-        Ok(JsChatSession { chat: RefCell::new(chat), busy: Cell::new(false), input: Input::default(), left })
+        Ok(JsChatSession::from_chat(chat))
     }
 
     /// The whole state, as a plain object.
@@ -268,6 +274,12 @@ impl JsChatSession {
 }
 
 impl JsChatSession {
+    /// The module's session over `chat`.
+    fn from_chat(chat: ChatSession) -> JsChatSession {
+        let left = RefCell::default();
+        JsChatSession { chat: RefCell::new(chat), busy: Cell::new(false), input: Input::default(), left }
+    }
+
     /// Runs `call` on the chat: every exported method reaches the chat through here, so that
     /// none runs on a chat a panic left half-updated or while another call is running
     /// ([`PoisonGuard`]).
@@ -334,8 +346,7 @@ fn chat_error(error: crate::state::ChatError) -> JsValue {
 fn message_ids(options: &JsValue) -> Result<Box<dyn FnMut() -> String>, JsValue> {
     let generate = if options.is_object() { Reflect::get(options, &"generateId".into())? } else { JsValue::UNDEFINED };
     if generate.is_undefined() {
-        let prefix = format!("{:x}-", (js_sys::Math::random() * 4_294_967_296.0) as u64);
-        return Ok(Box::new(counting_ids(&prefix)));
+        return Ok(random_ids());
     }
     let generate: Function =
         generate.dyn_into().map_err(|_| args::type_error("ChatSession options: generateId must be a function"))?;
@@ -343,6 +354,12 @@ fn message_ids(options: &JsValue) -> Result<Box<dyn FnMut() -> String>, JsValue>
     Ok(Box::new(move || {
         generate.call0(&JsValue::UNDEFINED).ok().and_then(|id| id.as_string()).unwrap_or_else(&mut fallback)
     }))
+}
+
+/// A random prefix and a count: ids unique across the sessions of a page and their saved conversations.
+fn random_ids() -> Box<dyn FnMut() -> String> {
+    let prefix = format!("{:x}-", (js_sys::Math::random() * 4_294_967_296.0) as u64);
+    Box::new(counting_ids(&prefix))
 }
 
 /// The patches as JS objects (see [`JsChatSession::step_to_js`]).

@@ -159,6 +159,14 @@ extern "C" {
     fn dialect_alone(options: &JsValue, names: &JsValue) -> i32;
 }
 
+/// The core's options from `options` that name at most the dialect, read by one call into JS
+/// (`dialectAlone`); `None` when they need the general reading. A `ChatSession`'s made with
+/// `{ dialect }` read option by option were most of the module's part of making one.
+pub(super) fn dialect_alone_options(options: &JsValue) -> Option<StreamOptions> {
+    let at = usize::try_from(DIALECT_NAMES.with(|names| dialect_alone(options, names))).ok()?;
+    Some(JsStreamOptions::default().with_dialect(Dialect::ALL.get(at).copied()))
+}
+
 /// An incremental reader of one chat stream: `push` bytes or text as they arrive, get the
 /// clean events they complete.
 ///
