@@ -161,7 +161,8 @@ extern "C" {
 
 /// The core's options from `options` that name at most the dialect, read by one call into JS
 /// (`dialectAlone`); `None` when they need the general reading. A `ChatSession`'s made with
-/// `{ dialect }` read option by option were most of the module's part of making one.
+/// `{ dialect }` read option by option were most of the module's part of making one (and of a
+/// `ChatStream`'s, below).
 pub(super) fn dialect_alone_options(options: &JsValue) -> Option<StreamOptions> {
     let at = usize::try_from(DIALECT_NAMES.with(|names| dialect_alone(options, names))).ok()?;
     Some(JsStreamOptions::default().with_dialect(Dialect::ALL.get(at).copied()))
@@ -199,10 +200,8 @@ impl JsChatStream {
         // Options that name at most the dialect (`{ dialect }`, `{}`, none), as nearly every
         // stream is made: read by one call into JS. Read option by option, `{ dialect }` took
         // more than half of making a stream and freeing it (10,400 of 18,500 instructions on Node).
-        let alone = DIALECT_NAMES.with(|names| dialect_alone(&options, names));
-        if let Ok(at) = usize::try_from(alone) {
-            let dialect = Dialect::ALL.get(at).copied();
-            return Ok(JsChatStream::from_options(JsStreamOptions::default().with_dialect(dialect)));
+        if let Some(options) = dialect_alone_options(&options) {
+            return Ok(JsChatStream::from_options(options));
         }
         let options = JsStreamOptions::read(&options, "ChatStream options")?;
         Ok(JsChatStream::from_options(options.into_core()?))
