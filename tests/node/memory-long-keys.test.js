@@ -4,19 +4,8 @@
 // with the arguments, not with their square (the module's memory never shrinks, and past 4 GB it traps).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 
-// The module's memory, from the instance the package makes (the package does not hand it out).
-let memory;
-const Instance = WebAssembly.Instance;
-WebAssembly.Instance = function (module, imports) {
-  const instance = new Instance(module, imports);
-  memory ??= instance.exports.memory;
-  return instance;
-};
-const { initSync, ChatStream } = await import("../../pkg/index.js");
-initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
-WebAssembly.Instance = Instance;
+import { memory, ChatStream } from "./module-memory.js";
 
 const frame = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 

@@ -6,21 +6,10 @@
 // memory never gives back.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 
 import { toolStart, inputDelta } from "./anthropic-frames.js";
 
-// The module's memory, from the instance the package makes (the package does not hand it out).
-let memory;
-const Instance = WebAssembly.Instance;
-WebAssembly.Instance = function (module, imports) {
-  const instance = new Instance(module, imports);
-  memory ??= instance.exports.memory;
-  return instance;
-};
-const { initSync, ChatStream } = await import("../../pkg/index.js");
-initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
-WebAssembly.Instance = Instance;
+import { memory, ChatStream } from "./module-memory.js";
 
 test("an 8 MB argument whose partial_input is read every 256 KB as it streams grows the module's memory by about its length", () => {
   // 1 KB deltas; "é🙂" keep UTF-8 and UTF-16 lengths apart, and no delta ends inside a character.
