@@ -219,7 +219,7 @@ as recorded (not tiled), its frames decoded by its dialect's decoder: the share 
 learned shape (\`Shape\`, src/dialect/scan.rs) replayed, that the forward scanner read, and the rest (the
 general path, or a frame no fast path reads: \`[DONE]\`, a ping, an error, a whole tool call but OpenAI-compatible ones); then ns per
 frame as built, with the forward scanner alone reading every frame (no shape learned), and with no fast
-path (every frame parsed whole by serde_json). Medians of 5 runs of at least 20 ms each.
+path (every frame read whole by the JSON reader). Medians of 5 runs of at least 20 ms each.
 
 | recording | frames | shape replayed | scanner read | rest | as built ns/frame | scanner alone | no fast path | shapes' gain | fast paths' gain |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|

@@ -12,7 +12,7 @@ const STAGES = [
   ["the benchmark's own loop", /^\(profile\.js\)$|^pushAll$|^profileLivePush$/],
   ["the allocator, memcpy and friends", /talc::|alloc::|__rust_(re|de)?alloc|^mem(cpy|move|cmp|set)$|^dlmalloc/],
   ["framing (SSE, lines)", /chatstream::framing::/],
-  ["decoding (dialects, the JSON scanner, serde_json)", /chatstream::dialect::|serde_json::|chatstream::json::/],
+  ["decoding (dialects, the JSON scanner and reader)", /chatstream::dialect::|serde_json::|chatstream::json::/],
   ["cleaning: the marker stripper (MarkerStripper, strip_unwanted_chars)", /chatstream::clean::markers::/],
   ["cleaning: the rest (thinking, trimming, the message)", /chatstream::clean::/],
   ["the stream's plumbing", /chatstream::stream::/],
