@@ -239,11 +239,18 @@ impl Reader<'_> {
     /// A string's content, after its opening `"`.
     fn string(&mut self) -> Result<String, ReadError> {
         let bytes = self.text.as_bytes();
-        let mut out = String::new();
+        let start = self.at;
+        let run = super::escape_at(&bytes[start..]).unwrap_or(bytes.len() - start);
+        // Most strings (keys, short values) have no escape: copied once, at their length. Pushed
+        // into an empty String they went through its growth path, and with it reading a frame
+        // whole took about a sixth more time than serde_json's reader (native, recorded frames).
+        if bytes.get(start + run) == Some(&b'"') {
+            self.at = start + run + 1;
+            return Ok(self.text[start..start + run].to_owned());
+        }
+        self.at = start + run;
+        let mut out = self.text[start..self.at].to_owned();
         loop {
-            let start = self.at;
-            self.at += super::escape_at(&bytes[start..]).unwrap_or(bytes.len() - start);
-            out.push_str(&self.text[start..self.at]);
             match self.next() {
                 None => return Err(self.error(EOF_STRING)),
                 Some(b'"') => {
@@ -258,6 +265,9 @@ impl Reader<'_> {
                 Some(b'\\') => out.push(self.escape()?),
                 Some(_) => return Err(self.error("control character (\\u0000-\\u001F) found while parsing a string")),
             }
+            let start = self.at;
+            self.at += super::escape_at(&bytes[start..]).unwrap_or(bytes.len() - start);
+            out.push_str(&self.text[start..self.at]);
         }
     }
 
