@@ -440,7 +440,7 @@ fn renumber_markers(message: &str, offset: u32) -> String {
     }
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
-    while let Some(at) = rest.find("[[tool:") {
+    while let Some(at) = crate::clean::matching::find(rest, "[[tool:") {
         out.push_str(&rest[..at]);
         let after = &rest[at + 7..];
         let digits = after.bytes().take_while(u8::is_ascii_digit).count();

@@ -11,6 +11,18 @@ pub(crate) enum Match {
     No,
 }
 
+/// Where `needle` first is in `text` (`None` for an empty needle). Hand-written: the standard
+/// library's searcher for a string needle (`str::find`, `str::contains`) was 1.8 KB of each
+/// module (raw), and memchr's `memmem` in its place made each 2.4-2.6 KB gzip larger than the
+/// standard library's. Its callers search off the hot path (a hand-over's values once, a message
+/// loaded, an agent's message).
+pub(crate) fn find(text: &str, needle: &str) -> Option<usize> {
+    let (text, needle) = (text.as_bytes(), needle.as_bytes());
+    let first = *needle.first()?;
+    let last = text.len().checked_sub(needle.len())?;
+    (0..=last).find(|&at| text[at] == first && text[at..].starts_with(needle))
+}
+
 /// Matches `literal` at the start of `rest`.
 pub(crate) fn match_literal(rest: &str, literal: &str) -> Match {
     if rest.len() >= literal.len() {
@@ -52,4 +64,23 @@ pub(crate) fn match_tool_marker(rest: &str) -> (Match, u32) {
     }
     let n = rest[open..close].parse().expect("at most nine digits");
     (Match::Full(close + 2), n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `find` finds what `str::find` finds: at the start, the end, after a partial match, in text
+    /// shorter than the needle, among multi-byte characters, and none.
+    #[test]
+    fn find_is_str_find() {
+        let texts = ["", "[", "[[", "a[[", "[a[[tool:", "x[[tool[[tool:1]]", "é[[€", "~m~m~", "abc"];
+        let needles = ["[[", "[[tool:", "~m~", "€", "abcd", "c"];
+        for text in texts {
+            for needle in needles {
+                assert_eq!(find(text, needle), text.find(needle), "{needle:?} in {text:?}");
+            }
+        }
+        assert_eq!(find("abc", ""), None);
+    }
 }

@@ -43,7 +43,7 @@
 pub(crate) mod arguments;
 mod backend;
 mod markers;
-mod matching;
+pub(crate) mod matching;
 mod partial_json;
 mod payload;
 mod resolve;

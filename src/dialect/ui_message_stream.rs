@@ -256,7 +256,10 @@ pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(&'static str, Taken<
 fn not_started(kind: &str, id: &str) -> ProviderEvent {
     ProviderEvent::Error {
         code: ErrorCode::ServiceUnavailable,
-        message: format!("Protocol error: {kind} for \"{id}\" without a {} first", kind.replace("-delta", "-start")),
+        message: format!(
+            "Protocol error: {kind} for \"{id}\" without a {}start first",
+            kind.strip_suffix("delta").unwrap_or(kind)
+        ),
         fatal: false,
     }
 }

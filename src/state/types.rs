@@ -331,7 +331,7 @@ impl ChatMessage {
 /// makes one text segment, trimmed (none when blank): compared in place, a long answer's text is
 /// not copied to be compared.
 fn made_by_content(segments: &[Segment], content: &str, tool_history: &[ToolRecord]) -> bool {
-    if content.contains("[[") {
+    if crate::clean::matching::find(content, "[[").is_some() {
         return *segments == crate::clean::resolve_tool_markers(content, tool_history);
     }
     match (content.trim(), segments) {

@@ -34,6 +34,7 @@ use js_sys::Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::clean::matching::find;
 use crate::event::{CompletePayload, Segment, StreamEvent};
 use crate::json::{to_json, AsideString, JsonOut, Shared, ToJson};
 #[cfg(feature = "events")]
@@ -526,7 +527,12 @@ fn values_json<'v>(
     if set_aside == 0 {
         return (text, long, false);
     }
-    if text.matches(mark).count() == set_aside {
+    let (mut marks, mut from) = (0, 0);
+    while let Some(at) = find(&text[from..], mark) {
+        marks += 1;
+        from += at + mark.len();
+    }
+    if marks == set_aside {
         return (text, out.aside().to_vec(), true);
     }
     // A string of the values themselves holds the mark (it is random: never by design). Then
