@@ -30,12 +30,6 @@ impl SharedArguments {
         self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Which arguments these are: the same for every holder, different from all others' while held.
-    #[cfg(target_arch = "wasm32")]
-    pub(crate) fn address(&self) -> usize {
-        Arc::as_ptr(&self.0) as usize
-    }
-
     /// The handle a `tool_input_delta` carries.
     pub(crate) fn carried(&self) -> ToolArguments {
         ToolArguments(Some(self.0.clone()))
@@ -45,6 +39,14 @@ impl SharedArguments {
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // read by the WebAssembly bindings and tests
     pub(crate) fn of(carried: &ToolArguments) -> Option<SharedArguments> {
         carried.0.clone()?.downcast().ok().map(SharedArguments)
+    }
+
+    /// The arguments a `tool_input_delta` carries, locked, without taking a share of them (as
+    /// [`SharedArguments::of`] does): what the bindings read of every delta they hand to JS.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn lock_carried(carried: &ToolArguments) -> Option<MutexGuard<'_, Arguments>> {
+        let arguments = carried.0.as_deref()?.downcast_ref::<Mutex<Arguments>>()?;
+        Some(arguments.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
     }
 
     /// The text, joined; copied only when another holder shares it.
@@ -66,6 +68,10 @@ pub(crate) struct Arguments {
     /// where the next event's arguments end.
     #[cfg(target_arch = "wasm32")]
     pub(crate) handed: usize,
+    /// The key JS knows them by (`src/wasm/partial_input.rs`), 0 while it holds none of their
+    /// events: kept here, each delta finds it without a lookup.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) key: u32,
 }
 
 impl Arguments {

@@ -27,12 +27,10 @@ use super::to_js;
 use crate::clean::arguments::{SharedArguments, Step};
 use crate::event::ToolArguments;
 
-/// The arguments JS holds events of, by key, and the key of each (by the arguments' address:
-/// events of different chats may share a tool call id, never their arguments).
+/// The arguments JS holds events of, by key (each knows its own key: [`crate::clean::arguments::Arguments::key`]).
 #[derive(Default)]
 struct Held {
     by_key: HashMap<u32, SharedArguments>,
-    by_address: HashMap<usize, u32>,
     last_key: u32,
 }
 
@@ -43,20 +41,23 @@ thread_local! {
 /// A `tool_input_delta` event handed to JS: the key of its arguments and where in them (in
 /// bytes) its delta ends. `(0, 0)` when the event carries no arguments (it has its
 /// `partial_input` already).
-pub(super) fn handed(arguments: &ToolArguments, delta: &str) -> (u32, u32) {
-    let Some(arguments) = SharedArguments::of(arguments) else { return (0, 0) };
-    let key = HELD.with_borrow_mut(|held| held.key_of(&arguments));
-    let mut arguments = arguments.lock();
+///
+/// The key is kept in the arguments, not found by their address in a map: hashing it (SipHash)
+/// for every delta, with a share of the arguments taken and dropped, was a cost a text delta does
+/// not have.
+pub(super) fn handed(carried: &ToolArguments, delta: &str) -> (u32, u32) {
+    let Some(mut arguments) = SharedArguments::lock_carried(carried) else { return (0, 0) };
+    if arguments.key == 0 {
+        let Some(shared) = SharedArguments::of(carried) else { return (0, 0) };
+        arguments.key = HELD.with_borrow_mut(|held| held.insert(shared));
+    }
     arguments.handed += delta.len();
-    (key, arguments.handed as u32)
+    (arguments.key, arguments.handed as u32)
 }
 
 impl Held {
-    /// The key of `arguments`, a new one the first time they are handed to JS.
-    fn key_of(&mut self, arguments: &SharedArguments) -> u32 {
-        if let Some(&key) = self.by_address.get(&arguments.address()) {
-            return key;
-        }
+    /// A new key for `arguments`, handed to JS for the first time (or again after JS let them go).
+    fn insert(&mut self, arguments: SharedArguments) -> u32 {
         // Keys are not used again while they are held (after four billion, they start over at
         // 1, past those still held; 0 means "none").
         loop {
@@ -65,15 +66,15 @@ impl Held {
                 break;
             }
         }
-        self.by_key.insert(self.last_key, arguments.clone());
-        self.by_address.insert(arguments.address(), self.last_key);
+        self.by_key.insert(self.last_key, arguments);
         self.last_key
     }
 
-    /// No event of `key` is left in JS: its arguments go (unless a stream still grows them).
+    /// No event of `key` is left in JS: its arguments go (unless a stream still grows them,
+    /// whose next delta takes a new key).
     fn release(&mut self, key: u32) {
         if let Some(arguments) = self.by_key.remove(&key) {
-            self.by_address.remove(&arguments.address());
+            arguments.lock().key = 0;
         }
     }
 }
