@@ -37,7 +37,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::scan::{Shape, Taken};
+use super::scan::{Shape, Shapes, Taken};
 use super::{DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
@@ -59,8 +59,10 @@ pub struct OpenAiDecoder {
     refused: bool,
     /// A `finish_reason` was reported; providers repeat it on the usage chunk.
     finished: bool,
-    /// The shape of the last plain chunk.
-    plain: Shape<(), 4>,
+    /// The shapes of the last two plain chunks: Mistral's reasoning models stream thinking and
+    /// text as content parts of two shapes, and one shape learned again at every turn of a
+    /// stream that goes back and forth.
+    plain: Shapes<(), 4, 2>,
     /// The shape of the last chunk read by [`tools::chunk`]. While it is one with tool calls,
     /// the next chunk is tried as such first, not as a plain chunk: a failed plain scan was a
     /// tenth of reading a stream of argument deltas.

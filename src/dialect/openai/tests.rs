@@ -272,3 +272,21 @@ fn tool_call_chunks_read_alike_on_the_fast_and_the_general_path() {
         }
     }
 }
+
+/// Thinking and text parts in turn (a Mistral reasoning model's chunks) are each replayed by the
+/// shape learned from the first of its kind, not learned again at every turn.
+#[test]
+fn mistral_thinking_and_text_in_turn_each_replay_their_own_shape() {
+    let chunk = |part: &str| {
+        format!(
+            r#"{{"id":"a","object":"chat.completion.chunk","choices":[{{"index":0,"delta":{{"content":[{part}]}},"finish_reason":null}}]}}"#
+        )
+    };
+    let think = |t: &str| chunk(&format!(r#"{{"type":"thinking","thinking":[{{"type":"text","text":"{t}"}}]}}"#));
+    let say = |t: &str| chunk(&format!(r#"{{"type":"text","text":"{t}"}}"#));
+    let frames = [think("Hm"), say("4"), think("sure"), say(" is"), think("yes"), say(" it")];
+    crate::dialect::fuzzing::take_paths();
+    let events = decode(&frames.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(crate::dialect::fuzzing::take_paths(), [4, 2], "replayed, scanned");
+    assert_eq!(events, [thinking("Hm"), text("4"), thinking("sure"), text(" is"), thinking("yes"), text(" it")]);
+}
