@@ -24,7 +24,8 @@ use serde_json::{Map, Number, Value};
 mod read;
 
 pub(crate) use read::{escaped, parse, parse_unbounded};
-#[cfg(test)]
+// The AI SDK reader's tests mangle texts as this reader's do.
+#[cfg(all(test, feature = "ai-sdk"))]
 pub(crate) use read::{mangled, random};
 
 /// A JSON value that may be long (a tool call's input, a tool's output): the events, the records,
