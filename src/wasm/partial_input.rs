@@ -27,7 +27,8 @@ use super::to_js;
 use crate::clean::arguments::{SharedArguments, Step};
 use crate::event::ToolArguments;
 
-/// The arguments JS holds events of, by key (each knows its own key: [`crate::clean::arguments::Arguments::key`]).
+/// The arguments JS holds events of, by key (each knows its own key:
+/// [`crate::clean::arguments::Arguments::key`]).
 #[derive(Default)]
 struct Held {
     by_key: HashMap<u32, SharedArguments>,
