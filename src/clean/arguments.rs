@@ -146,6 +146,38 @@ impl Arguments {
         }
         partial
     }
+
+    /// Whether the string that opens at `from` in the text (its quote) begins with `prefix`
+    /// as it is written, with no escape in it: then the string read there begins with `prefix`
+    /// too, byte for byte. What lets JS hand over a long input it built while it streamed
+    /// (`src/wasm/partial_input.rs`) as the call's string, not a second copy of it.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // read by the WebAssembly bindings and tests
+    pub(crate) fn string_starts_with(&self, from: usize, prefix: &[u8]) -> bool {
+        // The text's bytes from `from` on, block by block, against the quote and then `prefix`:
+        // one pass that compares them and looks for an escape.
+        let (mut skip, mut quote, mut want) = (from, true, prefix.iter());
+        for block in &self.blocks {
+            let Some(bytes) = block.as_bytes().get(skip..) else {
+                skip -= block.len();
+                continue;
+            };
+            skip = 0;
+            for &b in bytes {
+                if std::mem::take(&mut quote) {
+                    if b != b'"' {
+                        return false;
+                    }
+                    continue;
+                }
+                match want.next() {
+                    None => return true,
+                    Some(&w) if w != b || b == b'\\' => return false,
+                    Some(_) => {}
+                }
+            }
+        }
+        !quote && want.next().is_none()
+    }
 }
 
 #[cfg(test)]
@@ -173,5 +205,42 @@ mod tests {
             assert_eq!(arguments.partial_input(end), partial_input(&text[..end.min(text.len())]), "end {end}");
         }
         assert_eq!(arguments.partial_input(usize::MAX)["b"], 1);
+    }
+
+    /// A string's start is known as written only up to its first escape, across blocks, and only
+    /// for the string that opens at the place named.
+    #[test]
+    fn a_string_starts_with_what_is_written_before_any_escape() {
+        let long = "é🙂x".repeat(20_000);
+        let mut arguments = Arguments::default();
+        for piece in [r#"{"a": "#, "\"", &long[..30_001], &long[30_001..], r#"\n tail", "b": "x"}"#] {
+            arguments.push(piece);
+        }
+        assert!(arguments.blocks.len() > 1, "the string spans blocks");
+        let from = r#"{"a": "#.len();
+        let value = arguments.partial_input(usize::MAX)["a"].as_str().unwrap().to_owned();
+        assert!(value.starts_with(&long));
+        for (prefix, expected) in [
+            (&long[..0], true),
+            (&long[..7], true),
+            (&long[..], true),
+            // The escape: read, it is a line break; written, a backslash and an `n`.
+            (&value[..long.len() + 1], false),
+            ("é🙂y", false),
+        ] {
+            assert_eq!(arguments.string_starts_with(from, prefix.as_bytes()), expected, "{} bytes", prefix.len());
+        }
+        assert!(!arguments.string_starts_with(from + 1, "🙂".as_bytes()), "not where a string opens");
+        assert!(!arguments.string_starts_with(from - 1, b""), "not a quote");
+        let after = arguments.blocks.iter().map(String::len).sum::<usize>();
+        assert!(!arguments.string_starts_with(after, b""), "past the text");
+        assert!(!arguments.string_starts_with(usize::MAX, b""));
+
+        // Four backslashes written are two read, then "ab": the string read does not start with four.
+        let mut escaped = Arguments::default();
+        escaped.push(r#"{"a": "\\\\ab"}"#);
+        assert_eq!(escaped.partial_input(usize::MAX)["a"], "\\\\ab");
+        assert!(escaped.string_starts_with(from, b""));
+        assert!(!escaped.string_starts_with(from, b"\\\\\\\\"));
     }
 }

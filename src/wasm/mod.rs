@@ -676,6 +676,7 @@ export function handOver(text, layout, from, to, many, partial) {
     for (let j = end; j < letGo; j += 3) {
       const key = layout[j + 2];
       let string = key === 0 ? undefined : kept.get(key);
+      if (string === undefined && key !== 0) string = grownInput(bytes, layout[j], layout[j + 1], partial);
       if (string === undefined) {
         string = decoder.decode(bytes.subarray(layout[j], layout[j] + layout[j + 1]));
         if (key !== 0) kept.set(key, string);
@@ -729,6 +730,18 @@ export function handOver(text, layout, from, to, many, partial) {
   if (!many) return list;
   lists.push(list);
   return lists;
+}
+// A long string of a tool's input (`length` bytes at `at` in the module's memory) that starts
+// with the one the partial_input getters built as its arguments streamed (partial_input.rs,
+// `grown`): that string and the bytes since, one JS string with it, not a second copy.
+function grownInput(bytes, at, length, partial) {
+  for (const held of holders.values()) {
+    const holder = held.deref();
+    const last = holder?.last;
+    if (last !== undefined && last.bytes <= length && partial[2](holder.key, last.from, last.bytes, at)) {
+      return last.string + decoder.decode(bytes.subarray(at + last.bytes, at + length));
+    }
+  }
 }
 // `complete`'s payload (HandOver::complete in mod.rs), read from `read`: the hand-over's text, its
 // place in it, the layout, the place in it, the strings set aside, the values, the next one and the
