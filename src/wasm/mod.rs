@@ -676,9 +676,9 @@ export function handOver(text, layout, from, to, many, partial) {
     for (let j = end; j < letGo; j += 3) {
       const key = layout[j + 2];
       let string = key === 0 ? undefined : kept.get(key);
-      if (string === undefined && key !== 0) string = grownInput(bytes, layout[j], layout[j + 1], partial);
       if (string === undefined) {
-        string = decoder.decode(bytes.subarray(layout[j], layout[j] + layout[j + 1]));
+        if (key !== 0) string = grownInput(bytes, layout[j], layout[j + 1], partial);
+        string ??= decoder.decode(bytes.subarray(layout[j], layout[j] + layout[j + 1]));
         if (key !== 0) kept.set(key, string);
       }
       aside.push(string);

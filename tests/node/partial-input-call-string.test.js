@@ -22,7 +22,8 @@ initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.m
 // 1 KB deltas: "é🙂" keep UTF-8 and UTF-16 lengths apart, and no delta ends inside a character.
 const piece = "abcdefgh é🙂 ".repeat(1024 / 16);
 const PIECES = 1024;
-const end = frame("content_block_stop", { index: 0 }) + frame("message_delta", { delta: { stop_reason: "tool_use" }, usage: { output_tokens: 1 } }) + frame("message_stop", {});
+// Pushed one by one: the call, then `complete` holding its input too, handed over apart.
+const end = [frame("content_block_stop", { index: 0 }), frame("message_delta", { delta: { stop_reason: "tool_use" }, usage: { output_tokens: 1 } }), frame("message_stop", {})];
 
 /**
  * The tool_call of the argument `{"note": "short", "content": "` + PIECES pieces + `tail`, each
@@ -38,7 +39,7 @@ function call(tail, escapeAt = -1) {
     if (i % 128 === 0) assert.equal(typeof delta.partial_input.content, "string");
   }
   decoded = 0;
-  const events = [...stream.push(inputDelta(tail)), ...stream.push(end), ...stream.finish()];
+  const events = [...stream.push(inputDelta(tail)), ...end.flatMap((f) => stream.push(f)), ...stream.finish()];
   stream.free();
   return { call: events.find((e) => e.type === "tool_call"), decoded, events };
 }
@@ -46,8 +47,10 @@ function call(tail, escapeAt = -1) {
 const content = (escapeAt = -1) => Array.from({ length: PIECES }, (_, i) => (i + 1 === escapeAt ? "\n" : piece)).join("");
 
 test("a long input read as it streamed is handed over as the string read and the bytes since", () => {
-  const { call: made, decoded } = call(' the end"}');
+  const { call: made, decoded, events } = call(' the end"}');
   assert.deepEqual(made.input, { note: "short", content: `${content()} the end` });
+  // `complete` holds the same string: handed over again, it is the one JS has.
+  assert.deepEqual(events.find((e) => e.type === "complete").payload.segments[0].input, made.input);
   // Decoded whole again, the call would decode the argument once more.
   assert.ok(decoded < 0.05 * Buffer.byteLength(made.input.content), `decoded ${decoded} bytes for the call`);
 });
