@@ -657,7 +657,7 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const kept = new Map();
 // `layout[from..to]` is the layout: the package's JS passes all of the module's memory, as words;
 // wasm-bindgen's glue passes a view of it. Either way `layout.buffer` is the module's memory.
-// `partial`: the module's `[read(key, end), release(key)]` (partial_input.rs).
+// `partial`: the module's `[read, release, grown]` (partial_input.rs).
 export function handOver(text, layout, from, to, many, partial) {
   let at = 0;
   let i = from;

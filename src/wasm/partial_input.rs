@@ -157,7 +157,7 @@ pub(super) fn functions() -> Array {
     let grown = Closure::<dyn Fn(u32, u32, u32, u32) -> bool>::new(|key: u32, from: u32, known: u32, at: u32| {
         let (at, known) = (at as usize, known as usize);
         // `at` names the module's memory: none past its end is read, whatever JS passes.
-        let memory = core::arch::wasm32::memory_size::<0>() * 65536;
+        let memory = core::arch::wasm32::memory_size::<0>().saturating_mul(65536);
         if at == 0 || at.checked_add(known).map_or(true, |end| end > memory) {
             return false;
         }
