@@ -153,30 +153,28 @@ impl Arguments {
     /// (`src/wasm/partial_input.rs`) as the call's string, not a second copy of it.
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // read by the WebAssembly bindings and tests
     pub(crate) fn string_starts_with(&self, from: usize, prefix: &[u8]) -> bool {
-        // The text's bytes from `from` on, block by block, against the quote and then `prefix`:
-        // one pass that compares them and looks for an escape.
-        let (mut skip, mut quote, mut want) = (from, true, prefix.iter());
+        let Some(end) = from.checked_add(1 + prefix.len()) else { return false };
+        // The bytes from `from` to `end` in the text, each block's part of them compared in turn.
+        let (mut at, mut checked) = (0, 0);
         for block in &self.blocks {
-            let Some(bytes) = block.as_bytes().get(skip..) else {
-                skip -= block.len();
-                continue;
-            };
-            skip = 0;
-            for &b in bytes {
-                if std::mem::take(&mut quote) {
-                    if b != b'"' {
-                        return false;
-                    }
-                    continue;
+            let (start, stop) = (from.max(at), end.min(at + block.len()));
+            if start < stop {
+                let written = &block.as_bytes()[start - at..stop - at];
+                let written = match written.split_first() {
+                    _ if start > from => written,
+                    Some((b'"', after)) => after,
+                    _ => return false,
+                };
+                if prefix.get(checked..checked + written.len()) != Some(written)
+                    || memchr::memchr(b'\\', written).is_some()
+                {
+                    return false;
                 }
-                match want.next() {
-                    None => return true,
-                    Some(&w) if w != b || b == b'\\' => return false,
-                    Some(_) => {}
-                }
+                checked += written.len();
             }
+            at += block.len();
         }
-        !quote && want.next().is_none()
+        checked == prefix.len() && at > from
     }
 }
 
