@@ -733,7 +733,8 @@ export function handOver(text, layout, from, to, many, partial) {
 }
 // A long string of a tool's input (`length` bytes at `at` in the module's memory) that starts
 // with the one the partial_input getters built as its arguments streamed (partial_input.rs,
-// `grown`): that string and the bytes since, one JS string with it, not a second copy.
+// `grown`): that string and the bytes since, one JS string with it, not a second copy. `grown`
+// allocates nothing: `bytes` stays a view of the module's memory.
 function grownInput(bytes, at, length, partial) {
   for (const held of holders.values()) {
     const holder = held.deref();
