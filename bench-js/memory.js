@@ -11,12 +11,14 @@
 //   node bench-js/memory.js --section  BENCHMARKS.md's section again from target/bench/memory.json
 //   node --expose-gc bench-js/memory.js --case text   one case (push, pushRead, session or text): prints its JSON, keeps nothing
 //   node --expose-gc bench-js/memory.js --case pushRead --trace   the same, and its memory on stderr as it grows
+//   node --expose-gc bench-js/memory.js --case pushRead --strings  the same, and on stderr the long JS strings
+//                                                                   alive at its end (where its peak is), from a heap snapshot
 //   CHATSTREAM_PKG=/path/to/pkg node bench-js/memory.js   another build of the package, to compare with
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { getHeapSpaceStatistics } from "node:v8";
+import { getHeapSnapshot, getHeapSpaceStatistics } from "node:v8";
 import { writeSection } from "./section.js";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -27,6 +29,10 @@ const smoke = process.argv.includes("--smoke");
 // With --case: the memory on stderr at each sample where the module's memory grew or RSS moved by
 // 4 MB, the young generation's two parts apart (where a case's growth comes from, and when).
 const trace = process.argv.includes("--trace");
+// With --case: the JS strings over 128 KB alive once the case holds its value (how many copies of
+// it JS holds, and whether each is one byte a character), on stderr. The snapshot takes memory
+// itself: the numbers printed after it count it, so a case measured is run without it.
+const strings = process.argv.includes("--strings");
 const ARGUMENT_BYTES = smoke ? 200 * 1024 : 20 * 1024 * 1024;
 const TEXT_BYTES = smoke ? 20 * 1024 : 2 * 1024 * 1024;
 const DELTA_BYTES = 1024;
@@ -111,6 +117,27 @@ async function readAndDrop(frames, sample) {
   return bytes;
 }
 
+/** Prints on stderr the JS strings over 128 KB alive now (a heap snapshot, which collects the
+ * garbage first), against `length`, the value's length in characters: a string of about `length`
+ * bytes is one byte a character, of twice that two. A string built by `+` is its pieces (each
+ * listed) and a small node joining them. */
+async function printLongStrings(length) {
+  let text = "";
+  for await (const chunk of getHeapSnapshot()) text += chunk;
+  const { snapshot, nodes, strings: names } = JSON.parse(text);
+  const fields = snapshot.meta.node_fields;
+  const [type, size, name] = ["type", "self_size", "name"].map((f) => fields.indexOf(f));
+  const types = snapshot.meta.node_types[0];
+  const long = [];
+  for (let i = 0; i < nodes.length; i += fields.length) {
+    if (types[nodes[i + type]] === "string" && nodes[i + size] > 128 * 1024) long.push({ bytes: nodes[i + size], starts: names[nodes[i + name]].slice(0, 16) });
+  }
+  const mb = (bytes) => `${(bytes / (1024 * 1024)).toFixed(2)} MB`;
+  const total = long.reduce((sum, s) => sum + s.bytes, 0);
+  console.error(`long strings alive: ${long.length}, ${mb(total)} in all (${(total / length).toFixed(2)}x the value's ${length} characters)`);
+  for (const s of long.sort((a, b) => b.bytes - a.bytes)) console.error(`  ${mb(s.bytes)} ${JSON.stringify(s.starts)}`);
+}
+
 /** Runs one case in this process and prints its numbers as JSON. */
 async function runCase(which) {
   const runs = Object.values(CASES).map((c) => c.run);
@@ -131,6 +158,7 @@ async function runCase(which) {
       rss: process.memoryUsage().rss,
       wasm: exports.memory.buffer.byteLength,
       young: space.new_space + space.new_large_object_space,
+      semi: space.new_space, // the young generation's semi-spaces, without its large objects
       old: space.old_space,
       large: space.large_object_space,
     };
@@ -177,6 +205,7 @@ async function runCase(which) {
     keep(stream.finish());
     sample();
     held = stringLength(call?.input);
+    if (strings) await printLongStrings(held);
     stream.free();
   } else if (which === "reading") {
     await readAndDrop(textFrames(DELTA_BYTES), () => {}); // the text case's warm-up, the same way
@@ -206,8 +235,10 @@ async function runCase(which) {
       sample();
       // The saved text holds the answer whole (this text needs no escaping), found without a copy of it.
       held = saved.includes(last.content) ? last.content.length : 0;
+      if (strings) await printLongStrings(held);
     } else {
       held = stringLength(last.parts.find((p) => p.type === "tool")?.input);
+      if (strings) await printLongStrings(held);
     }
     chat.dispose();
   }
@@ -243,6 +274,7 @@ function main() {
         rssMb: mb(r.atPeak.rss - base.rss),
         wasmMb: mb(r.atPeak.wasm - base.wasm),
         youngMb: mb(r.atPeak.young - base.young),
+        semiMb: mb(r.atPeak.semi - base.semi),
         oldMb: mb(r.atPeak.old - base.old),
         largeMb: mb(r.atPeak.large - base.large),
       },
@@ -301,7 +333,9 @@ function coldLines(rows) {
 /** What grew by the highest sample (see `atPeak` in `main`). */
 function atPeakText(p) {
   const f = (mb) => `${mb.toFixed(1)} MB`;
-  return `RSS +${f(p.rssMb)}: wasm memory +${f(p.wasmMb)}, the V8 heap's young generation +${f(p.youngMb)}, old generation +${f(p.oldMb)}, large objects +${f(p.largeMb)}`;
+  // Rows written before the semi-spaces were counted apart have no semiMb.
+  const semi = p.semiMb === undefined ? "" : ` (semi-spaces +${f(p.semiMb)}, the rest its large objects)`;
+  return `RSS +${f(p.rssMb)}: wasm memory +${f(p.wasmMb)}, the V8 heap's young generation +${f(p.youngMb)}${semi}, old generation +${f(p.oldMb)}, large objects +${f(p.largeMb)}`;
 }
 
 /** For each case that missed: by how much, and what grew by its highest sample. */

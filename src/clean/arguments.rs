@@ -146,6 +146,36 @@ impl Arguments {
         }
         partial
     }
+
+    /// Whether the string that opens at `from` in the text (its quote) begins with `prefix`
+    /// as it is written, with no escape in it: then the string read there begins with `prefix`
+    /// too, byte for byte. What lets JS hand over a long input it built while it streamed
+    /// (`src/wasm/partial_input.rs`) as the call's string, not a second copy of it.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // read by the WebAssembly bindings and tests
+    pub(crate) fn string_starts_with(&self, from: usize, prefix: &[u8]) -> bool {
+        let Some(end) = from.checked_add(1 + prefix.len()) else { return false };
+        // The bytes from `from` to `end` in the text, each block's part of them compared in turn.
+        let (mut at, mut checked) = (0, 0);
+        for block in &self.blocks {
+            let (start, stop) = (from.max(at), end.min(at + block.len()));
+            if start < stop {
+                let written = &block.as_bytes()[start - at..stop - at];
+                let written = match written.split_first() {
+                    _ if start > from => written,
+                    Some((b'"', after)) => after,
+                    _ => return false,
+                };
+                if prefix.get(checked..checked + written.len()) != Some(written)
+                    || memchr::memchr(b'\\', written).is_some()
+                {
+                    return false;
+                }
+                checked += written.len();
+            }
+            at += block.len();
+        }
+        checked == prefix.len() && at > from
+    }
 }
 
 #[cfg(test)]
@@ -173,5 +203,42 @@ mod tests {
             assert_eq!(arguments.partial_input(end), partial_input(&text[..end.min(text.len())]), "end {end}");
         }
         assert_eq!(arguments.partial_input(usize::MAX)["b"], 1);
+    }
+
+    /// A string's start is known as written only up to its first escape, across blocks, and only
+    /// for the string that opens at the place named.
+    #[test]
+    fn a_string_starts_with_what_is_written_before_any_escape() {
+        let long = "é🙂x".repeat(20_000);
+        let mut arguments = Arguments::default();
+        for piece in [r#"{"a": "#, "\"", &long[..30_001], &long[30_001..], r#"\n tail", "b": "x"}"#] {
+            arguments.push(piece);
+        }
+        assert!(arguments.blocks.len() > 1, "the string spans blocks");
+        let from = r#"{"a": "#.len();
+        let value = arguments.partial_input(usize::MAX)["a"].as_str().unwrap().to_owned();
+        assert!(value.starts_with(&long));
+        for (prefix, expected) in [
+            (&long[..0], true),
+            (&long[..7], true),
+            (&long[..], true),
+            // The escape: read, it is a line break; written, a backslash and an `n`.
+            (&value[..long.len() + 1], false),
+            ("é🙂y", false),
+        ] {
+            assert_eq!(arguments.string_starts_with(from, prefix.as_bytes()), expected, "{} bytes", prefix.len());
+        }
+        assert!(!arguments.string_starts_with(from + 1, "🙂".as_bytes()), "not where a string opens");
+        assert!(!arguments.string_starts_with(from - 1, b""), "not a quote");
+        let after = arguments.blocks.iter().map(String::len).sum::<usize>();
+        assert!(!arguments.string_starts_with(after, b""), "past the text");
+        assert!(!arguments.string_starts_with(usize::MAX, b""));
+
+        // Four backslashes written are two read, then "ab": the string read does not start with four.
+        let mut escaped = Arguments::default();
+        escaped.push(r#"{"a": "\\\\ab"}"#);
+        assert_eq!(escaped.partial_input(usize::MAX)["a"], "\\\\ab");
+        assert!(escaped.string_starts_with(from, b""));
+        assert!(!escaped.string_starts_with(from, b"\\\\\\\\"));
     }
 }

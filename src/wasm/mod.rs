@@ -657,7 +657,7 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const kept = new Map();
 // `layout[from..to]` is the layout: the package's JS passes all of the module's memory, as words;
 // wasm-bindgen's glue passes a view of it. Either way `layout.buffer` is the module's memory.
-// `partial`: the module's `[read(key, end), release(key)]` (partial_input.rs).
+// `partial`: the module's `[read, release, grown]` (partial_input.rs).
 export function handOver(text, layout, from, to, many, partial) {
   let at = 0;
   let i = from;
@@ -677,7 +677,8 @@ export function handOver(text, layout, from, to, many, partial) {
       const key = layout[j + 2];
       let string = key === 0 ? undefined : kept.get(key);
       if (string === undefined) {
-        string = decoder.decode(bytes.subarray(layout[j], layout[j] + layout[j + 1]));
+        if (key !== 0) string = grownInput(bytes, layout[j], layout[j + 1], partial);
+        string ??= decoder.decode(bytes.subarray(layout[j], layout[j] + layout[j + 1]));
         if (key !== 0) kept.set(key, string);
       }
       aside.push(string);
@@ -729,6 +730,19 @@ export function handOver(text, layout, from, to, many, partial) {
   if (!many) return list;
   lists.push(list);
   return lists;
+}
+// A long string of a tool's input (`length` bytes at `at` in the module's memory) that starts
+// with the one the partial_input getters built as its arguments streamed (partial_input.rs,
+// `grown`): that string and the bytes since, one JS string with it, not a second copy. `grown`
+// allocates nothing: `bytes` stays a view of the module's memory.
+function grownInput(bytes, at, length, partial) {
+  for (const held of holders.values()) {
+    const holder = held.deref();
+    const last = holder?.last;
+    if (last !== undefined && last.bytes <= length && partial[2](holder.key, last.from, last.bytes, at)) {
+      return last.string + decoder.decode(bytes.subarray(at + last.bytes, at + length));
+    }
+  }
 }
 // `complete`'s payload (HandOver::complete in mod.rs), read from `read`: the hand-over's text, its
 // place in it, the layout, the place in it, the strings set aside, the values, the next one and the

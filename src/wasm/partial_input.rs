@@ -80,11 +80,18 @@ impl Held {
     }
 }
 
+/// The arguments of `key`, while JS holds them. One lookup for both functions that read them:
+/// inlined in each, it was more of the module.
+#[inline(never)]
+fn held(key: u32) -> Option<SharedArguments> {
+    HELD.with_borrow(|held| held.by_key.get(&key).cloned())
+}
+
 /// A string being read that crosses on its own, as the bytes JS has not read yet: this long at least.
 const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 
-/// What the getters call: `[read(key, end, from, known, open), release(key)]`, for the module's
-/// lifetime.
+/// What the getters call: `[read(key, end, from, known, open), release(key), grown(key, from,
+/// known, at)]`, for the module's lifetime.
 ///
 /// `read` gives the value, or, when the value ends inside a long string, `open` (an array JS
 /// passes for it) holding `[value, path, from, bytes, rest, known]`: the value with `""` in that
@@ -104,21 +111,26 @@ const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 /// the last one's, so a 20 MB argument read every megabyte grew the module's memory by 40 MB
 /// before its call; now by as much as the argument. When JS knew the bytes of another text (a
 /// read at an earlier end, inside the string), the read is made again with none known.
+///
+/// `grown` says whether the string of `key`'s arguments JS built at the last read (`from`,
+/// `known` bytes) is the start of the string the module holds at `at` (its bytes from there on
+/// are the string's: a long string of a value handed over, such as the input of the call these
+/// arguments made). JS then hands that string over as the one it built and the bytes since, not a
+/// second copy of it: a view that read a 20 MB argument as it streamed held it twice in JS once
+/// the call came, 40 MB.
 pub(super) fn functions() -> Array {
     let read = Closure::<dyn Fn(u32, u32, u32, u32, Array) -> JsValue>::new(
         |key: u32, end: u32, from: u32, known: u32, out: Array| {
+            let Some(arguments) = held(key) else { return JsValue::NULL };
             // One place that parses: called in two, the parser was in the module twice.
             let mut known = known as usize;
             let parsed = loop {
-                let parsed = HELD.with_borrow(|held| {
-                    held.by_key.get(&key).map(|arguments| arguments.lock().parsed(end as usize, (from as usize, known)))
-                });
-                match parsed {
-                    Some(parsed) if known > 0 && parsed.knew_wrongly() => known = 0,
-                    parsed => break parsed,
+                let parsed = arguments.lock().parsed(end as usize, (from as usize, known));
+                if known == 0 || !parsed.knew_wrongly() {
+                    break parsed;
                 }
+                known = 0;
             };
-            let Some(parsed) = parsed else { return JsValue::NULL };
             let (value, open) = parsed.into_value_open(LONG);
             let value = value.unwrap_or_else(|| json!({}));
             // No value handed over: JS finds no place to put the string in either.
@@ -142,7 +154,20 @@ pub(super) fn functions() -> Array {
         },
     );
     let release = Closure::<dyn Fn(u32)>::new(|key: u32| HELD.with_borrow_mut(|held| held.release(key)));
+    let grown = Closure::<dyn Fn(u32, u32, u32, u32) -> bool>::new(|key: u32, from: u32, known: u32, at: u32| {
+        let (at, known) = (at as usize, known as usize);
+        // `at` names the module's memory: none past its end is read, whatever JS passes.
+        let memory = core::arch::wasm32::memory_size::<0>().saturating_mul(65536);
+        if at == 0 || at.checked_add(known).map_or(true, |end| end > memory) {
+            return false;
+        }
+        // SAFETY: the bytes lie in the module's memory (checked above), which JS passes them from
+        // while the value holding them is handed over, and they are only read.
+        let string = unsafe { std::slice::from_raw_parts(at as *const u8, known) };
+        held(key).is_some_and(|arguments| arguments.lock().string_starts_with(from as usize, string))
+    });
     let read: Function = read.into_js_value().unchecked_into();
     let release: Function = release.into_js_value().unchecked_into();
-    Array::of2(&read, &release)
+    let grown: Function = grown.into_js_value().unchecked_into();
+    Array::of3(&read, &release, &grown)
 }
