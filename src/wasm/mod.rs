@@ -735,13 +735,14 @@ export function handOver(text, layout, from, to, many, partial) {
 // with the one the partial_input getters built as its arguments streamed (partial_input.rs,
 // `grown`): that string and the bytes since, one JS string with it, not a second copy. `grown`
 // allocates nothing: `bytes` stays a view of the module's memory.
+// Only the holder read last is tried: trying every holder made a hostile stream of many calls, each
+// read as it streamed, cost its calls' count times its length; the call a view read last is the
+// one whose input comes next.
 function grownInput(bytes, at, length, partial) {
-  for (const held of holders.values()) {
-    const holder = held.deref();
-    const last = holder?.last;
-    if (last !== undefined && last.bytes <= length && partial[2](holder.key, last.from, last.bytes, at)) {
-      return last.string + decoder.decode(bytes.subarray(at + last.bytes, at + length));
-    }
+  const holder = lastOpen?.deref();
+  const last = holder?.last;
+  if (last !== undefined && last.bytes <= length && partial[2](holder.key, last.from, last.bytes, at)) {
+    return last.string + decoder.decode(bytes.subarray(at + last.bytes, at + length));
   }
 }
 // `complete`'s payload (HandOver::complete in mod.rs), read from `read`: the hand-over's text, its
@@ -905,6 +906,7 @@ function partialInput() {
 // arguments only grow, so that string has ended, and every later read would hand it to the module
 // only for the module to find so and read the arguments a second time.
 const OPEN = []; // what a read ending inside a long string fills (reads do not nest)
+let lastOpen; // WeakRef of the holder whose read last ended inside a long string (grownInput)
 function readPartial(holder, end) {
   const last = holder.last;
   const read = holder.read(holder.key, end, last?.from ?? 0, last?.bytes ?? 0, OPEN);
@@ -916,6 +918,7 @@ function readPartial(holder, end) {
   OPEN.length = 0; // holds no string past the read
   const string = known === 0 ? rest : last.string + rest;
   holder.last = { from, bytes, string, end };
+  if (lastOpen?.deref() !== holder) lastOpen = new WeakRef(holder);
   if (path.length === 0) return string;
   let at = value;
   for (let j = 0; j < path.length - 1; j++) at = at[path[j]];

@@ -161,8 +161,10 @@ pub(super) fn functions() -> Array {
         if at == 0 || at.checked_add(known).map_or(true, |end| end > memory) {
             return false;
         }
-        // SAFETY: the bytes lie in the module's memory (checked above), which JS passes them from
-        // while the value holding them is handed over, and they are only read.
+        // SAFETY: the bytes lie in the module's memory (checked above), which the package's JS
+        // passes them from while the value holding them is handed over, and they are only read.
+        // Nothing here checks that `at` is such a string: any script on the page can call this,
+        // and it reads no more than that script can read through the module's `memory.buffer`.
         let string = unsafe { std::slice::from_raw_parts(at as *const u8, known) };
         held(key).is_some_and(|arguments| arguments.lock().string_starts_with(from as usize, string))
     });
