@@ -12,7 +12,7 @@
 //   node --expose-gc bench-js/memory.js --case text   one case (push, pushRead, session or text): prints its JSON, keeps nothing
 //   node --expose-gc bench-js/memory.js --case pushRead --trace   the same, and its memory on stderr as it grows
 //   node --expose-gc bench-js/memory.js --case pushRead --strings  the same, and on stderr the long JS strings
-//                                                                   alive at its end (where its peak is), from a heap snapshot
+//                                                                   alive at its end, from a heap snapshot
 //   CHATSTREAM_PKG=/path/to/pkg node bench-js/memory.js   another build of the package, to compare with
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -134,7 +134,8 @@ async function printLongStrings(length) {
   }
   const mb = (bytes) => `${(bytes / (1024 * 1024)).toFixed(2)} MB`;
   const total = long.reduce((sum, s) => sum + s.bytes, 0);
-  console.error(`long strings alive: ${long.length}, ${mb(total)} in all (${(total / length).toFixed(2)}x the value's ${length} characters)`);
+  const ratio = length > 0 ? ` (${(total / length).toFixed(2)}x the value's ${length} characters)` : " (the value was not found whole)";
+  console.error(`long strings alive: ${long.length}, ${mb(total)} in all${ratio}`);
   for (const s of long.sort((a, b) => b.bytes - a.bytes)) console.error(`  ${mb(s.bytes)} ${JSON.stringify(s.starts)}`);
 }
 
