@@ -71,3 +71,36 @@ test("arguments that end not JSON: the call's input is their text, not the strin
   assert.equal(made.input, `{"note": "short", "content": "${content()}"} x`);
   assert.ok(events.some((e) => e.type === "error"));
 });
+
+test("only the arguments read last are tried: another call's input is decoded whole, and right", () => {
+  // Two streams, each a call read as it streamed; the second is read last, so the first call's
+  // input is not matched against any string read (trying every holder cost a hostile stream of
+  // many calls their count times their length).
+  const first = new ChatStream({ dialect: "anthropic" });
+  const second = new ChatStream({ dialect: "anthropic" });
+  for (const stream of [first, second]) {
+    stream.push(toolStart);
+    stream.push(inputDelta('{"content": "'));
+  }
+  // Their texts differ: a string read of the same text would be the first call's as well.
+  const pieces = [piece, piece.toUpperCase()];
+  for (let i = 1; i <= 128; i++) {
+    for (const [n, stream] of [first, second].entries()) {
+      const delta = stream.push(inputDelta(pieces[n])).at(-1);
+      if (i % 64 === 0) assert.equal(typeof delta.partial_input.content, "string");
+    }
+  }
+  const [text, other] = pieces.map((p) => p.repeat(128));
+  const finish = (stream, tail) => {
+    decoded = 0;
+    const events = [...stream.push(inputDelta(tail)), ...end.flatMap((f) => stream.push(f)), ...stream.finish()];
+    stream.free();
+    return { made: events.find((e) => e.type === "tool_call"), decoded };
+  };
+  const a = finish(first, ' a"}');
+  assert.deepEqual(a.made.input, { content: `${text} a` });
+  assert.ok(a.decoded >= Buffer.byteLength(text), `decoded ${a.decoded} bytes for the first call`);
+  const b = finish(second, ' b"}');
+  assert.deepEqual(b.made.input, { content: `${other} b` });
+  assert.ok(b.decoded < 0.05 * Buffer.byteLength(other), `decoded ${b.decoded} bytes for the second call`);
+});
