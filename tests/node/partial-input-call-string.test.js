@@ -5,22 +5,11 @@
 // the one read is: the input is what the arguments say whatever was read of them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 
 import { frame, toolStart, inputDelta } from "./anthropic-frames.js";
+import { decoded, ChatStream, piece } from "./decoded-bytes.js";
 
-// Every string the package decodes from the module's memory goes through a TextDecoder: counted.
-let decoded = 0;
-const decode = TextDecoder.prototype.decode;
-TextDecoder.prototype.decode = function (input, options) {
-  decoded += input?.byteLength ?? 0;
-  return decode.call(this, input, options);
-};
-const { initSync, ChatStream } = await import("../../pkg/index.js");
-initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
-
-// 1 KB deltas: "é🙂" keep UTF-8 and UTF-16 lengths apart, and no delta ends inside a character.
-const piece = "abcdefgh é🙂 ".repeat(1024 / 16);
+// 1 KB deltas (no delta ends inside a character).
 const PIECES = 1024;
 // Pushed one by one: the call, then `complete` holding its input too, handed over apart.
 const end = [frame("content_block_stop", { index: 0 }), frame("message_delta", { delta: { stop_reason: "tool_use" }, usage: { output_tokens: 1 } }), frame("message_stop", {})];
@@ -38,10 +27,10 @@ function call(tail, escapeAt = -1) {
     const delta = stream.push(inputDelta(i === escapeAt ? "\\n" : piece)).at(-1);
     if (i % 128 === 0) assert.equal(typeof delta.partial_input.content, "string");
   }
-  decoded = 0;
+  decoded.bytes = 0;
   const events = [...stream.push(inputDelta(tail)), ...end.flatMap((f) => stream.push(f)), ...stream.finish()];
   stream.free();
-  return { call: events.find((e) => e.type === "tool_call"), decoded, events };
+  return { call: events.find((e) => e.type === "tool_call"), decoded: decoded.bytes, events };
 }
 
 const content = (escapeAt = -1) => Array.from({ length: PIECES }, (_, i) => (i + 1 === escapeAt ? "\n" : piece)).join("");
@@ -92,10 +81,10 @@ test("only the arguments read last are tried: another call's input is decoded wh
   }
   const [text, other] = pieces.map((p) => p.repeat(128));
   const finish = (stream, tail) => {
-    decoded = 0;
+    decoded.bytes = 0;
     const events = [...stream.push(inputDelta(tail)), ...end.flatMap((f) => stream.push(f)), ...stream.finish()];
     stream.free();
-    return { made: events.find((e) => e.type === "tool_call"), decoded };
+    return { made: events.find((e) => e.type === "tool_call"), decoded: decoded.bytes };
   };
   const a = finish(first, ' a"}');
   assert.deepEqual(a.made.input, { content: `${text} a` });

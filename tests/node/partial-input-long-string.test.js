@@ -4,23 +4,11 @@
 // collected it). The values are the arguments up to each read, whatever the order of the reads.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 
 import { toolStart as start, inputDelta } from "./anthropic-frames.js";
+import { decoded, ChatStream, piece } from "./decoded-bytes.js";
 
-// Every string the package decodes from the module's memory goes through a TextDecoder: counted.
-let decoded = 0;
-const decode = TextDecoder.prototype.decode;
-TextDecoder.prototype.decode = function (input, options) {
-  decoded += input?.byteLength ?? 0;
-  return decode.call(this, input, options);
-};
-const { initSync, ChatStream } = await import("../../pkg/index.js");
-initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
-
-
-// 2 MB of text, in 1 KB deltas: "é🙂" keep UTF-8 and UTF-16 lengths apart, and no delta ends inside a character.
-const piece = "abcdefgh é🙂 ".repeat(1024 / 16);
+// 2 MB of text, in 1 KB deltas (no delta ends inside a character).
 const PIECES = 2048;
 const head = '{"note": "short", "content": "';
 
@@ -37,7 +25,7 @@ const expected = (i) => (i <= PIECES ? { note: "short", content: piece.repeat(i)
 
 test("partial_input read every 128 KB of a 2 MB string decodes about the string once, not at every read", () => {
   const events = deltas();
-  decoded = 0;
+  decoded.bytes = 0;
   let read = 0;
   for (let i = 128; i <= PIECES; i += 128) {
     assert.deepEqual(events[i].partial_input, expected(i), `delta ${i}`);
@@ -46,7 +34,7 @@ test("partial_input read every 128 KB of a 2 MB string decodes about the string 
   const whole = Buffer.byteLength(expected(PIECES).content);
   // All of each read decoded again would be 8.5 times the string.
   assert.ok(read > 8 * whole);
-  assert.ok(decoded < 1.1 * whole, `decoded ${decoded} bytes for a string of ${whole}`);
+  assert.ok(decoded.bytes < 1.1 * whole, `decoded ${decoded.bytes} bytes for a string of ${whole}`);
 });
 
 test("partial_input of a long string read backwards, skipping, again and out of order is the argument up to each delta", () => {
