@@ -11,7 +11,8 @@ TextDecoder.prototype.decode = function (input, options) {
   return decode.call(this, input, options);
 };
 
-export const { initSync, ChatStream } = await import("../../pkg/index.js");
+const { initSync, ChatStream } = await import("../../pkg/index.js");
+export { ChatStream };
 initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
 
 export const piece = "abcdefgh é🙂 ".repeat(1024 / 16);

@@ -17,9 +17,10 @@ const end = [frame("content_block_stop", { index: 0 }), frame("message_delta", {
 /**
  * The tool_call of the argument `{"note": "short", "content": "` + PIECES pieces + `tail`, each
  * piece's delta's partial_input read every 128 pieces (`escapeAt`: the piece that is `\n` written
- * instead), and the bytes decoded from the call's first push on.
+ * instead), and the bytes decoded from the call's first push on. `reads` cuts each of the last
+ * frames (the tail's delta, the block's stop, the message's end) into the reads pushed.
  */
-function call(tail, escapeAt = -1) {
+function call(tail, escapeAt = -1, reads = (frame) => [frame]) {
   const stream = new ChatStream({ dialect: "anthropic" });
   stream.push(toolStart);
   stream.push(inputDelta('{"note": "short", "content": "'));
@@ -28,7 +29,7 @@ function call(tail, escapeAt = -1) {
     if (i % 128 === 0) assert.equal(typeof delta.partial_input.content, "string");
   }
   decoded.bytes = 0;
-  const events = [...stream.push(inputDelta(tail)), ...end.flatMap((f) => stream.push(f)), ...stream.finish()];
+  const events = [...[inputDelta(tail), ...end].flatMap((f) => reads(f).flatMap((read) => stream.push(read))), ...stream.finish()];
   stream.free();
   return { call: events.find((e) => e.type === "tool_call"), decoded: decoded.bytes, events };
 }
@@ -41,6 +42,13 @@ test("a long input read as it streamed is handed over as the string read and the
   // `complete` holds the same string: handed over again, it is the one JS has.
   assert.deepEqual(events.find((e) => e.type === "complete").payload.segments[0].input, made.input);
   // Decoded whole again, the call would decode the argument once more.
+  assert.ok(decoded < 0.05 * Buffer.byteLength(made.input.content), `decoded ${decoded} bytes for the call`);
+});
+
+test("the same with the last frames cut into reads of 5 characters", () => {
+  const { call: made, decoded, events } = call(' the end"}', -1, (frame) => frame.match(/[^]{1,5}/g));
+  assert.deepEqual(made.input, { note: "short", content: `${content()} the end` });
+  assert.deepEqual(events.find((e) => e.type === "complete").payload.segments[0].input, made.input);
   assert.ok(decoded < 0.05 * Buffer.byteLength(made.input.content), `decoded ${decoded} bytes for the call`);
 });
 
