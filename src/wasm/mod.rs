@@ -551,17 +551,25 @@ fn values_json<'v>(
 /// string is: JS reads it there when it does not hold the key (a hand-over it did not read).
 #[derive(Default)]
 struct Handed {
-    strings: Vec<(std::sync::Weak<serde_json::Value>, usize, u32)>,
+    strings: Vec<HandedString>,
     last_key: u32,
+}
+
+/// A string of a shared value that JS keeps by `key`: where it is and its length in bytes.
+struct HandedString {
+    within: std::sync::Weak<serde_json::Value>,
+    at: usize,
+    len: usize,
+    key: u32,
 }
 
 impl Handed {
     /// The keys of strings whose values are gone, forgotten here.
     fn sweep(&mut self) -> Vec<u32> {
         let mut gone = Vec::new();
-        self.strings.retain(|(value, _, key)| {
-            value.strong_count() > 0 || {
-                gone.push(*key);
+        self.strings.retain(|s| {
+            s.within.strong_count() > 0 || {
+                gone.push(s.key);
                 false
             }
         });
@@ -571,17 +579,36 @@ impl Handed {
     /// The key of `text`, a string of `within`: the one it had, or a new one.
     fn key(&mut self, within: &Shared, text: &str) -> u32 {
         let at = text.as_ptr() as usize;
-        let same = |(value, address, _): &(std::sync::Weak<serde_json::Value>, usize, u32)| {
-            *address == at && std::ptr::eq(value.as_ptr(), std::sync::Arc::as_ptr(within))
-        };
-        if let Some((_, _, key)) = self.strings.iter().find(|s| same(s)) {
-            return *key;
+        let same = |s: &&HandedString| s.at == at && std::ptr::eq(s.within.as_ptr(), std::sync::Arc::as_ptr(within));
+        if let Some(s) = self.strings.iter().find(same) {
+            return s.key;
         }
         // Keys are never used again (after four billion, 0 is skipped: it means "no key").
         self.last_key = self.last_key.checked_add(1).unwrap_or(1);
-        self.strings.push((std::sync::Arc::downgrade(within), at, self.last_key));
+        let within = std::sync::Arc::downgrade(within);
+        self.strings.push(HandedString { within, at, len: text.len(), key: self.last_key });
         self.last_key
     }
+
+    /// Calls `read` with the first `len` bytes (at most) of the string JS keeps by `key`, while
+    /// its value lives: None for a key let go, or one no hand-over gave.
+    fn read<T>(&self, key: u32, len: usize, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
+        let s = self.strings.iter().find(|s| s.key == key)?;
+        let within = s.within.upgrade()?;
+        // SAFETY: `at` and `len` are those of a string of `within` (`key` above), which is held
+        // here, so its bytes are where they were: while a weak pointer to a shared value lives,
+        // nothing changes it in place (see Handed).
+        let bytes = unsafe { std::slice::from_raw_parts(s.at as *const u8, s.len.min(len)) };
+        let read = read(bytes);
+        drop(within);
+        Some(read)
+    }
+}
+
+/// Calls `read` with the first `len` bytes (at most) of the string JS keeps by `key` (a string
+/// set aside in a shared value), while its value lives ([`Handed::read`]).
+pub(super) fn read_handed<T>(key: u32, len: usize, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
+    HANDED.with_borrow(|handed| handed.read(key, len, read))
 }
 
 /// How many items (values, at any depth) a value of `complete` may hold to cross item by item.
@@ -677,7 +704,7 @@ export function handOver(text, layout, from, to, many, partial) {
       const key = layout[j + 2];
       let string = key === 0 ? undefined : kept.get(key);
       if (string === undefined) {
-        if (key !== 0) string = grownInput(bytes, layout[j], layout[j + 1], partial);
+        if (key !== 0) string = grownInput(bytes, layout[j], layout[j + 1], key, partial);
         string ??= decoder.decode(bytes.subarray(layout[j], layout[j] + layout[j + 1]));
         if (key !== 0) kept.set(key, string);
       }
@@ -731,17 +758,18 @@ export function handOver(text, layout, from, to, many, partial) {
   lists.push(list);
   return lists;
 }
-// A long string of a tool's input (`length` bytes at `at` in the module's memory) that starts
-// with the one the partial_input getters built as its arguments streamed (partial_input.rs,
-// `grown`): that string and the bytes since, one JS string with it, not a second copy. `grown`
-// allocates nothing: `bytes` stays a view of the module's memory.
+// A long string of a tool's input (`length` bytes at `at` in the module's memory, kept by `key`)
+// that starts with the one the partial_input getters built as its arguments streamed
+// (partial_input.rs, `grown`, which finds it by `key`): that string and the bytes since, one JS
+// string with it, not a second copy. `grown` allocates nothing: `bytes` stays a view of the
+// module's memory.
 // Only the holder read last is tried: trying every holder made a hostile stream of many calls, each
 // read as it streamed, cost its calls' count times its length; the call a view read last is the
 // one whose input comes next.
-function grownInput(bytes, at, length, partial) {
+function grownInput(bytes, at, length, key, partial) {
   const holder = lastOpen?.deref();
   const last = holder?.last;
-  if (last !== undefined && last.bytes <= length && partial[2](holder.key, last.from, last.bytes, at)) {
+  if (last !== undefined && last.bytes <= length && partial[2](holder.key, last.from, last.bytes, key)) {
     return last.string + decoder.decode(bytes.subarray(at + last.bytes, at + length));
   }
 }

@@ -91,7 +91,7 @@ fn held(key: u32) -> Option<SharedArguments> {
 const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 
 /// What the getters call: `[read(key, end, from, known, open), release(key), grown(key, from,
-/// known, at)]`, for the module's lifetime.
+/// known, string)]`, for the module's lifetime.
 ///
 /// `read` gives the value, or, when the value ends inside a long string, `open` (an array JS
 /// passes for it) holding `[value, path, from, bytes, rest, known]`: the value with `""` in that
@@ -113,9 +113,9 @@ const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 /// read at an earlier end, inside the string), the read is made again with none known.
 ///
 /// `grown` says whether the string of `key`'s arguments JS built at the last read (`from`,
-/// `known` bytes) is the start of the string the module holds at `at` (its bytes from there on
-/// are the string's: a long string of a value handed over, such as the input of the call these
-/// arguments made). JS then hands that string over as the one it built and the bytes since, not a
+/// `known` bytes) is the start of the string JS keeps by `string` (a long string set aside in a
+/// value handed over, such as the input of the call these arguments made). The module finds that
+/// string by its key, not by an address JS passes: a page's script can call this too. JS then hands that string over as the one it built and the bytes since, not a
 /// second copy of it: a view that read a 20 MB argument as it streamed held it twice in JS once
 /// the call came, 40 MB.
 pub(super) fn functions() -> Array {
@@ -154,19 +154,13 @@ pub(super) fn functions() -> Array {
         },
     );
     let release = Closure::<dyn Fn(u32)>::new(|key: u32| HELD.with_borrow_mut(|held| held.release(key)));
-    let grown = Closure::<dyn Fn(u32, u32, u32, u32) -> bool>::new(|key: u32, from: u32, known: u32, at: u32| {
-        let (at, known) = (at as usize, known as usize);
-        // `at` names the module's memory: none past its end is read, whatever JS passes.
-        let memory = core::arch::wasm32::memory_size::<0>().saturating_mul(65536);
-        if at == 0 || at.checked_add(known).map_or(true, |end| end > memory) {
-            return false;
-        }
-        // SAFETY: the bytes lie in the module's memory (checked above), which the package's JS
-        // passes them from while the value holding them is handed over, and they are only read.
-        // Nothing here checks that `at` is such a string: any script on the page can call this,
-        // and it reads no more than that script can read through the module's `memory.buffer`.
-        let string = unsafe { std::slice::from_raw_parts(at as *const u8, known) };
-        held(key).is_some_and(|arguments| arguments.lock().string_starts_with(from as usize, string))
+    let grown = Closure::<dyn Fn(u32, u32, u32, u32) -> bool>::new(|key: u32, from: u32, known: u32, string: u32| {
+        let known = known as usize;
+        let starts = |bytes: &[u8]| {
+            bytes.len() == known
+                && held(key).is_some_and(|arguments| arguments.lock().string_starts_with(from as usize, bytes))
+        };
+        super::read_handed(string, known, starts).unwrap_or(false)
     });
     let read: Function = read.into_js_value().unchecked_into();
     let release: Function = release.into_js_value().unchecked_into();
