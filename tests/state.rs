@@ -979,3 +979,57 @@ fn a_card_set_after_many_other_patches_in_its_step_is_set_in_place_and_a_few_sti
     events.push(tool_call("t1", 0, "Oslo"));
     assert_eq!(ops_on(&m.step(events), "streamingParts"), ["push", "setAt"]);
 }
+
+/// A call id that repeats in one turn (a backend that reuses ids): the events about it change
+/// its first part and first card, never the later ones, and a new turn forgets the ids.
+#[test]
+fn a_repeated_tool_id_finds_its_first_part_and_card_until_the_turn_ends() {
+    let start = |index| StreamEvent::ToolStart {
+        tool_use_id: "t1".into(),
+        tool: "search".into(),
+        index,
+        input: json!({}).into(),
+    };
+    let call = StreamEvent::ToolCall {
+        tool_use_id: "t1".into(),
+        tool: "search".into(),
+        index: 0,
+        input: json!({"q": "a"}).into(),
+        incomplete: false,
+        arguments: None,
+    };
+    let done = StreamEvent::ToolComplete {
+        tool_use_id: "t1".into(),
+        tool: "search".into(),
+        index: 0,
+        input: json!({"q": "a"}).into(),
+        output: json!({"hits": 2}).into(),
+        is_error: false,
+    };
+    let mut m = Mirror::new();
+    m.begin("look it up");
+    m.apply(start(0));
+    m.apply(start(1));
+    m.apply(call.clone());
+    m.apply(done.clone());
+    let parts = serde_json::to_value(&m.state().streaming_parts).unwrap();
+    assert_eq!(parts[0]["state"], "output-available");
+    assert_eq!(parts[0]["input"], json!({"q": "a"}));
+    assert_eq!(parts[1]["state"], "input-streaming");
+    assert_eq!(parts[1]["input"], json!({}));
+    let segments = serde_json::to_value(&m.state().streaming_segments).unwrap();
+    assert_eq!(segments[0]["output"], json!({"hits": 2}));
+    assert_eq!(segments[1]["output"], Value::Null);
+
+    m.apply(complete(""));
+    m.begin("again");
+    m.apply(call);
+    m.apply(done);
+    // The ids of the turn before point nowhere now: the result adds its own part and card.
+    let parts = serde_json::to_value(&m.state().streaming_parts).unwrap();
+    assert_eq!(parts.as_array().unwrap().len(), 1, "{parts}");
+    assert_eq!(parts[0]["state"], "output-available");
+    let segments = serde_json::to_value(&m.state().streaming_segments).unwrap();
+    assert_eq!(segments.as_array().unwrap().len(), 1);
+    assert_eq!(segments[0]["output"], json!({"hits": 2}));
+}

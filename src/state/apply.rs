@@ -233,8 +233,7 @@ impl StateMachine {
     pub(super) fn push_part(&mut self, part: MessagePart, patches: &mut Vec<Patch>) {
         self.close_part_run();
         if let MessagePart::Tool { tool_use_id, .. } = &part {
-            let place = self.tool_places.entry(tool_use_id.clone()).or_default();
-            place.part.get_or_insert(self.state.streaming_parts.len());
+            self.tool_parts.entry(tool_use_id.clone()).or_insert(self.state.streaming_parts.len());
         }
         patches.push(Patch::Push { key: KEY.streaming_parts, value: PatchValue::Part(part.clone()) });
         self.state.streaming_parts.push(part);
@@ -243,8 +242,7 @@ impl StateMachine {
     fn push_segment(&mut self, segment: Segment, patches: &mut Vec<Patch>) {
         self.close_segment_run();
         if let Segment::Tool { tool_use_id: Some(id), .. } = &segment {
-            let place = self.tool_places.entry(id.clone()).or_default();
-            place.segment.get_or_insert(self.state.streaming_segments.len());
+            self.tool_segments.entry(id.clone()).or_insert(self.state.streaming_segments.len());
         }
         patches.push(Patch::Push { key: KEY.streaming_segments, value: PatchValue::Segment(segment.clone()) });
         self.state.streaming_segments.push(segment);
@@ -264,7 +262,7 @@ impl StateMachine {
 
     /// Where the tool part of this call is in `streaming_parts`.
     fn tool_part(&self, id: &str) -> Option<usize> {
-        self.tool_places.get(id).and_then(|place| place.part)
+        self.tool_parts.get(id).copied()
     }
 
     /// Changes the tool part of this call (its state, its input), if there is one.
@@ -327,7 +325,7 @@ impl StateMachine {
 
     /// Where the tool segment of this call is in `streaming_segments`.
     pub(super) fn tool_segment(&self, tool_use_id: &str) -> Option<usize> {
-        self.tool_places.get(tool_use_id).and_then(|place| place.segment)
+        self.tool_segments.get(tool_use_id).copied()
     }
 }
 

@@ -53,9 +53,12 @@ pub struct StateMachine {
     context: Value,
     /// Makes the ids of new messages.
     ids: Box<dyn FnMut() -> String>,
-    /// Where each tool call of the turn is in `streaming_parts` and `streaming_segments`, so that
-    /// an event about a call finds it at once however many calls the turn made.
-    tool_places: HashMap<String, ToolPlace>,
+    /// Where each tool call of the turn is in `streaming_parts` and `streaming_segments` (the
+    /// first of each, if its id repeats), so that an event about a call finds it at once however
+    /// many calls the turn made. Two maps of `usize` rather than one of a pair: the cleaner's map
+    /// of that type is in every module already, and a map of a type of its own was 2 KB more.
+    tool_parts: HashMap<String, usize>,
+    tool_segments: HashMap<String, usize>,
     /// Where the last text segment's and text part's texts are in `streaming_text` while they grow.
     open: OpenRun,
 }
@@ -130,13 +133,6 @@ struct Streamed {
     parts: Vec<MessagePart>,
 }
 
-/// A tool call's part and segment in the streaming state (the first of each, if its id repeats).
-#[derive(Debug, Default, Clone, Copy)]
-struct ToolPlace {
-    part: Option<usize>,
-    segment: Option<usize>,
-}
-
 impl Default for StateMachine {
     /// A state machine whose message ids count up: `m1`, `m2`, … (the JS bindings give each chat
     /// a random prefix, or the app's own `generateId`).
@@ -168,7 +164,8 @@ impl StateMachine {
             state: ChatState::default(),
             context: Value::Null,
             ids: Box::new(ids),
-            tool_places: HashMap::new(),
+            tool_parts: HashMap::new(),
+            tool_segments: HashMap::new(),
             open: OpenRun::default(),
         }
     }
@@ -323,7 +320,8 @@ impl StateMachine {
         self.state = ChatState { messages, ..ChatState::default() };
         // The answer in the making went with the old state: no run of it is open any more.
         self.open = OpenRun::default();
-        self.tool_places.clear();
+        self.tool_parts.clear();
+        self.tool_segments.clear();
         Ok(vec![Patch::Reset { value: PatchValue::State(Box::new(self.state.clone())) }])
     }
 
@@ -409,7 +407,8 @@ impl StateMachine {
     /// clear it in the snapshot. The runs of text still open get their texts: those of `known`
     /// that are theirs (the `complete`'s), so that a long answer's text is not copied again.
     fn take_streaming(&mut self, patches: &mut Vec<Patch>, known: &[&SharedText]) -> Streamed {
-        self.tool_places.clear();
+        self.tool_parts.clear();
+        self.tool_segments.clear();
         std::mem::take(&mut self.open).fill_sharing(&mut self.state, known);
         let s = &mut self.state;
         let text = std::mem::take(&mut s.streaming_text);
