@@ -546,9 +546,10 @@ fn values_json<'v>(
 ///
 /// A key stands for one string of one shared value, kept by a weak pointer: while the value
 /// lives, nothing can change it in place (`Arc::get_mut` refuses a value that has weak pointers,
-/// and `make_mut` moves it to a new one), so its string is where it was, as it was. Once the value is gone, its keys are
-/// let go: JS forgets them at the next hand-over with values. A hand-over still says where each
-/// string is: JS reads it there when it does not hold the key (a hand-over it did not read).
+/// and `make_mut` moves it to a new one), so its string is where it was, as it was. Once the
+/// value is gone, its keys are let go: JS forgets them at the next hand-over with values. A
+/// hand-over still says where each string is: JS reads it there when it does not hold the key (a
+/// hand-over it did not read).
 #[derive(Default)]
 struct Handed {
     strings: Vec<HandedString>,

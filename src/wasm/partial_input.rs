@@ -115,9 +115,9 @@ const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 /// `grown` says whether the string of `key`'s arguments JS built at the last read (`from`,
 /// `known` bytes) is the start of the string JS keeps by `string` (a long string set aside in a
 /// value handed over, such as the input of the call these arguments made). The module finds that
-/// string by its key, not by an address JS passes: a page's script can call this too. JS then hands that string over as the one it built and the bytes since, not a
-/// second copy of it: a view that read a 20 MB argument as it streamed held it twice in JS once
-/// the call came, 40 MB.
+/// string by its key, not by an address JS passes: a page's script can call this too. JS then
+/// hands that string over as the one it built and the bytes since, not a second copy of it: a
+/// view that read a 20 MB argument as it streamed held it twice in JS once the call came, 40 MB.
 pub(super) fn functions() -> Array {
     let read = Closure::<dyn Fn(u32, u32, u32, u32, Array) -> JsValue>::new(
         |key: u32, end: u32, from: u32, known: u32, out: Array| {
