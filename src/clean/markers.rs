@@ -92,7 +92,8 @@ fn first_marked(bytes: &[u8], table: &[u8; 256]) -> Option<usize> {
     let mut steps = bytes.chunks_exact(8);
     let mut at = 0;
     for step in &mut steps {
-        let marks = step.iter().fold(0, |marks, &b| marks | table[usize::from(b)]);
+        let mark = |i: usize| table[usize::from(step[i])];
+        let marks = mark(0) | mark(1) | mark(2) | mark(3) | mark(4) | mark(5) | mark(6) | mark(7);
         if marks != 0 {
             return step.iter().position(|&b| table[usize::from(b)] != 0).map(|i| at + i);
         }
