@@ -47,9 +47,17 @@ impl EdgeTrimmed {
         let delta = if self.held.is_empty() && start == 0 && end == s.len() {
             s
         } else {
-            let mut delta = std::mem::take(&mut self.held);
-            delta.push_str(&s[start..end]);
-            self.held.push_str(&s[end..]);
+            // What was held goes in front of the text in the text's own buffer, and the buffer
+            // that held it holds the text's trailing whitespace: a buffered read's thinking is
+            // kilobytes that end in a newline, and each was copied into a new string.
+            let mut held = std::mem::take(&mut self.held);
+            let mut delta = s;
+            delta.replace_range(..start, &held);
+            let end = end - start + held.len();
+            held.clear();
+            held.push_str(&delta[end..]);
+            delta.truncate(end);
+            self.held = held;
             delta
         };
         self.started = true;
