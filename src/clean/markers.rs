@@ -65,20 +65,41 @@ pub(crate) fn strip_unwanted_chars(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// Whether `strip_unwanted_chars` has anything to remove from these bytes.
 ///
-/// Hand-written on purpose: every text delta passes here, and looking at each character
-/// (decoded, then `is_control`) was a tenth of a live push of a long non-ASCII delta. Each
-/// unwanted character's UTF-8 begins with a byte that `SUSPECT` marks: a C0 control or DEL,
+/// Hand-written on purpose: every text and thinking delta passes here, and looking at each
+/// character (decoded, then `is_control`) was a tenth of a live push of a long non-ASCII delta.
+/// Each unwanted character's UTF-8 begins with a byte that `SUSPECT` marks: a C0 control or DEL,
 /// 0xC2 (the C1 controls are U+0080-U+009F: 0xC2 0x80-0x9F) or 0xE2 (U+2404 is 0xE2 0x90 0x84,
 /// U+258C 0xE2 0x96 0x8C; the rest of 0xE2's characters, such as ’ and —, are common text).
 fn has_unwanted(bytes: &[u8]) -> bool {
     let mut from = 0;
-    while let Some(at) = bytes[from..].iter().position(|&b| SUSPECT[usize::from(b)]) {
+    while let Some(at) = first_marked(&bytes[from..], &SUSPECT) {
         if unwanted_at(&bytes[from + at..]) {
             return true;
         }
         from += at + 1;
     }
     false
+}
+
+/// Where the first byte of `bytes` that `table` marks (not 0) is.
+///
+/// Eight bytes a step, their marks OR-ed, one branch a step: every byte of a text or thinking
+/// delta is looked up here (twice for text: its unwanted characters and its markers), and a
+/// lookup, a test and a branch a byte was a third of reading a buffered Ollama answer natively
+/// (callgrind). The step that has a marked byte is looked at again byte by byte.
+#[inline]
+fn first_marked(bytes: &[u8], table: &[u8; 256]) -> Option<usize> {
+    let mut steps = bytes.chunks_exact(8);
+    let mut at = 0;
+    for step in &mut steps {
+        let mark = |i: usize| table[usize::from(step[i])];
+        let marks = mark(0) | mark(1) | mark(2) | mark(3) | mark(4) | mark(5) | mark(6) | mark(7);
+        if marks != 0 {
+            return step.iter().position(|&b| table[usize::from(b)] != 0).map(|i| at + i);
+        }
+        at += 8;
+    }
+    steps.remainder().iter().position(|&b| table[usize::from(b)] != 0).map(|i| at + i)
 }
 
 /// Whether `rest`, which begins with a byte `SUSPECT` marks, begins with an unwanted character.
@@ -91,16 +112,16 @@ fn unwanted_at(rest: &[u8]) -> bool {
 }
 
 /// The bytes an unwanted character's UTF-8 may begin with (see [`strip_unwanted_chars`]).
-const SUSPECT: [bool; 256] = {
-    let mut table = [false; 256];
+const SUSPECT: [u8; 256] = {
+    let mut table = [0; 256];
     let mut b = 0;
     while b < 0x20 {
-        table[b] = b != b'\n' as usize && b != b'\t' as usize;
+        table[b] = if b != b'\n' as usize && b != b'\t' as usize { UNWANTED } else { 0 };
         b += 1;
     }
-    table[0x7F] = true;
-    table[0xC2] = true;
-    table[0xE2] = true;
+    table[0x7F] = UNWANTED;
+    table[0xC2] = UNWANTED;
+    table[0xE2] = UNWANTED;
     table
 };
 
@@ -181,9 +202,8 @@ impl Markers {
         }
         let mut stops = [[0; 256]; 2];
         for b in 0..256 {
-            let unwanted = if SUSPECT[b] { UNWANTED } else { 0 };
-            stops[0][b] = if starts[b] { MARKER } else { 0 } | unwanted;
-            stops[1][b] = if b == usize::from(b'<') { MARKER } else { 0 } | unwanted;
+            stops[0][b] = if starts[b] { MARKER } else { 0 } | SUSPECT[b];
+            stops[1][b] = if b == usize::from(b'<') { MARKER } else { 0 } | SUSPECT[b];
         }
         Markers { tags, payload_markers, starts, stops }
     }
@@ -279,7 +299,7 @@ impl MarkerStripper {
     }
 
     /// A provider's text, with its unwanted characters ([`strip_unwanted_chars`]): nearly every
-    /// delta has none of them and no byte that can begin a marker, and nothing is held before it,
+    /// delta has none of them and nothing that begins a marker, and nothing is held before it,
     /// so it is text as it is. One pass over its bytes asks both questions: asked apart, they were
     /// two passes, a fifth of a live push of a long Ollama delta (callgrind).
     ///
@@ -288,7 +308,7 @@ impl MarkerStripper {
     /// matched) was a sixth of the cleaner's cost per push.
     #[must_use]
     pub(crate) fn push_text(&mut self, text: String, out: &mut Vec<Token>) -> Option<String> {
-        if self.tail.is_empty() && self.payload.is_none() && !self.may_stop(text.as_bytes()) {
+        if self.tail.is_empty() && self.payload.is_none() && !self.may_stop(&text) {
             if self.thinking == Thinking::Outside && !text.is_empty() {
                 return Some(text);
             }
@@ -299,16 +319,30 @@ impl MarkerStripper {
         None
     }
 
-    /// Whether `bytes` may begin a marker or hold an unwanted character.
-    fn may_stop(&self, bytes: &[u8]) -> bool {
+    /// Whether `text` holds an unwanted character or a marker, whole or begun at its end: what
+    /// [`MarkerStripper::scan_text`] would not release as it is. A byte that may begin a marker
+    /// is matched there and then: a buffered read's text is kilobytes, and nearly every one holds
+    /// an `S` (the first byte of the default payload markers) or a `[` that begins none, which
+    /// sent the whole text through the stripper's other passes.
+    fn may_stop(&self, text: &str) -> bool {
+        let bytes = text.as_bytes();
         let stops = &self.markers.stops[usize::from(self.thinking != Thinking::Outside)];
         let mut from = 0;
-        while let Some(at) = bytes[from..].iter().position(|&b| stops[usize::from(b)] != 0) {
-            let rest = &bytes[from + at..];
-            if stops[usize::from(rest[0])] & MARKER != 0 || unwanted_at(rest) {
+        while let Some(at) = first_marked(&bytes[from..], stops) {
+            let at = from + at;
+            let stop = stops[usize::from(bytes[at])];
+            if stop & UNWANTED != 0 && unwanted_at(&bytes[at..]) {
                 return true;
             }
-            from += at + 1;
+            if stop & MARKER != 0 {
+                // A marker begins with an ASCII byte or a leading byte: `at` is a char boundary
+                // (were it not, the stripper's other passes decide).
+                let Some(rest) = text.get(at..) else { return true };
+                if self.match_at(rest, bytes[at], true).0 != Match::No {
+                    return true;
+                }
+            }
+            from = at + 1;
         }
         false
     }
@@ -569,6 +603,8 @@ mod tests {
             &["<think>", "a[[tool:0]]’", "</think>", "[[tool:0]]"],
             &["€UR: {\"a\": 1} ’", "€", "UR: [2]"],
             &["SUGGESTED_VALUES:", "[\"a’\"]", " after▌"],
+            &["So [1] is <b>", "SUGG", "ESTED_VALUES: [1] S", "CHEMA_PROPOSAL: {} <", "think>S[x]<b></think>["],
+            &["Sky [2] <i>’", "’ [[tool:3]] SUGGESTED", "_ACTIONS", ": [] €", "U€UR"],
         ];
         let options = CleanOptions {
             payload_markers: vec![PayloadMarker { marker: "€UR:".into(), type_name: "euro".into() }].into(),
@@ -584,6 +620,26 @@ mod tests {
             assert_eq!(by_one, by_two, "{deltas:?}");
             assert!(!by_two.is_empty(), "{deltas:?}");
         }
+    }
+
+    #[test]
+    fn text_with_bytes_that_begin_no_marker_is_given_back_whole() {
+        let mut stripper = MarkerStripper::new(&CleanOptions::default());
+        let mut out = Vec::new();
+        // `S`, `[` and `<` begin the default markers and tags, but none of these.
+        for text in ["Sky is [1] <b>blue</b>", "Sure: S[x] <thin> SUGGEST_VALUES: [[tool:x]]", "[<S."] {
+            assert_eq!(stripper.push_text(text.to_owned(), &mut out).as_deref(), Some(text));
+        }
+        assert_eq!(out, []);
+        // A marker begun at the end is held; a whole one is a token.
+        assert_eq!(stripper.push_text("and SUGGESTED_VAL".to_owned(), &mut out), None);
+        assert_eq!(out, [Token::Text("and ".into())]);
+        assert_eq!(stripper.push_text("UES: [1] ok [[tool:2]]".to_owned(), &mut out), None);
+        let value = serde_json::json!([1]);
+        assert_eq!(
+            out[1..],
+            [Token::Payload { kind: PayloadKind::SuggestedValues, value }, Token::Text(" ok ".into()), Token::Tool(2)]
+        );
     }
 
     #[test]

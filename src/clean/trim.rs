@@ -25,7 +25,7 @@ impl EdgeTrimmed {
     /// The delta to emit for `s`, if any. Nearly every delta has nothing held before it and
     /// nothing to trim: then it is `s` itself, not a copy (a live push is one delta, and each
     /// allocation was a measurable part of it).
-    pub(crate) fn push(&mut self, s: String) -> Option<String> {
+    pub(crate) fn push(&mut self, mut s: String) -> Option<String> {
         // Most of all: text after text, nothing held, ending in a visible ASCII character, so
         // neither edge can need trimming (asked first: the general case below decodes both edges).
         if self.started
@@ -47,9 +47,19 @@ impl EdgeTrimmed {
         let delta = if self.held.is_empty() && start == 0 && end == s.len() {
             s
         } else {
-            let mut delta = std::mem::take(&mut self.held);
-            delta.push_str(&s[start..end]);
-            self.held.push_str(&s[end..]);
+            // What was held goes in front of the text in the text's own buffer, and the buffer
+            // that held it holds the text's trailing whitespace: a buffered read's thinking is
+            // kilobytes that end in a newline, and each was copied into a new string.
+            let mut held = std::mem::take(&mut self.held);
+            // Only the first visible text and the first after a paragraph break start after
+            // whitespace to drop.
+            let mut delta = if start > 0 { s.split_off(start) } else { s };
+            let end = held.len() + end - start;
+            delta.insert_str(0, &held);
+            held.clear();
+            held.push_str(&delta[end..]);
+            delta.truncate(end);
+            self.held = held;
             delta
         };
         self.started = true;

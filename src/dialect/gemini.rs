@@ -127,8 +127,14 @@ impl DialectDecoder for GeminiDecoder {
                 self.response_id = id.map(String::from);
             }
             let mut tool_use_id = None;
-            if let Some(text) = text.filter(|t| !t.is_empty()).map(String::from) {
-                out.push(if plain.thought { ProviderEvent::Thinking(text) } else { ProviderEvent::Text(text) });
+            // The text as the reader took it: a borrowed piece that continues a run is appended to
+            // it, not first copied into a string of its own (an allocation a frame).
+            if let Some(text) = text.filter(|t| !t.is_empty()) {
+                if plain.thought {
+                    out.thinking(text);
+                } else {
+                    out.text(text);
+                }
             } else if plain.call {
                 let call = CallPart {
                     name: name.as_deref(),
