@@ -56,7 +56,8 @@ pub struct StateMachine {
     /// Where each tool call of the turn is in `streaming_parts` and `streaming_segments` (the
     /// first of each, if its id repeats), so that an event about a call finds it at once however
     /// many calls the turn made. Two maps of `usize` rather than one of a pair: the cleaner's map
-    /// of that type is in every module already, and a map of a type of its own was 2 KB more.
+    /// of that type is in every module already, and a map of a type of its own carried its own copy of
+    /// the map's code (1,478 bytes, 808 gzip, in the module of one backend protocol).
     tool_parts: HashMap<String, usize>,
     tool_segments: HashMap<String, usize>,
     /// Where the last text segment's and text part's texts are in `streaming_text` while they grow.
