@@ -162,6 +162,7 @@ impl ReadField for Option<SharedText> {
 ///
 /// Opaque here (the pipeline's own type, behind `Any`): events know nothing of the pipeline.
 #[derive(Debug, Clone, Default)]
+#[cfg_attr(not(feature = "model-tool-calls"), allow(dead_code))] // only model tool calls stream arguments
 pub struct ToolArguments(pub(crate) Option<Arc<dyn std::any::Any + Send + Sync>>);
 
 impl PartialEq for ToolArguments {

@@ -40,10 +40,12 @@
 //! - Each `tool_input_delta` carries a copy of the best value so far: parsing is linear in the
 //!   argument length, the copies are proportional to the value's size.
 
+#[cfg(feature = "model-tool-calls")]
 pub(crate) mod arguments;
 mod backend;
 mod markers;
 pub(crate) mod matching;
+#[cfg(feature = "model-tool-calls")]
 mod partial_json;
 mod payload;
 mod resolve;
@@ -51,6 +53,7 @@ mod thinking;
 pub(crate) mod tools;
 mod trim;
 
+#[cfg(feature = "model-tool-calls")]
 pub use arguments::partial_input;
 pub use resolve::{parse_llm_response, resolve_tool_markers, ParsedResponse};
 
@@ -195,6 +198,7 @@ impl Cleaner {
             ProviderEvent::Thinking(text) => {
                 self.push_thinking(without_unwanted_chars(text), ThinkingSource::Provider, out)
             }
+            #[cfg(feature = "model-tool-calls")]
             ProviderEvent::ToolCallDelta { id, delta } => {
                 if !delta.is_empty() {
                     // The delta's event names its tool by this id (the tool's own): moved there.
@@ -220,11 +224,15 @@ impl Cleaner {
             ProviderEvent::Status(message) => {
                 out.push(StreamEvent::Status { message: without_unwanted_chars(message) })
             }
+            // `push` cleans these itself.
+            ProviderEvent::Text(_) | ProviderEvent::Thinking(_) => {}
+            #[cfg(feature = "model-tool-calls")]
+            ProviderEvent::ToolCallDelta { .. } => {}
+            #[cfg(feature = "model-tool-calls")]
             ProviderEvent::ToolCallStart { id, name } => {
                 self.find_or_start(id, name, out);
             }
-            // `push` cleans these itself.
-            ProviderEvent::Text(_) | ProviderEvent::Thinking(_) | ProviderEvent::ToolCallDelta { .. } => {}
+            #[cfg(feature = "model-tool-calls")]
             ProviderEvent::ToolCallEnd { id, name, input } => {
                 let at = self.find_or_start(id, name.clone().unwrap_or_default(), out);
                 if let Some(name) = name {
@@ -258,6 +266,7 @@ impl Cleaner {
             ProviderEvent::Usage(usage) => merge_usage(self.payload.usage.get_or_insert_with(Usage::default), &usage),
             ProviderEvent::Finish { reason } => {
                 self.payload.finish_reason = Some(reason);
+                #[cfg(feature = "model-tool-calls")]
                 self.tools.settle(reason == FinishReason::Length, out);
             }
             ProviderEvent::Payload(fields) => self.backend.merge(fields, &mut self.payload),
@@ -274,8 +283,8 @@ impl Cleaner {
             }
             ProviderEvent::End => {
                 // The stream finished properly, so arguments still open are complete.
-                let cut_by_length = self.payload.finish_reason == Some(FinishReason::Length);
-                self.tools.call_open(cut_by_length, out);
+                #[cfg(feature = "model-tool-calls")]
+                self.tools.call_open(self.payload.finish_reason == Some(FinishReason::Length), out);
                 self.complete(out);
             }
             ProviderEvent::Cancelled => {
@@ -358,6 +367,7 @@ impl Cleaner {
     }
 
     /// The tool with this id, started (with an empty input) if it is new.
+    #[cfg(feature = "model-tool-calls")]
     fn find_or_start(&mut self, id: String, name: String, out: &mut StreamEvents<'_>) -> usize {
         match self.tools.find(&id) {
             Some(at) => at,
@@ -383,8 +393,8 @@ impl Cleaner {
 
     /// Resolves what is held and emits the one `complete`.
     fn complete(&mut self, out: &mut StreamEvents<'_>) {
-        let cut_by_length = self.payload.finish_reason == Some(FinishReason::Length);
-        self.tools.settle(cut_by_length, out);
+        #[cfg(feature = "model-tool-calls")]
+        self.tools.settle(self.payload.finish_reason == Some(FinishReason::Length), out);
         self.stripper.finish(&mut self.tokens);
         self.take_tokens(out);
         self.complete = true;

@@ -19,6 +19,7 @@ pub enum ProviderEvent {
     /// Provider-native thinking / reasoning text (summaries included).
     Thinking(String),
     /// The model starts asking for a tool call; its arguments may stream in `ToolCallDelta`s.
+    #[cfg(feature = "model-tool-calls")]
     ToolCallStart {
         /// The call's id.
         id: String,
@@ -26,6 +27,7 @@ pub enum ProviderEvent {
         name: String,
     },
     /// More argument text (a JSON fragment) for the call `id`.
+    #[cfg(feature = "model-tool-calls")]
     ToolCallDelta {
         /// The call's id.
         id: String,
@@ -35,6 +37,7 @@ pub enum ProviderEvent {
     /// The call's arguments are complete. `input` is set when the provider sent the parsed value
     /// (Gemini, Ollama, AI SDK `tool-input-available`); otherwise the cleaner parses the deltas.
     /// A `ToolCallEnd` with no `ToolCallStart` before it stands for both.
+    #[cfg(feature = "model-tool-calls")]
     ToolCallEnd {
         /// The call's id.
         id: String,
@@ -135,9 +138,11 @@ impl ProviderEvents {
     pub fn push(&mut self, event: ProviderEvent) {
         match (self.events.last_mut(), event) {
             (_, ProviderEvent::Text(text) | ProviderEvent::Thinking(text)) if text.is_empty() => {}
+            #[cfg(feature = "model-tool-calls")]
             (_, ProviderEvent::ToolCallDelta { delta, .. }) if delta.is_empty() => {}
             (Some(ProviderEvent::Text(last)), ProviderEvent::Text(text)) => last.push_str(&text),
             (Some(ProviderEvent::Thinking(last)), ProviderEvent::Thinking(text)) => last.push_str(&text),
+            #[cfg(feature = "model-tool-calls")]
             (
                 Some(ProviderEvent::ToolCallDelta { id: last_id, delta: last }),
                 ProviderEvent::ToolCallDelta { id, delta },
@@ -169,6 +174,7 @@ impl ProviderEvents {
 
     /// Appends arguments of the tool call `id`. Arguments are JSON inside a JSON string, their
     /// quotes escaped: nearly every delta is one the fast path unescaped, moved in here.
+    #[cfg(feature = "model-tool-calls")]
     pub fn tool_call_delta<'t>(&mut self, id: &str, delta: impl Into<Cow<'t, str>>) {
         let delta = delta.into();
         match self.events.last_mut() {
@@ -255,7 +261,7 @@ impl ProviderEvent {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "model-tool-calls"))]
 mod tests {
     use super::*;
 

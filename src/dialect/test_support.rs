@@ -44,14 +44,17 @@ pub(crate) fn finish(reason: &str) -> ProviderEvent {
     ProviderEvent::Finish { reason: FinishReason::from_name(reason) }
 }
 
+#[cfg(feature = "model-tool-calls")]
 pub(crate) fn start(id: &str, name: &str) -> ProviderEvent {
     ProviderEvent::ToolCallStart { id: id.into(), name: name.into() }
 }
 
+#[cfg(feature = "model-tool-calls")]
 pub(crate) fn delta(id: &str, delta: &str) -> ProviderEvent {
     ProviderEvent::ToolCallDelta { id: id.into(), delta: delta.into() }
 }
 
+#[cfg(feature = "model-tool-calls")]
 /// `ToolCallEnd` with the arguments to be parsed from the deltas.
 pub(crate) fn end(id: &str) -> ProviderEvent {
     ProviderEvent::ToolCallEnd { id: id.into(), name: None, input: None }

@@ -20,6 +20,7 @@
 pub mod ai_sdk;
 mod args;
 pub mod errors;
+#[cfg(feature = "model-tool-calls")]
 mod partial_input;
 #[cfg(feature = "events")]
 pub mod resolve;
@@ -70,6 +71,7 @@ pub(crate) struct HandOver<'a> {
     /// The last text item's text: an equal one that follows shares its JS string.
     last_text: Option<&'a str>,
     /// The last tool input delta's tool call id, likewise.
+    #[cfg(feature = "model-tool-calls")]
     last_id: Option<&'a str>,
     /// The long strings of the items (an answer's text in `complete`), handed over as the strings
     /// the values set aside are, before theirs: each once, and one JS string with an equal one of
@@ -98,7 +100,15 @@ impl Default for HandOver<'_> {
         }
         texts.clear();
         layout.clear();
-        HandOver { texts, layout, values: Vec::new(), last_text: None, last_id: None, long: Vec::new() }
+        HandOver {
+            texts,
+            layout,
+            values: Vec::new(),
+            last_text: None,
+            #[cfg(feature = "model-tool-calls")]
+            last_id: None,
+            long: Vec::new(),
+        }
     }
 }
 
@@ -128,6 +138,7 @@ pub(crate) enum Op {
     /// A `tool_input_delta` event (two text items: its tool call's id and its delta, then the
     /// key of its arguments and where its delta ends in them), which gets its `partial_input`
     /// getter.
+    #[cfg(feature = "model-tool-calls")]
     ToolInputDelta = 4,
     /// The end of a list: the items after it make the next one.
     EndList = 5,
@@ -177,6 +188,7 @@ impl<'a> HandOver<'a> {
             // Its id and delta as two text items, not through JSON: a streamed tool call is
             // thousands of these, and JSON.parse then a property redefined for `partial_input`
             // were a third of a live push of one (the JS side builds it with its getter).
+            #[cfg(feature = "model-tool-calls")]
             StreamEvent::ToolInputDelta { tool_use_id, delta, partial_input: serde_json::Value::Null, arguments } => {
                 self.push_op(Op::ToolInputDelta);
                 text_item(&mut self.layout, &mut self.texts, &mut self.last_id, tool_use_id);
@@ -560,6 +572,8 @@ struct Handed {
 struct HandedString {
     within: std::sync::Weak<serde_json::Value>,
     at: usize,
+    /// Read by the `partial_input` getters alone.
+    #[cfg(feature = "model-tool-calls")]
     len: usize,
     key: u32,
 }
@@ -587,12 +601,19 @@ impl Handed {
         // Keys are never used again (after four billion, 0 is skipped: it means "no key").
         self.last_key = self.last_key.checked_add(1).unwrap_or(1);
         let within = std::sync::Arc::downgrade(within);
-        self.strings.push(HandedString { within, at, len: text.len(), key: self.last_key });
+        self.strings.push(HandedString {
+            within,
+            at,
+            #[cfg(feature = "model-tool-calls")]
+            len: text.len(),
+            key: self.last_key,
+        });
         self.last_key
     }
 
     /// Calls `read` with the first `len` bytes (at most) of the string JS keeps by `key`, while
     /// its value lives: None for a key let go, or one no hand-over gave.
+    #[cfg(feature = "model-tool-calls")]
     fn read<T>(&self, key: u32, len: usize, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
         let s = self.strings.iter().find(|s| s.key == key)?;
         let within = s.within.upgrade()?;
@@ -608,6 +629,7 @@ impl Handed {
 
 /// Calls `read` with the first `len` bytes (at most) of the string JS keeps by `key` (a string
 /// set aside in a shared value), while its value lives ([`Handed::read`]).
+#[cfg(feature = "model-tool-calls")]
 pub(super) fn read_handed<T>(key: u32, len: usize, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
     HANDED.with_borrow(|handed| handed.read(key, len, read))
 }
@@ -669,7 +691,11 @@ thread_local! {
     /// The keys of the strings of shared values JS keeps (see [`Handed`]).
     static HANDED: RefCell<Handed> = RefCell::new(Handed::default());
     /// What the `partial_input` getters call (see `partial_input.rs`): for the module's lifetime.
+    #[cfg(feature = "model-tool-calls")]
     static PARTIAL: JsValue = partial_input::functions().into();
+    /// A module without model tool calls hands over no `tool_input_delta` for them to read.
+    #[cfg(not(feature = "model-tool-calls"))]
+    static PARTIAL: JsValue = JsValue::UNDEFINED;
 }
 
 #[wasm_bindgen(inline_js = r#"
