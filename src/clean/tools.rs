@@ -1,6 +1,6 @@
 //! The message's tool calls, in the order they started: `index` N is the N of `[[tool:N]]`.
-//! Each keeps its streamed arguments (and their best JSON so far), the call once its arguments
-//! are complete, and the result once it ran.
+//! Each keeps its input, its streamed arguments (and their best JSON so far) and the call once
+//! they are complete (`calls`, for a call the model asks for), and the result once it ran.
 
 use std::cell::Cell;
 use std::cmp::Reverse;
