@@ -3,9 +3,9 @@
 
 use serde_json::{json, Value};
 
-use super::super::arguments::{partial_input, SharedArguments};
-use super::super::partial_json::PartialJson;
 use super::{Tool, Tools};
+use crate::clean::arguments::{partial_input, SharedArguments};
+use crate::clean::partial_json::PartialJson;
 use crate::error::ErrorCode;
 use crate::event::{StreamEvent, StreamEvents, ToolArguments};
 use crate::json::Shared;
@@ -14,12 +14,12 @@ use crate::json::Shared;
 #[derive(Debug)]
 pub(super) struct Call {
     /// The model asked for it (its arguments stream); otherwise a backend ran it.
-    pub(super) requested: bool,
+    requested: bool,
     /// Until the call: released once they are parsed.
-    pub(super) arguments: SharedArguments,
+    arguments: SharedArguments,
     partial: PartialJson,
     /// `tool_call` was emitted.
-    pub(super) called: bool,
+    called: bool,
     /// The arguments ended but are not JSON: whether they are broken or were cut by the token
     /// limit is decided when the message's finish reason is known ([`Tools::settle`]).
     held: bool,
