@@ -693,7 +693,8 @@ thread_local! {
     /// What the `partial_input` getters call (see `partial_input.rs`): for the module's lifetime.
     #[cfg(feature = "model-tool-calls")]
     static PARTIAL: JsValue = partial_input::functions().into();
-    /// A module without model tool calls hands over no `tool_input_delta` for them to read.
+    /// A module without model tool calls hands over no `tool_input_delta`: no getter reads this,
+    /// nor `grownInput`, which reads it only for a getter's arguments.
     #[cfg(not(feature = "model-tool-calls"))]
     static PARTIAL: JsValue = JsValue::UNDEFINED;
 }
