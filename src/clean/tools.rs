@@ -49,6 +49,7 @@ struct Tool {
     name: String,
     /// Its name's place in `unfinished_by_name`.
     name_at: usize,
+    /// Whether the model asked for it, and its streamed arguments until the call.
     #[cfg(feature = "model-tool-calls")]
     call: calls::Call,
     input: Shared,
