@@ -162,9 +162,10 @@ impl ReadField for Option<SharedText> {
 ///
 /// Opaque here (the pipeline's own type, behind `Any`): events know nothing of the pipeline.
 #[derive(Debug, Clone, Default)]
-#[cfg_attr(not(feature = "model-tool-calls"), allow(dead_code))] // only model tool calls stream arguments
+#[cfg(feature = "model-tool-calls")]
 pub struct ToolArguments(pub(crate) Option<Arc<dyn std::any::Any + Send + Sync>>);
 
+#[cfg(feature = "model-tool-calls")]
 impl PartialEq for ToolArguments {
     fn eq(&self, _: &ToolArguments) -> bool {
         true
@@ -203,6 +204,7 @@ pub enum StreamEvent tag "type" {
         input: Shared,
     },
     /// More argument text for a streaming tool call.
+    #[cfg(feature = "model-tool-calls")]
     ToolInputDelta "tool_input_delta" {
         /// The call's id.
         tool_use_id: String,
@@ -220,6 +222,7 @@ pub enum StreamEvent tag "type" {
     /// When the answer was cut by the token limit in the middle of the arguments, the call is
     /// `incomplete`: `input` is the best value the arguments allow, `arguments` their raw text,
     /// and the call must not be run.
+    #[cfg(feature = "model-tool-calls")]
     ToolCall "tool_call" {
         /// The call's id.
         tool_use_id: String,
@@ -342,6 +345,7 @@ impl<'a> StreamEvents<'a> {
         match (last, event) {
             (StreamEvent::TextDelta { text }, StreamEvent::TextDelta { text: more })
             | (StreamEvent::ThinkingDelta { text }, StreamEvent::ThinkingDelta { text: more }) => text.push_str(&more),
+            #[cfg(feature = "model-tool-calls")]
             (
                 StreamEvent::ToolInputDelta { tool_use_id: id, delta, partial_input, arguments },
                 StreamEvent::ToolInputDelta { tool_use_id: next, delta: more, partial_input: later, arguments: their },

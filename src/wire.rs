@@ -15,7 +15,8 @@
 //! - `struct Name keys NameKeys` also makes `Name::KEY`, each field's key by field name (the
 //!   state's patches name the fields they change this way), and `reads pub from_value` makes the
 //!   reader, with that visibility and name. An `enum Name tag "type"` is an object per variant,
-//!   its kind the `tag` key's word (`Status "status" { … }`; `reads from_value` makes its reader);
+//!   its kind the `tag` key's word (`Status "status" { … }`; `reads from_value` makes its reader),
+//!   and a variant may have one `#[cfg(…)]` after its documentation (a feature that leaves it out);
 //!   an `enum Name words` is one word per variant, with `Name::ALL` and `as_str`.
 //!
 //! A derive macro would need a crate of its own (a proc-macro crate, and `syn` in the build);
@@ -149,19 +150,19 @@ macro_rules! wire {
 
     (@tagged_type [$($attr:tt)*] $vis:vis $name:ident {
         $(
-            $(#[doc = $vdoc:literal])* $variant:ident $kind:literal $({
+            $(#[doc = $vdoc:literal])* $(#[cfg($vcfg:meta)])? $variant:ident $kind:literal $({
                 $( $(#[doc = $doc:literal])* $field:ident : $ty:ty $(as $key:literal)? $(=> $mode:ident)? ),* $(,)?
             })?
         ),* $(,)?
     }) => {
         $($attr)*
         $vis enum $name {
-            $( $(#[doc = $vdoc])* $variant $({ $( $(#[doc = $doc])* $field: $ty, )* })?, )*
+            $( $(#[doc = $vdoc])* $(#[cfg($vcfg)])? $variant $({ $( $(#[doc = $doc])* $field: $ty, )* })?, )*
         }
     };
     (@tagged_out $name:ident $tag:literal {
         $(
-            $(#[doc = $vdoc:literal])* $variant:ident $kind:literal $({
+            $(#[doc = $vdoc:literal])* $(#[cfg($vcfg:meta)])? $variant:ident $kind:literal $({
                 $( $(#[doc = $doc:literal])* $field:ident : $ty:ty $(as $key:literal)? $(=> $mode:ident)? ),* $(,)?
             })?
         ),* $(,)?
@@ -169,7 +170,7 @@ macro_rules! wire {
         impl $crate::json::ToJson for $name {
             fn write_json<'v>(&'v self, out: &mut $crate::json::JsonOut<'v>) {
                 match self {
-                    $( $name::$variant { $($($field,)*)? } => {
+                    $( $(#[cfg($vcfg)])? $name::$variant { $($($field,)*)? } => {
                         let mut object = $crate::wire::tagged(out, $tag, $kind);
                         $($( $crate::wire::wire!(@write object, $crate::wire::wire!(@key $field $($key)?), $field $(, $mode)?); )*)?
                         object.end();
@@ -183,7 +184,7 @@ macro_rules! wire {
                 use serde::ser::SerializeMap;
                 let mut map = serializer.serialize_map(None)?;
                 match self {
-                    $( $name::$variant { $($($field,)*)? } => {
+                    $( $(#[cfg($vcfg)])? $name::$variant { $($($field,)*)? } => {
                         map.serialize_entry($tag, $kind)?;
                         $($( $crate::wire::wire!(@serialize map, $crate::wire::wire!(@key $field $($key)?), $field $(, $mode)?); )*)?
                     } )*
@@ -194,7 +195,7 @@ macro_rules! wire {
     };
     (@tagged_read $name:ident $tag:literal $reader:ident {
         $(
-            $(#[doc = $vdoc:literal])* $variant:ident $kind:literal $({
+            $(#[doc = $vdoc:literal])* $(#[cfg($vcfg:meta)])? $variant:ident $kind:literal $({
                 $( $(#[doc = $doc:literal])* $field:ident : $ty:ty $(as $key:literal)? $(=> $mode:ident)? ),* $(,)?
             })?
         ),* $(,)?
@@ -205,7 +206,7 @@ macro_rules! wire {
             pub fn $reader(value: &serde_json::Value) -> Result<$name, String> {
                 let fields = $crate::json::Fields::of(value)?;
                 match fields.string($tag)?.as_str() {
-                    $( $kind => Ok($name::$variant {
+                    $( $(#[cfg($vcfg)])? $kind => Ok($name::$variant {
                         $($( $field: $crate::wire::wire!(@read fields, $crate::wire::wire!(@key $field $($key)?), $ty $(, $mode)?), )*)?
                     }), )*
                     other => Err($crate::wire::unknown($tag, other, concat!("expected one of" $(, " \"", $kind, "\"")*))),

@@ -53,8 +53,6 @@ impl StateMachine {
                 }
                 self.enter(patches, Phase::Streaming);
             }
-            // The state shows a tool's input when the call is whole (`tool_call`).
-            StreamEvent::ToolInputDelta { .. } => {}
             _ => self.apply_other(event, patches),
         }
     }
@@ -96,6 +94,10 @@ impl StateMachine {
                 self.push_part(part, patches);
                 self.enter(patches, Phase::Tool);
             }
+            // The state shows a tool's input when the call is whole (`tool_call`).
+            #[cfg(feature = "model-tool-calls")]
+            StreamEvent::ToolInputDelta { .. } => {}
+            #[cfg(feature = "model-tool-calls")]
             StreamEvent::ToolCall { tool_use_id, input, .. } => {
                 // The arguments are final: the card shows them.
                 if let Some(at) = self.tool_segment(tool_use_id) {
@@ -182,7 +184,7 @@ impl StateMachine {
                 self.end_turn(patches);
             }
             // `apply` handles these.
-            StreamEvent::TextDelta { .. } | StreamEvent::ThinkingDelta { .. } | StreamEvent::ToolInputDelta { .. } => {}
+            StreamEvent::TextDelta { .. } | StreamEvent::ThinkingDelta { .. } => {}
         }
     }
 

@@ -162,7 +162,9 @@ pub(crate) enum Op {
 /// `incomplete: true`, then its `arguments` (each key left out without its bit, as JSON text
 /// leaves it out).
 const TOOL_START: u32 = 0;
+#[cfg(feature = "model-tool-calls")]
 const TOOL_CALL: u32 = 1;
+#[cfg(feature = "model-tool-calls")]
 const TOOL_INCOMPLETE: u32 = 2;
 const TOOL_ARGUMENTS: u32 = 4;
 
@@ -199,6 +201,7 @@ impl<'a> HandOver<'a> {
             StreamEvent::ToolStart { tool_use_id, tool, index, input } => {
                 self.tool(TOOL_START, tool_use_id, tool, *index, input, None);
             }
+            #[cfg(feature = "model-tool-calls")]
             StreamEvent::ToolCall { tool_use_id, tool, index, input, incomplete, arguments } => {
                 let kind = TOOL_CALL | if *incomplete { TOOL_INCOMPLETE } else { 0 };
                 self.tool(kind, tool_use_id, tool, *index, input, arguments.as_deref());
