@@ -53,6 +53,9 @@ impl StateMachine {
                 }
                 self.enter(patches, Phase::Streaming);
             }
+            // The state shows a tool's input when the call is whole (`tool_call`).
+            #[cfg(feature = "model-tool-calls")]
+            StreamEvent::ToolInputDelta { .. } => {}
             _ => self.apply_other(event, patches),
         }
     }
@@ -94,9 +97,6 @@ impl StateMachine {
                 self.push_part(part, patches);
                 self.enter(patches, Phase::Tool);
             }
-            // The state shows a tool's input when the call is whole (`tool_call`).
-            #[cfg(feature = "model-tool-calls")]
-            StreamEvent::ToolInputDelta { .. } => {}
             #[cfg(feature = "model-tool-calls")]
             StreamEvent::ToolCall { tool_use_id, input, .. } => {
                 // The arguments are final: the card shows them.
@@ -185,6 +185,8 @@ impl StateMachine {
             }
             // `apply` handles these.
             StreamEvent::TextDelta { .. } | StreamEvent::ThinkingDelta { .. } => {}
+            #[cfg(feature = "model-tool-calls")]
+            StreamEvent::ToolInputDelta { .. } => {}
         }
     }
 
