@@ -24,7 +24,7 @@ fn fixtures_of_the_dialects_built_in() {
 #[test]
 fn saved_tool_calls_of_a_model_are_read_kept_and_written_back() {
     use chatstream::event::{CompletePayload, Segment, StreamEvent};
-    use chatstream::state::{MessagePart, StateMachine, ToolState};
+    use chatstream::state::{ChatMessage, MessagePart, StateMachine, ToolState};
     use serde_json::{json, Value};
 
     let call = |id: &str, state: &str, input: Value, output: Value| {
@@ -79,4 +79,10 @@ fn saved_tool_calls_of_a_model_are_read_kept_and_written_back() {
     let mut again = StateMachine::default();
     again.load_messages(&machine.messages_json()).unwrap();
     assert_eq!(again.state().messages[1].parts, expected, "read back");
+
+    // The page's own messages (`setMessages`), read as the bindings read them.
+    let given = saved.as_array().unwrap().iter().map(|m| ChatMessage::from_value(m).unwrap()).collect();
+    let mut given_to = StateMachine::default();
+    given_to.set_messages(given);
+    assert_eq!(given_to.state().messages[1].parts, expected, "given by the page");
 }
