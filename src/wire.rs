@@ -16,7 +16,8 @@
 //!   state's patches name the fields they change this way), and `reads pub from_value` makes the
 //!   reader, with that visibility and name. An `enum Name tag "type"` is an object per variant,
 //!   its kind the `tag` key's word (`Status "status" { … }`; `reads from_value` makes its reader),
-//!   and a variant may have one `#[cfg(…)]` after its documentation (a feature that leaves it out);
+//!   and a variant may have one `#[cfg(…)]` after its documentation (a feature that leaves it out;
+//!   a reader's "expected one of" message still names that variant's kind);
 //!   an `enum Name words` is one word per variant, with `Name::ALL` and `as_str`.
 //!
 //! A derive macro would need a crate of its own (a proc-macro crate, and `syn` in the build);
