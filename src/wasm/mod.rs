@@ -3,9 +3,10 @@
 //! What a call returns crosses to JS in one hand-over ([`HandOver`]): one string, decoded once, and
 //! a layout saying how to cut it, which one JS function builds into objects. Text and thinking
 //! deltas (nearly every event of a long answer), the session's text patches (`appendText`,
-//! `appendThinking`, `startThinking`, `startTextPart`), and the `tool_start`, `tool_input_delta`,
-//! `tool_call`, `complete` and `error` events are built there from slices of that string; the
-//! other values cross as JSON text in the same string, parsed by the engine's `JSON.parse` (one
+//! `appendThinking`, `startThinking`, `startTextPart`), the session's `set`, `push` and `setAt`
+//! patches (but for a value that is a message, a segment, a part or large), and the `tool_start`,
+//! `tool_input_delta`, `tool_call`, `complete` and `error` events are built there from slices of
+//! that string; the other values cross as JSON text in the same string, parsed by the engine's `JSON.parse` (one
 //! copy instead of one allocation per field, and no serializer in the module), with their long
 //! strings (an answer's text, a tool's input) set aside as strings of their own, each once however
 //! many values hold it, and read by JS from where the values hold them: a long value is not copied
