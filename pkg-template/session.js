@@ -401,7 +401,7 @@ export function makeChatSession(wasm, module) {
         const end = await readResumable(response.body, {
           url: kept,
           options: this.#resume,
-          push: (chunk) => step(this.#push(chunk)),
+          push: (chunk) => this.#push(chunk, queue),
           get: (url, signal) => this.#getKept(url, signal),
           status,
           idleMs: this.#stepTimeoutMs,
@@ -490,16 +490,18 @@ export function makeChatSession(wasm, module) {
 
     /**
      * A chunk of the response, through the module's memory as `ChatStream.push` hands it over
-     * (api.js): the step's events and patches. An empty chunk changes nothing and returns at once.
+     * (api.js), taken as a step of the turn. An empty chunk changes nothing. Its events and
+     * patches go to the step as they come, in no object of their own: nearly every event of a
+     * long answer is one push.
      */
-    #push(chunk) {
+    #push(chunk, queue) {
       const session = this.#wasmSession;
       const length = module.memory.copyIn(session, this.#input, chunk);
-      if (length < 0) return session.push(chunk);
+      if (length < 0) return this.#step(session.push(chunk), queue);
       const words = length === 0 ? 0 : session.__push(length);
-      if (words === 0) return NO_STEP;
-      const [events, patches] = module.memory.fromMemory(words, true);
-      return { events, patches };
+      if (words === 0) return this.#step(NO_STEP, queue);
+      const lists = module.memory.fromMemory(words, true);
+      this.#stepOf(lists[0], lists[1], queue);
     }
 
     /** The end of a response (the module's `finish` or `fail`), from its memory: `{ events, patches, tools? }`. */
@@ -548,11 +550,16 @@ export function makeChatSession(wasm, module) {
       return true;
     }
 
+    /** A step of the turn as the module's calls return it, `{ events, patches }` (see #stepOf). */
+    #step(step, queue) {
+      this.#stepOf(step.events, step.patches, queue);
+    }
+
     /**
      * A step of the turn: its patches to the snapshot, its events to the turn and the callbacks,
      * which hear of data and tool calls before the answer they belong to is finished.
      */
-    #step({ events, patches }, queue) {
+    #stepOf(events, patches, queue) {
       // Disposed from a callback: the turn winds down without a word (its cancel is no news).
       if (this.#disposed) return queue.close();
       const settled = this.#apply(patches, false);

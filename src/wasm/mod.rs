@@ -3,9 +3,10 @@
 //! What a call returns crosses to JS in one hand-over ([`HandOver`]): one string, decoded once, and
 //! a layout saying how to cut it, which one JS function builds into objects. Text and thinking
 //! deltas (nearly every event of a long answer), the session's text patches (`appendText`,
-//! `appendThinking`, `startThinking`, `startTextPart`), and the `tool_start`, `tool_input_delta`,
-//! `tool_call`, `complete` and `error` events are built there from slices of that string; the
-//! other values cross as JSON text in the same string, parsed by the engine's `JSON.parse` (one
+//! `appendThinking`, `startThinking`, `startTextPart`), the session's `set`, `push` and `setAt`
+//! patches (but for a value that is a message, a segment, a part or large), and the `tool_start`,
+//! `tool_input_delta`, `tool_call`, `complete` and `error` events are built there from slices of
+//! that string; the other values cross as JSON text in the same string, parsed by the engine's `JSON.parse` (one
 //! copy instead of one allocation per field, and no serializer in the module), with their long
 //! strings (an answer's text, a tool's input) set aside as strings of their own, each once however
 //! many values hold it, and read by JS from where the values hold them: a long value is not copied
@@ -39,7 +40,7 @@ use crate::clean::matching::find;
 use crate::event::{CompletePayload, Segment, StreamEvent};
 use crate::json::{to_json, AsideString, JsonOut, Shared, ToJson};
 #[cfg(feature = "events")]
-use crate::state::ChatState;
+use crate::state::{ChatState, PatchValue};
 
 /// Converts a Rust value to a plain JS value.
 pub(crate) fn to_js<T: ToJson + ?Sized>(value: &T) -> Result<JsValue, JsError> {
@@ -156,6 +157,17 @@ pub(crate) enum Op {
     Error = 10,
     /// A `tool_start` or `tool_call` event, field by field (see [`HandOver::tool`]).
     Tool = 11,
+    /// A session's `set`, `push` or `setAt` patch, field by field (see [`HandOver::keyed_patch`]).
+    KeyedPatch = 12,
+}
+
+/// The kind of an [`Op::KeyedPatch`] item (`keyedPatch` in JS reads the same numbers).
+#[cfg(feature = "events")]
+#[derive(Clone, Copy)]
+pub(crate) enum PatchKind {
+    Set = 0,
+    Push = 1,
+    SetAt = 2,
 }
 
 /// The kind of an [`Op::Tool`] item, in bits: `tool_call` (else `tool_start`), then its
@@ -301,6 +313,29 @@ impl<'a> HandOver<'a> {
         for (key, value) in &payload.extra {
             self.string(Some(key.as_str()));
             self.json(Some(value));
+        }
+    }
+
+    /// `{ op, key, value }` (with `at` after `key` for `setAt`), built by JS field by field rather
+    /// than parsed from JSON: a turn's small patches (`isLoading`, `phase`, `statusText`, an emptied
+    /// list) were most of its patches' JSON text, and with none left a step's patches cross without
+    /// `JSON.parse`. A value that is not a small JSON value (a message, a segment, a part, a large
+    /// value) still crosses as JSON text, among the values.
+    #[cfg(feature = "events")]
+    pub(crate) fn keyed_patch(&mut self, kind: PatchKind, key: &'a str, at: usize, value: &'a PatchValue) {
+        self.push_op(Op::KeyedPatch);
+        self.layout.push(kind as u32);
+        self.string(Some(key));
+        if let PatchKind::SetAt = kind {
+            // A list's index: wasm32's sizes are 32 bits.
+            self.layout.push(at as u32);
+        }
+        match value {
+            PatchValue::Json(value) => self.json(Some(value)),
+            other => {
+                self.layout.push(1);
+                self.values.push(other);
+            }
         }
     }
 
@@ -772,6 +807,10 @@ export function handOver(text, layout, from, to, many, partial) {
       const read = { text, at, layout, i, aside, values, v, last };
       list.push(toolEvent(read));
       ({ at, i, v, last } = read);
+    } else if (op === 12) {
+      const read = { text, at, layout, i, aside, values, v, last };
+      list.push(keyedPatch(read));
+      ({ at, i, v, last } = read);
     } else if (op === 4) {
       const n = layout[i++];
       if (n !== SAME_TEXT) id = cut(n);
@@ -872,6 +911,18 @@ function toolEvent(read) {
   if ((kind & 2) === 2) event.incomplete = true;
   if ((kind & 4) === 4) event.arguments = string(read);
   return event;
+}
+// A session's `set`, `push` or `setAt` patch (HandOver::keyed_patch in mod.rs): its kind (0, 1, 2),
+// its key, `setAt`'s index, then its value as a value of `complete` is.
+const KEYED_PATCHES = ["set", "push", "setAt"];
+function keyedPatch(read) {
+  const op = KEYED_PATCHES[read.layout[read.i++]];
+  const key = string(read);
+  if (op === "setAt") {
+    const at = read.layout[read.i++];
+    return { op, key, at, value: value(read) };
+  }
+  return { op, key, value: value(read) };
 }
 function string(read) {
   const n = read.layout[read.i++];

@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 
 use super::args::{self, Chunk, Options};
 use super::stream::JsStreamOptions;
-use super::{to_js, Busy, HandOver, Input, Op, PoisonGuard};
+use super::{to_js, Busy, HandOver, Input, Op, PatchKind, PoisonGuard};
 use crate::chat::{After, ChatSession, Step};
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
@@ -378,7 +378,9 @@ fn step_into<'a>(hand: &mut HandOver<'a>, step: &'a Step) {
 
 /// `appendText` and `appendThinking`, the one patch of nearly every push, cross as text, and so do
 /// `startThinking` and `startTextPart` (a part's start: every push of an answer that goes back and
-/// forth between thinking and text); the others as values (writing a patch as JSON and reading it back was most of a thinking push).
+/// forth between thinking and text); `set`, `push` and `setAt` field by field
+/// ([`HandOver::keyed_patch`]); the others as values (writing a patch as JSON and reading it back
+/// was most of a thinking push).
 fn patches_into<'a>(hand: &mut HandOver<'a>, patches: &'a [Patch]) {
     for patch in patches {
         match patch {
@@ -386,6 +388,9 @@ fn patches_into<'a>(hand: &mut HandOver<'a>, patches: &'a [Patch]) {
             Patch::AppendThinking { text } => hand.text(Op::AppendThinking, text),
             Patch::StartThinking { text } => hand.text(Op::StartThinking, text),
             Patch::StartTextPart { text } => hand.text(Op::StartTextPart, text),
+            Patch::Set { key, value } => hand.keyed_patch(PatchKind::Set, key, 0, value),
+            Patch::Push { key, value } => hand.keyed_patch(PatchKind::Push, key, 0, value),
+            Patch::SetAt { key, at, value } => hand.keyed_patch(PatchKind::SetAt, key, *at, value),
             _ => hand.value(patch),
         }
     }

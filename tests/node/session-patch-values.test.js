@@ -1,0 +1,95 @@
+// The values of a session's `set`, `push` and `setAt` patches: a small one crosses item by item, a
+// large one (or a message, a segment, a part) as JSON text (src/wasm/mod.rs,
+// `HandOver::keyed_patch`). Either way the snapshot's field must be what JSON.parse makes of its
+// JSON text, written here by hand: the same values, the same key order, plain objects and arrays, a
+// key "__proto__" an own field.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+
+import { initSync, ChatSession } from "../../pkg/index.js";
+import { assertParsed } from "./parsed.js";
+
+initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
+
+const encoder = new TextEncoder();
+const frames = (...events) => events.map((e) => `data: ${e}\n\n`);
+
+/** A Response whose body is `chunks`, one a read. */
+const body = (chunks) =>
+  new Response(
+    new ReadableStream({
+      pull: (c) => (chunks.length ? c.enqueue(encoder.encode(chunks.shift())) : c.close()),
+    }),
+  );
+
+/** Every snapshot of a turn of the agent dialect whose response is `chunks`, and its events. */
+async function turn(chunks) {
+  const session = new ChatSession({ dialect: "agent", fetch: async () => body([...chunks]) });
+  const shown = [];
+  const events = [];
+  session.subscribe(() => shown.push(session.getSnapshot()));
+  for await (const event of session.send("hi")) events.push(event);
+  session.dispose();
+  return { shown, events };
+}
+
+const VALUES = [
+  "{}",
+  "[]",
+  '""',
+  "true",
+  "false",
+  "0",
+  "-1",
+  "2147483647",
+  "-2147483648",
+  // Out of 32 bits, fractions, exponents: numbers that cross as JSON text.
+  "2147483648",
+  "9007199254740993",
+  "-0.0",
+  "1.5",
+  "-2.5e-7",
+  '"conv-42"',
+  '{"":"empty key","10":"ten","7":"seven","a":[true,false,null],"b":1}',
+  '{"__proto__":{"polluted":true},"constructor":"c","toString":1}',
+  '[[],[[]],{},{"x":{"y":{"z":[1,"2",null]}}}]',
+  '{"s":"quote \\" backslash \\\\ newline \\n tab \\t nul \\u0000 é 中文 😀 \\u2028"}',
+  // More items than cross one by one, and long strings (set aside), as a value and as a key.
+  JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ i }))),
+  JSON.stringify({ long: "l".repeat(2000), short: "s" }),
+  JSON.stringify(Array.from({ length: 63 }, (_, i) => i)),
+  JSON.stringify(Array.from({ length: 64 }, (_, i) => i)),
+  JSON.stringify({ ["k".repeat(1023)]: 1, v: "v".repeat(1023) }),
+  JSON.stringify({ ["k".repeat(1024)]: 1, v: "v".repeat(1024) }),
+  JSON.stringify({ v: "é".repeat(511) + "x", w: "é".repeat(512) }),
+];
+
+test("a conversation id of every JSON type reads in the snapshot as JSON.parse reads its JSON text", async () => {
+  for (const json of VALUES) {
+    const { shown } = await turn(frames(`{"type":"text_delta","text":"Hello"}`, `{"type":"complete","payload":{"conversation_id":${json}}}`));
+    const last = shown.at(-1);
+    assertParsed(last.conversationId, json);
+    if (typeof last.conversationId === "object") assert.ok(!("polluted" in last.conversationId), json);
+    // The finished message, beside it in the same step, is whole.
+    assert.equal(last.messages.at(-1).content, "Hello");
+    assert.equal(last.isLoading, false);
+  }
+});
+
+test("status lines with escapes, non-ASCII and long text read in the snapshot as sent", async () => {
+  const lines = ['quote " backslash \\ newline \n tab \t nul \u0000 é 中文 😀 \u2028', "s".repeat(1023), "é".repeat(600), "x".repeat(5000), ""];
+  const { shown, events } = await turn([
+    ...frames(...lines.map((message) => JSON.stringify({ type: "status", message }))),
+    ...frames(`{"type":"text_delta","text":"ok"}`, `{"type":"complete","payload":{}}`),
+  ]);
+  const seen = shown.map((s) => s.statusText).filter((text, i, all) => text !== all[i - 1]);
+  // Each status line as its event has it (cleaned of control characters, as the event is).
+  const messages = events.filter((e) => e.type === "status").map((e) => e.message);
+  assert.equal(messages.length, lines.length);
+  for (const message of messages) assert.ok(seen.includes(message), JSON.stringify(message.slice(0, 40)));
+  assert.equal(shown.at(-1).statusText, null);
+  assert.equal(shown.at(-1).phase, "idle");
+  // Every snapshot's lists are plain arrays (a pushed or emptied list crosses item by item too).
+  for (const s of shown) for (const key of ["streamingSegments", "streamingParts", "messages"]) assert.ok(Array.isArray(s[key]), key);
+});
