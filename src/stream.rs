@@ -257,6 +257,11 @@ impl Reader {
     /// Hands the events decoded so far to the cleaner (their runs merged already as the decoder
     /// wrote them).
     fn clean(&mut self, out: &mut StreamEvents<'_>) {
+        // Most pushes of a live read that end no frame (part of one, a keep-alive) leave none:
+        // no drain to make and drop.
+        if self.events.as_slice().is_empty() {
+            return;
+        }
         for event in self.events.drain() {
             self.cleaner.push(event, out);
         }
