@@ -93,3 +93,27 @@ test("status lines with escapes, non-ASCII and long text read in the snapshot as
   // Every snapshot's lists are plain arrays (a pushed or emptied list crosses item by item too).
   for (const s of shown) for (const key of ["streamingSegments", "streamingParts", "messages"]) assert.ok(Array.isArray(s[key]), key);
 });
+
+test("a tool's output of every JSON type reads in its card and part as JSON.parse reads its JSON text", async () => {
+  // A tool's end changes its card and its part in place (`setAt` patches): the value crosses with
+  // the place it goes to, and the text after it must land where it did before.
+  for (const json of VALUES) {
+    const { shown } = await turn(
+      frames(
+        `{"type":"text_delta","text":"Looking. "}`,
+        `{"type":"tool_start","tool":"search","input":{"q":"x"},"tool_use_id":"t1"}`,
+        `{"type":"tool_complete","tool":"search","index":0,"tool_use_id":"t1","output":${json}}`,
+        `{"type":"text_delta","text":"Found it."}`,
+      ),
+    );
+    // The last snapshot before the turn ends: the answer still streaming, its card done.
+    const streaming = shown.findLast((s) => s.streamingSegments.length > 0);
+    const card = streaming.streamingSegments.find((s) => s.type === "tool");
+    assert.ok(card, json);
+    assertParsed(card.output, json);
+    const part = streaming.streamingParts.find((p) => p.type !== "text");
+    assertParsed(part.output, json);
+    assert.equal(streaming.streamingText.endsWith("Found it."), true, json);
+    assert.equal(streaming.streamingSegments.at(-1).text, "Found it.", json);
+  }
+});
