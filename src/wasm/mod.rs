@@ -4,9 +4,10 @@
 //! a layout saying how to cut it, which one JS function builds into objects. Text and thinking
 //! deltas (nearly every event of a long answer), the session's text patches (`appendText`,
 //! `appendThinking`, `startThinking`, `startTextPart`), the session's `set`, `push` and `setAt`
-//! patches (but for a value that is a message, a segment, a part or large), and the `tool_start`,
-//! `tool_input_delta`, `tool_call`, `complete` and `error` events are built there from slices of
-//! that string; the other values cross as JSON text in the same string, parsed by the engine's `JSON.parse` (one
+//! patches (but for a value that is a message or the messages, a segment, a part, the whole state
+//! or large), and the `tool_start`, `tool_input_delta`, `tool_call`, `complete` and `error` events
+//! are built there from slices of that string; the other values cross as JSON text in the same
+//! string, parsed by the engine's `JSON.parse` (one
 //! copy instead of one allocation per field, and no serializer in the module), with their long
 //! strings (an answer's text, a tool's input) set aside as strings of their own, each once however
 //! many values hold it, and read by JS from where the values hold them: a long value is not copied
@@ -319,8 +320,8 @@ impl<'a> HandOver<'a> {
     /// `{ op, key, value }` (with `at` after `key` for `setAt`), built by JS field by field rather
     /// than parsed from JSON: a turn's small patches (`isLoading`, `phase`, `statusText`, an emptied
     /// list) were most of its patches' JSON text, and with none left a step's patches cross without
-    /// `JSON.parse`. A value that is not a small JSON value (a message, a segment, a part, a large
-    /// value) still crosses as JSON text, among the values.
+    /// `JSON.parse`. A value that is not a small JSON value (a message or the messages, a segment,
+    /// a part, the whole state, a large value) still crosses as JSON text, among the values.
     #[cfg(feature = "events")]
     pub(crate) fn keyed_patch(&mut self, kind: PatchKind, key: &'a str, at: usize, value: &'a PatchValue) {
         self.push_op(Op::KeyedPatch);
