@@ -313,6 +313,12 @@ impl JsChatStream {
         let mut events = self.events.borrow_mut();
         events.clear();
         step(&mut self.stream.borrow_mut(), &mut events);
+        // A read of a comment, a ping or part of a frame gives no events: nothing to hand over.
+        // Such a push (an SSE comment, 100 a stream, read in Node under callgrind) cost about
+        // 1,700 instructions this way against 2,350 through an empty hand-over (two readings each).
+        if events.is_empty() {
+            return 0;
+        }
         let mut hand = HandOver::default();
         events.iter().for_each(|event| hand.event(event));
         hand.into_memory()
