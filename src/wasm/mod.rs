@@ -744,6 +744,9 @@ const NULL_TEXT = 4294967294;
 const LONG_TEXT = 4294967293;
 // The session's patches that cross as a text item, by their op from 6 on.
 const TEXT_PATCHES = ["appendThinking", "startThinking", "startTextPart"];
+// The items built field by field from the layout, by their op from 9 on (Op in mod.rs): each reads
+// on from where `read` is and leaves it past the item.
+const FIELD_BY_FIELD = [(read) => ({ type: "complete", payload: completePayload(read) }), errorEvent, toolEvent, keyedPatch];
 // A string set aside may begin with U+FEFF: it is kept.
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 // The strings of shared values (tools' inputs and outputs) already handed over, by their key in
@@ -796,21 +799,9 @@ export function handOver(text, layout, from, to, many, partial) {
       else list.push({ type: op === 0 ? "text_delta" : "thinking_delta", text: last });
     } else if (op === 3) {
       list.push(values[v++]);
-    } else if (op === 9) {
+    } else if (op >= 9) {
       const read = { text, at, layout, i, aside, values, v, last };
-      list.push({ type: "complete", payload: completePayload(read) });
-      ({ at, i, v, last } = read);
-    } else if (op === 10) {
-      const read = { text, at, layout, i, aside, values, v, last };
-      list.push(errorEvent(read));
-      ({ at, i, v, last } = read);
-    } else if (op === 11) {
-      const read = { text, at, layout, i, aside, values, v, last };
-      list.push(toolEvent(read));
-      ({ at, i, v, last } = read);
-    } else if (op === 12) {
-      const read = { text, at, layout, i, aside, values, v, last };
-      list.push(keyedPatch(read));
+      list.push(FIELD_BY_FIELD[op - 9](read));
       ({ at, i, v, last } = read);
     } else if (op === 4) {
       const n = layout[i++];
