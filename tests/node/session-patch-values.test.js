@@ -15,17 +15,26 @@ initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.m
 const encoder = new TextEncoder();
 const frames = (...events) => events.map((e) => `data: ${e}\n\n`);
 
-/** A Response whose body is `chunks`, one a read. */
-const body = (chunks) =>
+/** A Response whose body is `reads` (bytes), one a read. */
+const body = (reads) =>
   new Response(
     new ReadableStream({
-      pull: (c) => (chunks.length ? c.enqueue(encoder.encode(chunks.shift())) : c.close()),
+      pull: (c) => (reads.length ? c.enqueue(reads.shift()) : c.close()),
     }),
   );
 
-/** Every snapshot of a turn of the agent dialect whose response is `chunks`, and its events. */
-async function turn(chunks) {
-  const session = new ChatSession({ dialect: "agent", fetch: async () => body([...chunks]) });
+/** `chunks` as reads: one each, or with `cut` their bytes in reads of that many (frames, values
+ * and characters cut anywhere). */
+function reads(chunks, cut) {
+  if (!cut) return chunks.map((chunk) => encoder.encode(chunk));
+  const bytes = encoder.encode(chunks.join(""));
+  return Array.from({ length: Math.ceil(bytes.length / cut) }, (_, i) => bytes.subarray(i * cut, (i + 1) * cut));
+}
+
+/** Every snapshot of a turn of the agent dialect whose response is `chunks` (read as `reads`
+ * gives them), and its events. */
+async function turn(chunks, cut = 0) {
+  const session = new ChatSession({ dialect: "agent", fetch: async () => body(reads(chunks, cut)) });
   const shown = [];
   const events = [];
   session.subscribe(() => shown.push(session.getSnapshot()));
@@ -36,8 +45,8 @@ async function turn(chunks) {
 
 
 test("a conversation id of every JSON type reads in the snapshot as JSON.parse reads its JSON text", async () => {
-  for (const json of EDGE_VALUES) {
-    const { shown } = await turn(frames(`{"type":"text_delta","text":"Hello"}`, `{"type":"complete","payload":{"conversation_id":${json}}}`));
+  for (const [json, cut] of EDGE_VALUES.flatMap((json) => [[json, 0], [json, 7]])) {
+    const { shown } = await turn(frames(`{"type":"text_delta","text":"Hello"}`, `{"type":"complete","payload":{"conversation_id":${json}}}`), cut);
     const last = shown.at(-1);
     assertParsed(last.conversationId, json);
     if (typeof last.conversationId === "object" && last.conversationId !== null) assert.ok(!("polluted" in last.conversationId), json);
@@ -67,7 +76,7 @@ test("status lines with escapes, non-ASCII and long text read in the snapshot as
 test("a tool's output of every JSON type reads in its card and part as JSON.parse reads its JSON text", async () => {
   // A tool's end changes its card and its part in place (`setAt` patches): the value crosses with
   // the place it goes to, and the text after it must land where it did before.
-  for (const json of EDGE_VALUES) {
+  for (const [json, cut] of EDGE_VALUES.flatMap((json) => [[json, 0], [json, 7]])) {
     const { shown } = await turn(
       frames(
         `{"type":"text_delta","text":"Looking. "}`,
@@ -75,6 +84,7 @@ test("a tool's output of every JSON type reads in its card and part as JSON.pars
         `{"type":"tool_complete","tool":"search","index":0,"tool_use_id":"t1","output":${json}}`,
         `{"type":"text_delta","text":"Found it."}`,
       ),
+      cut,
     );
     // The last snapshot before the turn ends: the answer still streaming, its card done.
     const streaming = shown.findLast((s) => s.streamingSegments.length > 0);
