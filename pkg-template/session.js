@@ -58,6 +58,8 @@ export function makeChatSession(wasm, module) {
     // Whether the snapshot's fields are the chat state's declared ones (see `fieldsOf`): a patch
     // that sets any other makes every later step copy them by spreading.
     #declaredFields = true;
+    // The texts the last steps appended to, while each step is one append (see `withTextAppended`).
+    #appended = new AppendedText();
 
     /**
      * @param {import("./index.js").ChatSessionOptions} options
@@ -599,7 +601,7 @@ export function makeChatSession(wasm, module) {
       // Nearly every push of an answer: its text (or reasoning) appended, and nothing else.
       const only = patches.length === 1 ? patches[0].op : undefined;
       if ((only === "appendText" || only === "appendThinking") && before === this.#snapshot && this.#declaredFields && declaredAppendKeys()) {
-        const next = withTextAppended(before, only === "appendThinking", patches[0].text);
+        const next = withTextAppended(before, only === "appendThinking", patches[0].text, this.#appended);
         if (next !== null) {
           this.#fields = next;
           this.#snapshot = Object.freeze(next);
@@ -607,6 +609,7 @@ export function makeChatSession(wasm, module) {
           return NOTHING_TO_TELL;
         }
       }
+      this.#appended.clear(); // its fields are no longer the snapshot's: the text it holds goes with them
       const next = this.#declaredFields ? fieldsOf(before) : { ...before };
       const sharedLists = SharedList.made; // a list this step starts sharing counts one more
       let finished = null;
@@ -919,40 +922,111 @@ function ownList(next, before, key) {
 /**
  * The fields after an `appendText` patch (`appendThinking` with `thinking`), as `#apply`'s loop
  * makes them, for the declared fields of a snapshot that shares no list, with lists too short to
- * start sharing: null for any other. Written out for the keys the module hands over for the patch
+ * start sharing (`appended`, the session's, carries its texts on from step to step): null for any
+ * other. Written out for the keys the module hands over for the patch
  * (`appendKeys`), which are the declaration's, as `fieldsOf`'s are: without the loop's general
  * steps (its keys looked up, each list and item checked for sharing) a session read live takes
  * about 4% fewer instructions an event on anthropic/text.sse and 3-9% fewer on
  * openai/openai-text.sse (callgrind on Node, two runs each).
  */
-function withTextAppended(before, thinking, text) {
-  const parts = lastTextAppended(before.streamingParts, text);
-  if (parts === null) return null;
-  if (thinking) {
-    const next = fieldsOf(before);
-    next.thinkingText += text;
-    next.streamingParts = parts;
-    return next;
+function withTextAppended(before, thinking, text, appended) {
+  const parts = before.streamingParts;
+  const segments = thinking ? null : before.streamingSegments;
+  if (!appendable(parts) || !(thinking || appendable(segments))) return null;
+  // Carried on from the last step when `before` is the fields it made, for the same patch.
+  if (appended.fields !== before || appended.thinking !== thinking) {
+    appended.start(thinking, thinking ? [before.thinkingText, parts.at(-1).text] : [before.streamingText, segments.at(-1).text, parts.at(-1).text]);
   }
-  const segments = lastTextAppended(before.streamingSegments, text);
-  if (segments === null) return null;
+  appended.append(text);
   const next = fieldsOf(before);
-  next.streamingText += text;
-  next.streamingSegments = segments;
-  next.streamingParts = parts;
+  if (thinking) {
+    next.thinkingText = appended.text(0);
+    next.streamingParts = withLastText(parts, appended.text(1));
+  } else {
+    next.streamingText = appended.text(0);
+    next.streamingSegments = withLastText(segments, appended.text(1));
+    next.streamingParts = withLastText(parts, appended.text(2));
+  }
+  appended.fields = next;
   return next;
 }
 
-/** A copy of `list` with its last item copied and `text` appended to it (see `appendToLast`); null for an empty or long list. */
-function lastTextAppended(list, text) {
-  if (!Array.isArray(list) || list.length === 0 || list.length >= SHARED_FROM) return null;
+/** Whether `list`'s last item may be replaced by a copy in a new list: an array, not empty, not long. */
+const appendable = (list) => Array.isArray(list) && list.length > 0 && list.length < SHARED_FROM;
+
+/** A copy of `list` whose last item is a copy with `text`. */
+function withLastText(list, text) {
   const copy = list.slice();
   const at = copy.length - 1;
-  const last = copy[at];
-  const item = { ...last };
-  item.text = last.text + text;
+  const item = { ...copy[at] };
+  item.text = text;
   copy[at] = item;
   return copy;
+}
+
+// How long the text appended since the last move into the heads may grow (see AppendedText). A
+// 2 MB answer read by a session (bench-js/memory.js's text case, its deltas made distinct), peak RSS
+// growth against 4,096: with 1,024 no less in 1 KB deltas; with 16,384, 1 MB more in 32-byte ones
+// (the tail's chain of deltas survived collections again and grew the semi-spaces).
+const TAIL_CHARS = 4096;
+
+/**
+ * The texts that the steps of an answer append to, as a step after step of single appends makes
+ * them (the answer's text, its last segment's and its last part's; or its thinking and its last
+ * part's): each is its `heads` item (its text when the appends began, then each tail moved in)
+ * followed by `tail`, the text appended since, moved into every head as one string once it is
+ * TAIL_CHARS long. `+=` alone made each text a chain of every delta (three chains sharing
+ * them): in V8 each delta, allocated young, survived the young generation's collections as long
+ * as the answer streamed, and that much surviving grew its semi-spaces (a 2 MB answer in 1 KB
+ * deltas: 4 MB more). Moved in, the tail is a copy in the old generation (`oldCopy`) and the
+ * deltas die young. `fields`: the fields the last step made (whether the next one carries on),
+ * null when none does.
+ */
+class AppendedText {
+  constructor() {
+    this.clear();
+  }
+
+  start(thinking, heads) {
+    this.thinking = thinking;
+    this.heads = heads;
+    this.tail = "";
+  }
+
+  clear() {
+    this.start(false, []);
+    this.fields = null;
+  }
+
+  append(text) {
+    this.tail += text;
+    if (this.tail.length < TAIL_CHARS) return;
+    const moved = oldCopy(this.tail);
+    for (let i = 0; i < this.heads.length; i++) this.heads[i] += moved;
+    this.tail = "";
+  }
+
+  /** The `i`th text now. */
+  text(i) {
+    return this.heads[i] + this.tail;
+  }
+}
+
+// An object in dictionary mode (made with no prototype), whose one property `oldCopy` sets and deletes.
+const NAMES = Object.create(null);
+
+/**
+ * `text`, equal, as V8 holds a property's name: one flat string in its string table, which it
+ * allocates in the old generation (a delta is allocated in the young one, and copied by each of
+ * its collections while it lives). `text` is never an array index (at least TAIL_CHARS long), so
+ * the property is named by it, not numbered.
+ */
+function oldCopy(text) {
+  NAMES[text] = 0;
+  let name = text;
+  for (name in NAMES);
+  delete NAMES[name];
+  return name;
 }
 
 /** `state[key]`'s last item, a text or reasoning part, gets `text` appended: a copy of it, the first time in a step. */
