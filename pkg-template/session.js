@@ -1001,7 +1001,8 @@ class AppendedText {
   append(text) {
     this.tail += text;
     if (this.tail.length < TAIL_CHARS) return;
-    const moved = oldCopy(this.tail);
+    // V8 hashes a longer name by its length alone: names of one length would all be compared.
+    const moved = this.tail.length < 16384 ? oldCopy(this.tail) : this.tail;
     for (let i = 0; i < this.heads.length; i++) this.heads[i] += moved;
     this.tail = "";
   }

@@ -131,3 +131,23 @@ test("thinking and text blocks taking turns, in deltas and in reads of two frame
   }
   assert.ok(states.at(-1).messages.at(-1).content === allText, "the finished message's content");
 });
+
+test("deltas of every length, some longer than the text moved at once and than 16,383 characters: every snapshot shows the text that had arrived", async () => {
+  const lengths = [5, 3000, 20000, 7, 4100, 40000, 1, 16384, 16383, 900];
+  const deltas = lengths.map((length, n) => delta(n, Math.max(length, 5)));
+  const chat = sessionOver([START, blockStart(0, "text"), ...deltas.map((d) => blockDelta(0, "text", d)), blockStop(0), END]);
+  const states = [];
+  const unsubscribe = chat.subscribe(() => states.push(chat.getSnapshot()));
+  for await (const _ of chat.send("write it"));
+  unsubscribe();
+  chat.dispose();
+  const text = deltas.join("");
+  const streamed = states.filter((s) => s.streamingText !== "");
+  assert.ok(streamed.length >= deltas.length - 1, `${streamed.length} snapshots while the answer streamed`);
+  for (const [i, s] of streamed.entries()) {
+    assert.ok(s.streamingText === text.slice(0, s.streamingText.length), `snapshot ${i}: its streamingText, the text's beginning`);
+    assert.ok(s.streamingSegments.at(-1).text === s.streamingText, `snapshot ${i}: its segment`);
+    assert.ok(s.streamingParts.at(-1).text === s.streamingText, `snapshot ${i}: its part`);
+  }
+  assert.ok(streamed.at(-1).streamingText === text, "the last snapshot, the whole text");
+});
