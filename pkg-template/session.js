@@ -1002,7 +1002,8 @@ class AppendedText {
   append(text) {
     this.tail += text;
     if (this.tail.length < TAIL_CHARS) return;
-    // V8 hashes a longer name by its length alone: names of one length would all be compared.
+    // V8 (Node, Chromium) hashes a longer name by its length alone: names of one length would all
+    // be compared when each is interned.
     const moved = this.tail.length < 16384 ? oldCopy(this.tail) : this.tail;
     for (let i = 0; i < this.heads.length; i++) this.heads[i] += moved;
     this.tail = "";
@@ -1018,10 +1019,11 @@ class AppendedText {
 const NAMES = Object.create(null);
 
 /**
- * `text`, equal, as V8 holds a property's name: one flat string in its string table, which it
- * allocates in the old generation (a delta is allocated in the young one, and copied by each of
- * its collections while it lives). `text` is never an array index (at least TAIL_CHARS long), so
- * the property is named by it, not numbered.
+ * `text`, equal, as V8 (Node, Chromium) holds a property's name: one flat string in its string
+ * table, which it allocates in the old generation (a delta is allocated in the young one, and
+ * copied by each of its collections while it lives). Another engine gives back an equal string
+ * all the same, only without the saving. `text` is never an array index (at least TAIL_CHARS
+ * long), so the property is named by it, not numbered.
  */
 function oldCopy(text) {
   NAMES[text] = 0;
