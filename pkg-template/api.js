@@ -93,7 +93,10 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
   // (src/wasm/mod.rs, `HandOver::into_memory`): fetched on the first call that needs it.
   let parts = null;
   const handOverParts = () => {
-    const [handOver, partial, memory, record, appendText, appendThinking, toolInputDelta] = wasm.__handOverParts();
+    const [handOver, partial, memory, record, appendText, appendThinking] = wasm.__handOverParts();
+    // toolInputDelta is among the partial_input functions (src/wasm/partial_input.rs), in a module
+    // with model tool calls: the agent module has neither.
+    const toolInputDelta = partial?.[3];
     parts = { handOver, partial, memory, record: record / 4, appendText, appendThinking, toolInputDelta, bytes: new Uint8Array(0), words: new Uint32Array(0) };
     return parts;
   };
