@@ -97,7 +97,6 @@ async function turnOver(layout, text, parts = []) {
   const { memory, handed, handOver } = memoryWith(layout, text, [[{ type: "built by handOver" }], []]);
   const appendText = ["streamingText", "streamingSegments", "streamingParts"];
   const appendThinking = ["thinkingText", "streamingParts"];
-  const nothing = () => ({ events: [], patches: [] });
   const wasm = {
     initSync() {},
     __handOverParts: () => [handOver, [], memory, RECORD, appendText, appendThinking],
@@ -117,8 +116,7 @@ async function turnOver(layout, text, parts = []) {
       useResponse() {}
       __input = () => INPUT;
       __push = () => layout.length;
-      finish = () => 0; // the module's finish leaves its step in memory, as __push does: nothing here
-      cancel = nothing;
+      __end = () => 0; // the module's finish (and cancel) leave their step in memory, as __push does: nothing here
       free() {}
     },
   };
