@@ -212,16 +212,17 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
       return this.#events(length > 0 ? this.__push(length) : super.push(chunk));
     }
 
+    // The module's `__end` (src/wasm/stream.rs): 0 finish, 1 cancel, 2 fail.
     finish() {
-      return this.#events(super.finish());
+      return this.#events(this.__end(0, "", ""));
     }
 
     cancel() {
-      return this.#events(super.cancel());
+      return this.#events(this.__end(1, "", ""));
     }
 
     fail(code, message) {
-      return this.#events(super.fail(code, message));
+      return this.#events(this.__end(2, code, message));
     }
 
     /** The events the module left in its memory: `words` is their layout's length (0 for none). */
