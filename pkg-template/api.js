@@ -93,7 +93,10 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
   // (src/wasm/mod.rs, `HandOver::into_memory`): fetched on the first call that needs it.
   let parts = null;
   const handOverParts = () => {
-    const [handOver, partial, memory, record, appendText, appendThinking, toolInputDelta] = wasm.__handOverParts();
+    const [handOver, partial, memory, record, appendText, appendThinking] = wasm.__handOverParts();
+    // toolInputDelta is among the partial_input functions (src/wasm/partial_input.rs), in a module
+    // with model tool calls: the agent module has neither.
+    const toolInputDelta = partial?.[3];
     parts = { handOver, partial, memory, record: record / 4, appendText, appendThinking, toolInputDelta, bytes: new Uint8Array(0), words: new Uint32Array(0) };
     return parts;
   };
@@ -209,16 +212,17 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
       return this.#events(length > 0 ? this.__push(length) : super.push(chunk));
     }
 
+    // The module's `__end` (src/wasm/stream.rs): 0 finish, 1 cancel, 2 fail.
     finish() {
-      return this.#events(super.finish());
+      return this.#events(this.__end(0, "", ""));
     }
 
     cancel() {
-      return this.#events(super.cancel());
+      return this.#events(this.__end(1, "", ""));
     }
 
     fail(code, message) {
-      return this.#events(super.fail(code, message));
+      return this.#events(this.__end(2, code, message));
     }
 
     /** The events the module left in its memory: `words` is their layout's length (0 for none). */

@@ -138,7 +138,7 @@ export function makeChatSession(wasm, module) {
     /** Stops the turn in flight. Returns a CONFLICT error event when nothing is in flight. */
     cancel() {
       if (this.#turn === null && this.#wasmSession === null && !this.#disposed) return NOTHING_TO_CANCEL;
-      if (this.#turn === null) return this.#live().cancel().events[0];
+      if (this.#turn === null) return this.#end(this.#live(), 3 /* cancel */).events[0];
       this.#turn.controller.abort();
       return undefined;
     }
@@ -160,7 +160,7 @@ export function makeChatSession(wasm, module) {
 
     /** Clears the error shown. */
     clearError() {
-      if (this.#wasmSession !== null || this.#disposed) return this.#apply(this.#live().clearError());
+      if (this.#wasmSession !== null || this.#disposed) return this.#apply(this.#end(this.#live(), 4 /* clearError */).patches);
       if (this.#snapshot.error !== null) this.#show({ ...this.#snapshot, error: null });
     }
 
@@ -378,13 +378,13 @@ export function makeChatSession(wasm, module) {
         const step = (result) => this.#step(result, queue);
         const resumed = first && turn.kept !== null;
         const got = await (sent ?? (resumed ? this.#getKept(`${turn.kept}?from=0`, signal) : this.#post(body, signal)));
-        if (got.cancelled) return step(this.#wasmSession.cancel());
-        if (got.timedOut) return step(this.#wasmSession.refuse("NETWORK_ERROR", wasm.timedOut(this.#stepTimeoutMs)));
-        if (got.failed) return step(this.#wasmSession.refuse("NETWORK_ERROR", wasm.connectionFailed(...errorParts(got.failed))));
+        if (got.cancelled) return step(this.#end(this.#wasmSession, 3 /* cancel */));
+        if (got.timedOut) return step(this.#end(this.#wasmSession, 2 /* refuse */, "NETWORK_ERROR", wasm.timedOut(this.#stepTimeoutMs)));
+        if (got.failed) return step(this.#end(this.#wasmSession, 2 /* refuse */, "NETWORK_ERROR", wasm.connectionFailed(...errorParts(got.failed))));
         const response = got.value;
         if (!response.ok) {
           const { code, message } = wasm.httpError(response.status, await response.text().catch(() => ""));
-          return step(this.#wasmSession.refuse(code, message));
+          return step(this.#end(this.#wasmSession, 2 /* refuse */, code, message));
         }
         // The module reads the headers only to find the dialect: with one given (or provider
         // mode's), they are not handed over (their copy and the call were about 2% of a short
@@ -413,22 +413,22 @@ export function makeChatSession(wasm, module) {
         if (covered !== null && !this.#disposed) this.#apply([{ op: "set", key: "statusText", value: covered.text }]);
         if (end.cancelled) {
           if (kept !== null) this.#stopKept(kept);
-          return step(this.#wasmSession.cancel());
+          return step(this.#end(this.#wasmSession, 3 /* cancel */));
         }
-        const after = this.#ended(
-          end.ended
-            ? this.#wasmSession.finish()
-            : this.#wasmSession.fail(
-                "NETWORK_ERROR",
-                end.timedOut ? wasm.timedOut(this.#stepTimeoutMs) : wasm.connectionFailed(...errorParts(end.failed)),
-              ),
-        );
+        const after = end.ended
+          ? this.#end(this.#wasmSession, 0 /* finish */)
+          : this.#end(
+              this.#wasmSession,
+              1 /* fail */,
+              "NETWORK_ERROR",
+              end.timedOut ? wasm.timedOut(this.#stepTimeoutMs) : wasm.connectionFailed(...errorParts(end.failed)),
+            );
         step(after);
         if (!after.tools) return;
         for (const call of after.tools) {
-          if (signal.aborted) return step(this.#wasmSession.cancel());
+          if (signal.aborted) return step(this.#end(this.#wasmSession, 3 /* cancel */));
           const result = await this.#runTool(call, signal, step);
-          if (signal.aborted) return step(this.#wasmSession.cancel());
+          if (signal.aborted) return step(this.#end(this.#wasmSession, 3 /* cancel */));
           step(result);
         }
         const next = this.#wasmSession.nextRequest();
@@ -506,8 +506,13 @@ export function makeChatSession(wasm, module) {
       this.#stepOf(lists[0], lists[1], queue);
     }
 
-    /** The end of a response (the module's `finish` or `fail`), from its memory: `{ events, patches, tools? }`. */
-    #ended(words) {
+    /**
+     * The module's `__end`, from its memory: `{ events, patches, tools? }`. `op`: 0 finish, 1 fail,
+     * 2 refuse, 3 cancel, 4 clearError (END_FINISH and on, src/wasm/session.rs); numbers, since
+     * the bundler keeps named constants as variables (about 35 bytes gzip more).
+     */
+    #end(session, op, code = "", message = "") {
+      const words = session.__end(op, code, message);
       if (words === 0) return NO_STEP;
       const [events, patches, tools] = module.memory.fromMemory(words, true);
       return tools === undefined ? { events, patches } : { events, patches, tools };

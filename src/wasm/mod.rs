@@ -541,7 +541,7 @@ impl<'a> HandOver<'a> {
 
 /// What the package's JS needs to build a hand-over that [`HandOver::into_memory`] left in the
 /// module's memory: `[handOver, the partial_input functions, the module's memory, the address of
-/// the record, the keys of an appendText patch, those of an appendThinking patch, toolInputDelta]`.
+/// the record, the keys of an appendText patch, those of an appendThinking patch]`.
 /// Called once per module.
 ///
 /// An `appendText` or `appendThinking` patch names no keys (it crosses as its text alone, once
@@ -557,7 +557,6 @@ pub fn hand_over_parts() -> js_sys::Array {
     let append_text = keys(&[key.streaming_text, key.streaming_segments, key.streaming_parts]);
     let parts = js_sys::Array::of5(&hand_over, &partial, &wasm_bindgen::memory(), &record.into(), &append_text);
     parts.push(&keys(&[key.thinking_text, key.streaming_parts]));
-    parts.push(&TOOL_INPUT_DELTA.with(JsValue::clone));
     parts
 }
 
@@ -731,9 +730,9 @@ thread_local! {
     static HANDED: RefCell<Handed> = RefCell::new(Handed::default());
     /// What the `partial_input` getters call (see `partial_input.rs`): for the module's lifetime.
     #[cfg(feature = "model-tool-calls")]
-    static PARTIAL: JsValue = partial_input::functions().into();
-    /// A module without model tool calls hands over no `tool_input_delta`: no getter reads this,
-    /// nor `grownInput`, which reads it only for a getter's arguments.
+    static PARTIAL: JsValue = partial_input::functions();
+    /// A module without model tool calls hands over no `tool_input_delta`: nothing reads this
+    /// but `handOver`, which then leaves out the getters' JS (partial_input.rs) too.
     #[cfg(not(feature = "model-tool-calls"))]
     static PARTIAL: JsValue = JsValue::UNDEFINED;
 }
@@ -754,7 +753,8 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const kept = new Map();
 // `layout[from..to]` is the layout: the package's JS passes all of the module's memory, as words;
 // wasm-bindgen's glue passes a view of it. Either way `layout.buffer` is the module's memory.
-// `partial`: the module's `[read, release, grown]` (partial_input.rs).
+// `partial`: the module's `[read, release, grown, toolInputDelta, grownInput]` (partial_input.rs);
+// undefined in a module without model tool calls, which hands over no `tool_input_delta`.
 export function handOver(text, layout, from, to, many, partial) {
   let at = 0;
   let i = from;
@@ -774,7 +774,7 @@ export function handOver(text, layout, from, to, many, partial) {
       const key = layout[j + 2];
       let string = key === 0 ? undefined : kept.get(key);
       if (string === undefined) {
-        if (key !== 0) string = grownInput(bytes, layout[j], layout[j + 1], key, partial);
+        if (key !== 0) string = partial?.[4](bytes, layout[j], layout[j + 1], key, partial);
         string ??= decoder.decode(bytes.subarray(layout[j], layout[j] + layout[j + 1]));
         if (key !== 0) kept.set(key, string);
       }
@@ -810,7 +810,7 @@ export function handOver(text, layout, from, to, many, partial) {
       if (m !== SAME_TEXT) last = cut(m);
       const key = layout[i++];
       const end = layout[i++];
-      list.push(key === 0 ? { type: "tool_input_delta", tool_use_id: id, delta: last, partial_input: null } : toolInputDelta(id, last, key, end, partial));
+      list.push(key === 0 ? { type: "tool_input_delta", tool_use_id: id, delta: last, partial_input: null } : partial[3](id, last, key, end, partial));
     } else {
       lists.push(list);
       list = [];
@@ -819,21 +819,6 @@ export function handOver(text, layout, from, to, many, partial) {
   if (!many) return list;
   lists.push(list);
   return lists;
-}
-// A long string of a tool's input (`length` bytes at `at` in the module's memory, kept by `key`)
-// that starts with the one the partial_input getters built as its arguments streamed
-// (partial_input.rs, `grown`, which finds it by `key`): that string and the bytes since, one JS
-// string with it, not a second copy. `grown` allocates nothing: `bytes` stays a view of the
-// module's memory.
-// Only the holder read last is tried: trying every holder made a hostile stream of many calls, each
-// read as it streamed, cost its calls' count times its length; the call a view read last is the
-// one whose input comes next.
-function grownInput(bytes, at, length, key, partial) {
-  const holder = lastOpen?.deref();
-  const last = holder?.last;
-  if (last !== undefined && last.bytes <= length && partial[2](holder.key, last.from, last.bytes, key)) {
-    return last.string + decoder.decode(bytes.subarray(at + last.bytes, at + length));
-  }
 }
 // `complete`'s payload (HandOver::complete in mod.rs), read from `read`: the hand-over's text, its
 // place in it, the layout, the place in it, the strings set aside, the values, the next one and the
@@ -975,82 +960,6 @@ function restoreAside(value, mark, aside) {
     }
   }
 }
-// The arguments the module holds for `tool_input_delta` events, by key: every event of a key
-// holds one object of it, and the module lets the arguments go once no such object is left.
-const holders = new Map(); // key -> WeakRef of the object the key's new events hold
-const holderCounts = new Map(); // key -> how many of those objects are not collected yet
-const collected = new FinalizationRegistry(({ key, release }) => {
-  const left = holderCounts.get(key) - 1;
-  if (left > 0) return holderCounts.set(key, left);
-  holderCounts.delete(key);
-  holders.delete(key);
-  release(key);
-});
-// What a tool_input_delta's `partial_input` getter reads, kept on the event under a symbol (not
-// enumerable: the event's keys and JSON stay those of a plain object): the holder of its
-// arguments' key and where its delta ends in them, then the value once read. The getter reads it
-// through `this`, so a proxy of the event, an object inheriting from it or a copy of its property
-// descriptors reads it too (private fields could be read only on the event itself). One getter
-// serves every event: a getter written in each event's object literal, or one closure per event
-// (a different getter for each event makes the engine give the object a dictionary of its own),
-// cost more than the two definitions here (callgrind on Node: 4,945 and 6,186 instructions an
-// event, against 3,763 for these two and 4,274 for two Object.defineProperty calls). Neither
-// definition has a cheaper form (the event alone built in a loop, callgrind on Node): one
-// descriptor object reused for every event, or the state defined before the getter, cost the same
-// (3,857 and 3,826 against 3,825 for the form here), and `partial_input: undefined` in the
-// literal, then made a getter, cost 5,933 (redefining a field as an accessor takes the object off
-// the engine's shared shapes).
-const STATE = Symbol("partial_input");
-function partialInput() {
-  const state = this[STATE];
-  if (state.value === undefined) state.value = readPartial(state.holder, state.end);
-  return state.value;
-}
-// The value of the arguments of `holder`'s key up to `end` (read in partial_input.rs). A value
-// ending inside a long string gets that string apart: the one built at the last read, when it is
-// the same string (it only grew since), followed by the bytes that came since. The holder keeps
-// the last one built, until a read at or past its end comes back without a long string open: the
-// arguments only grow, so that string has ended, and every later read would hand it to the module
-// only for the module to find so and read the arguments a second time.
-const OPEN = []; // what a read ending inside a long string fills (reads do not nest)
-let lastOpen; // WeakRef of the holder whose read last ended inside a long string (grownInput)
-function readPartial(holder, end) {
-  const last = holder.last;
-  const read = holder.read(holder.key, end, last?.from ?? 0, last?.bytes ?? 0, OPEN);
-  if (read !== OPEN) {
-    if (last !== undefined && end >= last.end) holder.last = undefined;
-    return read;
-  }
-  const [value, path, from, bytes, rest, known] = OPEN;
-  OPEN.length = 0; // holds no string past the read
-  const string = known === 0 ? rest : last.string + rest;
-  holder.last = { from, bytes, string, end };
-  if (lastOpen?.deref() !== holder) lastOpen = new WeakRef(holder);
-  if (path.length === 0) return string;
-  let at = value;
-  for (let j = 0; j < path.length - 1; j++) at = at[path[j]];
-  // Set as JSON.parse sets it: a key "__proto__" is the object's own field (it holds "" now).
-  Object.defineProperty(at, path[path.length - 1], { value: string, writable: true, enumerable: true, configurable: true });
-  return value;
-}
-// A tool_input_delta event. Its `partial_input` is the arguments of its tool call up to this
-// event's delta, parsed by the module on the first read. `__defineGetter__` defines the
-// enumerable, configurable accessor `Object.defineProperty` would, without reading a descriptor
-// object (1,454 instructions against 1,965, in V8: Chromium and Node). It is a legacy method of
-// the language standard (its Annex B), which every browser engine and Node have.
-export function toolInputDelta(id, delta, key, end, partial) {
-  let holder = holders.get(key)?.deref();
-  if (holder === undefined) {
-    holder = { key, read: partial[0], last: undefined };
-    holders.set(key, new WeakRef(holder));
-    holderCounts.set(key, (holderCounts.get(key) ?? 0) + 1);
-    collected.register(holder, { key, release: partial[1] });
-  }
-  const event = { type: "tool_input_delta", tool_use_id: id, delta };
-  event.__defineGetter__("partial_input", partialInput);
-  Object.defineProperty(event, STATE, { value: { holder, end, value: undefined } });
-  return event;
-}
 "#)]
 extern "C" {
     #[wasm_bindgen(js_name = handOver)]
@@ -1058,10 +967,6 @@ extern "C" {
     /// The same function, as a value for the package's JS.
     #[wasm_bindgen(thread_local_v2, js_name = handOver)]
     static HAND_OVER: JsValue;
-    /// What builds a `tool_input_delta` with its getter, for the package's JS: a push of one such
-    /// event is built there without `handOver` (one set of holders for both).
-    #[wasm_bindgen(thread_local_v2, js_name = toolInputDelta)]
-    static TOOL_INPUT_DELTA: JsValue;
 }
 
 /// Where the package's JS copies a push's chunk (a `Uint8Array`, or a string encoded as UTF-8)

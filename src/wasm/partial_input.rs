@@ -18,10 +18,9 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use js_sys::{Array, Function};
+use js_sys::Array;
 use serde_json::json;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::to_js;
 use crate::clean::arguments::{SharedArguments, Step};
@@ -90,8 +89,117 @@ fn held(key: u32) -> Option<SharedArguments> {
 /// A string being read that crosses on its own, as the bytes JS has not read yet: this long at least.
 const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 
+// The JS of `tool_input_delta` events and their getters, in a module with model tool calls only
+// (`functions` hands it to `handOver` in mod.rs, and to the package's JS): the agent module,
+// whose events have none, leaves it out of its glue.
+#[wasm_bindgen(inline_js = r#"
+// A string set aside may begin with U+FEFF: it is kept.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+// A long string of a tool's input (`length` bytes at `at` in the module's memory, kept by `key`)
+// that starts with the one the partial_input getters built as its arguments streamed
+// (partial_input.rs, `grown`, which finds it by `key`): that string and the bytes since, one JS
+// string with it, not a second copy. `grown` allocates nothing: `bytes` stays a view of the
+// module's memory.
+// Only the holder read last is tried: trying every holder made a hostile stream of many calls, each
+// read as it streamed, cost its calls' count times its length; the call a view read last is the
+// one whose input comes next.
+export function grownInput(bytes, at, length, key, partial) {
+  const holder = lastOpen?.deref();
+  const last = holder?.last;
+  if (last !== undefined && last.bytes <= length && partial[2](holder.key, last.from, last.bytes, key)) {
+    return last.string + decoder.decode(bytes.subarray(at + last.bytes, at + length));
+  }
+}
+// The arguments the module holds for `tool_input_delta` events, by key: every event of a key
+// holds one object of it, and the module lets the arguments go once no such object is left.
+const holders = new Map(); // key -> WeakRef of the object the key's new events hold
+const holderCounts = new Map(); // key -> how many of those objects are not collected yet
+const collected = new FinalizationRegistry(({ key, release }) => {
+  const left = holderCounts.get(key) - 1;
+  if (left > 0) return holderCounts.set(key, left);
+  holderCounts.delete(key);
+  holders.delete(key);
+  release(key);
+});
+// What a tool_input_delta's `partial_input` getter reads, kept on the event under a symbol (not
+// enumerable: the event's keys and JSON stay those of a plain object): the holder of its
+// arguments' key and where its delta ends in them, then the value once read. The getter reads it
+// through `this`, so a proxy of the event, an object inheriting from it or a copy of its property
+// descriptors reads it too (private fields could be read only on the event itself). One getter
+// serves every event: a getter written in each event's object literal, or one closure per event
+// (a different getter for each event makes the engine give the object a dictionary of its own),
+// cost more than the two definitions here (callgrind on Node: 4,945 and 6,186 instructions an
+// event, against 3,763 for these two and 4,274 for two Object.defineProperty calls). Neither
+// definition has a cheaper form (the event alone built in a loop, callgrind on Node): one
+// descriptor object reused for every event, or the state defined before the getter, cost the same
+// (3,857 and 3,826 against 3,825 for the form here), and `partial_input: undefined` in the
+// literal, then made a getter, cost 5,933 (redefining a field as an accessor takes the object off
+// the engine's shared shapes).
+const STATE = Symbol("partial_input");
+function partialInput() {
+  const state = this[STATE];
+  if (state.value === undefined) state.value = readPartial(state.holder, state.end);
+  return state.value;
+}
+// The value of the arguments of `holder`'s key up to `end` (read in partial_input.rs). A value
+// ending inside a long string gets that string apart: the one built at the last read, when it is
+// the same string (it only grew since), followed by the bytes that came since. The holder keeps
+// the last one built, until a read at or past its end comes back without a long string open: the
+// arguments only grow, so that string has ended, and every later read would hand it to the module
+// only for the module to find so and read the arguments a second time.
+const OPEN = []; // what a read ending inside a long string fills (reads do not nest)
+let lastOpen; // WeakRef of the holder whose read last ended inside a long string (grownInput)
+function readPartial(holder, end) {
+  const last = holder.last;
+  const read = holder.read(holder.key, end, last?.from ?? 0, last?.bytes ?? 0, OPEN);
+  if (read !== OPEN) {
+    if (last !== undefined && end >= last.end) holder.last = undefined;
+    return read;
+  }
+  const [value, path, from, bytes, rest, known] = OPEN;
+  OPEN.length = 0; // holds no string past the read
+  const string = known === 0 ? rest : last.string + rest;
+  holder.last = { from, bytes, string, end };
+  if (lastOpen?.deref() !== holder) lastOpen = new WeakRef(holder);
+  if (path.length === 0) return string;
+  let at = value;
+  for (let j = 0; j < path.length - 1; j++) at = at[path[j]];
+  // Set as JSON.parse sets it: a key "__proto__" is the object's own field (it holds "" now).
+  Object.defineProperty(at, path[path.length - 1], { value: string, writable: true, enumerable: true, configurable: true });
+  return value;
+}
+// A tool_input_delta event. Its `partial_input` is the arguments of its tool call up to this
+// event's delta, parsed by the module on the first read. `__defineGetter__` defines the
+// enumerable, configurable accessor `Object.defineProperty` would, without reading a descriptor
+// object (1,454 instructions against 1,965, in V8: Chromium and Node). It is a legacy method of
+// the language standard (its Annex B), which every browser engine and Node have.
+export function toolInputDelta(id, delta, key, end, partial) {
+  let holder = holders.get(key)?.deref();
+  if (holder === undefined) {
+    holder = { key, read: partial[0], last: undefined };
+    holders.set(key, new WeakRef(holder));
+    holderCounts.set(key, (holderCounts.get(key) ?? 0) + 1);
+    collected.register(holder, { key, release: partial[1] });
+  }
+  const event = { type: "tool_input_delta", tool_use_id: id, delta };
+  event.__defineGetter__("partial_input", partialInput);
+  Object.defineProperty(event, STATE, { value: { holder, end, value: undefined } });
+  return event;
+}
+// What `functions` hands over: the module's three, then the two above.
+export function withToolInputJs(read, release, grown) {
+  return [read, release, grown, toolInputDelta, grownInput];
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = withToolInputJs)]
+    fn with_tool_input_js(read: &JsValue, release: &JsValue, grown: &JsValue) -> JsValue;
+}
+
 /// What the getters call: `[read(key, end, from, known, open), release(key), grown(key, from,
-/// known, string)]`, for the module's lifetime.
+/// known, string)]`, then the JS above that `handOver` (mod.rs) and the package's JS call:
+/// `toolInputDelta(id, delta, key, end, partial)` and `grownInput(bytes, at, length, key, partial)`,
+/// which are handed these; for the module's lifetime.
 ///
 /// `read` gives the value, or, when the value ends inside a long string, `open` (an array JS
 /// passes for it) holding `[value, path, from, bytes, rest, known]`: the value with `""` in that
@@ -118,7 +226,7 @@ const LONG: usize = crate::json::JsonOut::ASIDE_FROM;
 /// string by its key, not by an address JS passes: a page's script can call this too. JS then
 /// hands that string over as the one it built and the bytes since, not a second copy of it: a
 /// view that read a 20 MB argument as it streamed held it twice in JS once the call came, 40 MB.
-pub(super) fn functions() -> Array {
+pub(super) fn functions() -> JsValue {
     let read = Closure::<dyn Fn(u32, u32, u32, u32, Array) -> JsValue>::new(
         |key: u32, end: u32, from: u32, known: u32, out: Array| {
             let Some(arguments) = held(key) else { return JsValue::NULL };
@@ -162,8 +270,5 @@ pub(super) fn functions() -> Array {
         };
         super::read_handed(string, known, starts).unwrap_or(false)
     });
-    let read: Function = read.into_js_value().unchecked_into();
-    let release: Function = release.into_js_value().unchecked_into();
-    let grown: Function = grown.into_js_value().unchecked_into();
-    Array::of3(&read, &release, &grown)
+    with_tool_input_js(&read.into_js_value(), &release.into_js_value(), &grown.into_js_value())
 }

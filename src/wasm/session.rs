@@ -56,9 +56,8 @@ pub struct JsChatSession {
     busy: Cell<Busy>,
     /// Where the package's `push` copies a chunk before calling `__push`.
     input: Input,
-    /// What the last call that left its step in the module's memory (`__push`, `finish`,
-    /// `fail`) handed over: JS reads its long strings where it holds them, so it stays until
-    /// the next call.
+    /// What the last call that left its step in the module's memory (`__push`, `__end`) handed
+    /// over: JS reads its long strings where it holds them, so it stays until the next call.
     left: RefCell<Left>,
 }
 
@@ -69,6 +68,16 @@ struct Left {
     step: Step,
     after: Option<After>,
 }
+
+/// `__end`'s operations: the response ended; it broke off (`complete` with what arrived, then the
+/// error); the request got no response to read (the error); stop the turn in flight (with none, a
+/// CONFLICT error event); clear the error shown. The package's JS passes them as numbers
+/// (session.js, `#end`).
+const END_FINISH: u32 = 0;
+const END_FAIL: u32 = 1;
+const END_REFUSE: u32 = 2;
+const END_CANCEL: u32 = 3;
+const END_CLEAR_ERROR: u32 = 4;
 
 /// A step's lists longer than this are not kept for the next push: a push's step is a few items,
 /// and a rare large one should not pin its room for the session's lifetime.
@@ -217,37 +226,28 @@ impl JsChatSession {
         Ok(left.hand_over())
     }
 
-    /// The response ended: its step left in the module's memory as `__push` leaves its own,
-    /// and, when the tools it called are to run next (provider mode), their calls as a third
-    /// list: its layout's length.
-    pub fn finish(&self) -> Result<u32, JsError> {
-        let (step, after) = self.with_chat(ChatSession::finish)?;
-        Ok(self.leave(Left { step, after: Some(after) }))
-    }
-
-    /// The response broke off: `complete` with what arrived, then the error; left in the
-    /// module's memory as `finish` leaves its step.
-    pub fn fail(&self, code: &str, message: &str) -> Result<u32, JsError> {
-        let (step, after) = self.with_chat(|chat| chat.fail(args::error_code(code), message))?;
-        Ok(self.leave(Left { step, after: Some(after) }))
-    }
-
-    /// The request got no response to read: the error.
-    pub fn refuse(&self, code: &str, message: &str) -> Result<JsValue, JsValue> {
-        let step = self.with_chat(|chat| chat.refuse(args::error_code(code), message))?;
-        Ok(self.step_to_js(step))
-    }
-
-    /// Stops the turn in flight (or, with none, a CONFLICT error event).
-    pub fn cancel(&self) -> Result<JsValue, JsValue> {
-        let step = self.with_chat(ChatSession::cancel)?;
-        Ok(self.step_to_js(step))
-    }
-
-    /// Clears the error shown; the patches.
-    #[wasm_bindgen(js_name = clearError)]
-    pub fn clear_error(&self) -> Result<JsValue, JsError> {
-        Ok(patches_to_js(&self.with_chat(ChatSession::clear_error)?))
+    /// `finish`, `fail`, `refuse`, `cancel` or `clearError`, by `op` ([`END_FINISH`] and on):
+    /// its step left in the module's memory as `__push` leaves its own (after `finish` and
+    /// `fail`, when the tools the answer called are to run next, their calls as a third list):
+    /// its layout's length. One export for the five: wasm-bindgen writes glue for each exported
+    /// method (its borrow checks, arguments and throw path), in the module and in its JS.
+    #[wasm_bindgen(js_name = __end)]
+    pub fn end(&self, op: u32, code: &str, message: &str) -> Result<u32, JsError> {
+        let left = self.with_chat(|chat| {
+            let (step, after) = match op {
+                END_FINISH => chat.finish(),
+                END_FAIL => chat.fail(args::error_code(code), message),
+                END_REFUSE => return Some(Left { step: chat.refuse(args::error_code(code), message), after: None }),
+                END_CANCEL => return Some(Left { step: chat.cancel(), after: None }),
+                END_CLEAR_ERROR => {
+                    return Some(Left { step: Step { events: Vec::new(), patches: chat.clear_error() }, after: None })
+                }
+                _ => return None,
+            };
+            Some(Left { step, after: Some(after) })
+        })?;
+        let left = left.ok_or_else(|| JsError::new("ChatSession.__end: no such operation"))?;
+        Ok(self.leave(left))
     }
 
     /// Replaces the conversation (an array of messages); the patches.

@@ -240,17 +240,25 @@ impl JsChatStream {
         Ok(INPUT.with(|input| self.run(&mut |core, out| core.push(&input.bytes(len), out))))
     }
 
-    /// The body ended: leaves the last events (always including `complete`).
-    pub fn finish(&self) -> Result<u32, JsError> {
+    /// `finish`, `cancel` or `fail`, by `op`, its events left in the module's memory as `__push`
+    /// leaves its own: 0, the body ended (the last events, always including `complete`); 1, stop
+    /// (`complete` with the partial content and `cancelled`, or a CONFLICT error after the stream
+    /// completed); 2, the body broke off (the connection failed, or was silent too long):
+    /// `complete` with what arrived, then an error with `code` (`NETWORK_ERROR`, …) and
+    /// `message`. One export for the three: wasm-bindgen writes glue for each exported method, in
+    /// the module and in its JS. The package's `ChatStream` (api.js) calls it.
+    #[wasm_bindgen(js_name = __end)]
+    pub fn end(&self, op: u32, code: &str, message: &str) -> Result<u32, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
-        Ok(self.run(&mut |core, out| core.finish(out)))
-    }
-
-    /// Stops: leaves `complete` with the partial content and `cancelled`
-    /// (or a CONFLICT error after the stream completed).
-    pub fn cancel(&self) -> Result<u32, JsError> {
-        let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
-        Ok(self.run(&mut |core, out| core.cancel(out)))
+        match op {
+            0 => Ok(self.run(&mut |core, out| core.finish(out))),
+            1 => Ok(self.run(&mut |core, out| core.cancel(out))),
+            2 => {
+                let code = args::error_code(code);
+                Ok(self.run(&mut |stream, out| stream.fail(code, message, out)))
+            }
+            _ => Err(JsError::new("ChatStream.__end: no such operation")),
+        }
     }
 
     /// The response's headers arrived, before its bytes: its `Content-Type`, and every header as
@@ -262,14 +270,6 @@ impl JsChatStream {
         let pairs = headers.iter().map(|(k, v)| (k.as_str(), v.as_str()));
         self.stream.borrow_mut().use_response_headers(content_type.as_deref(), pairs);
         Ok(())
-    }
-
-    /// The body broke off (the connection failed, or was silent too long): `complete` with what
-    /// arrived, then an error with `code` (`NETWORK_ERROR`, …) and `message`.
-    pub fn fail(&self, code: &str, message: &str) -> Result<u32, JsError> {
-        let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
-        let code = args::error_code(code);
-        Ok(self.run(&mut |stream, out| stream.fail(code, message, out)))
     }
 
     /// The error event for a chunk that is neither bytes nor text (for a reader of a stream of

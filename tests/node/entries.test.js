@@ -3,7 +3,7 @@
 // other dialect ends with an error event, never a throw.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import * as full from "../../pkg/node.js";
 import * as agent from "../../pkg/agent/node.js";
 import * as openai from "../../pkg/openai/node.js";
@@ -98,4 +98,44 @@ test("chatstream/agent: a ChatSession reads an agent backend's answer", async ()
   for await (const _ of chat.send("hello"));
   assert.deepEqual(chat.getSnapshot().messages.map((m) => [m.role, m.content]), [["user", "hello"], ["assistant", "Hi"]]);
   chat.dispose();
+});
+
+// The JS of tool_input_delta events and their partial_input getters is in the glue of a module with
+// model tool calls only (src/wasm/partial_input.rs): the agent module has none to hand over.
+test("chatstream/agent's glue leaves out the tool_input_delta JS, which chatstream/openai's has", () => {
+  const snippets = (dir) => {
+    const root = new URL(`../../pkg/${dir}/snippets/`, import.meta.url);
+    return readdirSync(root, { recursive: true })
+      .filter((file) => file.endsWith(".js"))
+      .map((file) => readFileSync(new URL(file, root), "utf8"))
+      .join("\n");
+  };
+  const defines = /function (toolInputDelta|grownInput|readPartial)\(/g;
+  assert.deepEqual(snippets("agent").match(defines), null);
+  assert.deepEqual(snippets("openai").match(defines)?.sort(), ["function grownInput(", "function readPartial(", "function toolInputDelta("]);
+});
+
+test("chatstream/openai: a streamed tool call's tool_input_delta events read their partial_input", () => {
+  const input = readFileSync(new URL("../fixtures/recorded/openai/mistral-tool-call.sse", import.meta.url));
+  const { events } = read(openai, input);
+  const deltas = events.filter((e) => e.type === "tool_input_delta");
+  const call = events.find((e) => e.type === "tool_call");
+  assert.ok(deltas.length > 0);
+  assert.deepEqual(deltas.at(-1).partial_input, call.input);
+  assert.deepEqual(deltas.map((e) => e.partial_input), read(full, input).events.filter((e) => e.type === "tool_input_delta").map((e) => e.partial_input));
+});
+
+test("chatstream/agent: a tool's long input and output, kept by a key, cross whole as chatstream reads them", () => {
+  // Longer than a string that crosses inline: each is set aside and kept by JS under a key.
+  const query = "CRISPR ".repeat(400);
+  const body = sse([
+    { type: "tool_start", tool: "search", input: { query }, tool_use_id: "t1" },
+    { type: "tool_complete", tool: "search", tool_use_id: "t1", output: { hits: [query] } },
+    { type: "complete", payload: { message: "Done" } },
+  ]);
+  const got = read(agent, Buffer.from(body));
+  assert.deepEqual(got.events, read(full, Buffer.from(body)).events);
+  assert.equal(got.events[0].input.query, query);
+  assert.equal(got.events[1].output.hits[0], query);
+  assert.equal(got.events.at(-1).payload.tool_history[0].input.query, query);
 });

@@ -164,11 +164,13 @@ test("while the module downloads, the hook, a ChatSession and streamEvents send 
 test("a message cancelled while the module downloads ends as a cancel does once it is loaded", async () => {
   // The module is loaded in this process by now: this session is made as one made before would be
   // once the load resolves, through a load that has not resolved yet.
-  const { makeChatSession } = await import("../../pkg/session.js");
+  // The package's API over the module, loaded when `load` resolves (its end of a turn is read from
+  // the module's memory: the API's `memory`).
+  const { makeApi } = await import("../../pkg/api.js");
   const wasm = await import("../../pkg/chatstream.js");
   let loaded;
   const load = new Promise((resolve) => (loaded = resolve));
-  const Session = makeChatSession(wasm, { isReady: () => false, load: () => load });
+  const Session = makeApi({ ...wasm, default: () => load }).ChatSession;
   let signal;
   const session = new Session({ fetch: (_url, init) => ((signal = init.signal), new Promise(() => {})) });
   const events = collect(session.send("hi"));

@@ -16,7 +16,6 @@ import { makeApi } from "../../pkg/api.js";
 
 const RECORD = 0, TEXT = 64, LAYOUT = 1024, INPUT = 4096;
 const TOOL_INPUT_DELTA = 4;
-const partial = ["the read function", "the release function"];
 
 /**
  * A stand-in module's memory holding `layout` (words) and `text` where a push leaves them, and a
@@ -48,9 +47,11 @@ function standIn(layout, text) {
     built.push(args);
     return { built: "by toolInputDelta" };
   };
+  // The module's partial_input functions (src/wasm/partial_input.rs): toolInputDelta is the fourth.
+  const partial = ["the read function", "the release function", "the grown function", toolInputDelta, "grownInput"];
   const wasm = {
     initSync() {},
-    __handOverParts: () => [handOver, partial, memory, RECORD, [], [], toolInputDelta],
+    __handOverParts: () => [handOver, partial, memory, RECORD, [], []],
     ChatStream: class {
       __wbg_ptr = 1;
       __input() {
@@ -63,7 +64,7 @@ function standIn(layout, text) {
   };
   const api = makeApi(wasm);
   api.initSync(new Uint8Array(0));
-  return { stream: new api.ChatStream({}), handed, built };
+  return { stream: new api.ChatStream({}), handed, built, partial };
 }
 
 test("a push of one text delta with an empty head is built without handOver", () => {
@@ -96,7 +97,6 @@ async function turnOver(layout, text, parts = []) {
   const { memory, handed, handOver } = memoryWith(layout, text, [[{ type: "built by handOver" }], []]);
   const appendText = ["streamingText", "streamingSegments", "streamingParts"];
   const appendThinking = ["thinkingText", "streamingParts"];
-  const nothing = () => ({ events: [], patches: [] });
   const wasm = {
     initSync() {},
     __handOverParts: () => [handOver, [], memory, RECORD, appendText, appendThinking],
@@ -116,8 +116,7 @@ async function turnOver(layout, text, parts = []) {
       useResponse() {}
       __input = () => INPUT;
       __push = () => layout.length;
-      finish = () => 0; // the module's finish leaves its step in memory, as __push does: nothing here
-      cancel = nothing;
+      __end = () => 0; // the module's finish (and cancel) leave their step in memory, as __push does: nothing here
       free() {}
     },
   };
@@ -175,7 +174,7 @@ test("a session's push laid out otherwise goes to handOver", async () => {
 
 test("a push of one tool_input_delta is built without handOver, its getter by toolInputDelta", () => {
   // "call_é" is 6 UTF-16 units (7 bytes); the delta "{\"q\": \"😀" 8 units: the text is cut by units.
-  const { stream, handed, built } = standIn([0, 0, 0, 0, TOOL_INPUT_DELTA, 6, 8, 3, 41], 'call_é{"q": "😀');
+  const { stream, handed, built, partial } = standIn([0, 0, 0, 0, TOOL_INPUT_DELTA, 6, 8, 3, 41], 'call_é{"q": "😀');
   assert.deepEqual(stream.push("x"), [{ built: "by toolInputDelta" }]);
   assert.deepEqual(built, [["call_é", '{"q": "😀', 3, 41, partial]]);
   assert.deepEqual(handed, []);

@@ -31,7 +31,7 @@ function sessionOver(steps) {
       send = () => ({ request: "{}", ...steps.shift() });
       useResponse() {}
       push = () => steps.shift();
-      finish = () => 0; // nothing more
+      __end = () => 0; // the module's finish: nothing more
       free() {}
     },
   };
