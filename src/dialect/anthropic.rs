@@ -508,7 +508,7 @@ pub(super) fn envelope<'a>(r: &mut Reader<'a>) -> Option<(Envelope, Taken<'a, 2>
             b"message" => {
                 seen.once(2)?;
                 let (mut id, mut usage) = (None, None);
-                r.fields(1, ["id", "usage"], |r, at| {
+                r.fields(1, &["id", "usage"], &mut |r, at| {
                     match at {
                         0 => id = Some(r.string()?),
                         _ => usage = counts(r)?,
@@ -520,7 +520,7 @@ pub(super) fn envelope<'a>(r: &mut Reader<'a>) -> Option<(Envelope, Taken<'a, 2>
             b"delta" => {
                 seen.once(3)?;
                 let (mut reason, mut details) = (None, None);
-                r.fields(1, ["stop_reason", "stop_details"], |r, at| {
+                r.fields(1, &["stop_reason", "stop_details"], &mut |r, at| {
                     match at {
                         0 => reason = r.or_null(Reader::string)?,
                         _ => details = r.or_null(|r| r.raw_value(2))?,
@@ -561,7 +561,7 @@ pub(super) fn envelope<'a>(r: &mut Reader<'a>) -> Option<(Envelope, Taken<'a, 2>
 fn counts(r: &mut Reader<'_>) -> Option<Option<[Option<u64>; 4]>> {
     r.or_null(|r| {
         let mut counts = [None; 4];
-        r.fields(1, COUNTS, |r, at| {
+        r.fields(1, &COUNTS, &mut |r, at| {
             counts[at] = r.or_null(Reader::u64)?;
             Some(())
         })?;

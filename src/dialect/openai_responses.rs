@@ -313,7 +313,7 @@ fn response_error<'a>(r: &mut Reader<'a>) -> Option<Option<&'a str>> {
         return Some(None);
     }
     let mut error = None;
-    r.fields(1, ["error"], |r, _| {
+    r.fields(1, &["error"], &mut |r, _| {
         error = Some(r.raw_value(2)?);
         Some(())
     })?;

@@ -396,11 +396,15 @@ impl<'a> Reader<'a> {
 
     /// An object `depth` deep whose fields named in `names` are read by `read`, given their
     /// place in `names`; the others are skipped. A named field twice is left to the general path.
-    pub(super) fn fields<const N: usize>(
+    ///
+    /// `read` is called through a pointer: the objects read this way come a few times an answer
+    /// (or are replayed by a learned shape), and one copy of the loop for all of them keeps the
+    /// module smaller than a copy for each `read`.
+    pub(super) fn fields(
         &mut self,
         depth: usize,
-        names: [&str; N],
-        mut read: impl FnMut(&mut Self, usize) -> Option<()>,
+        names: &[&str],
+        read: &mut dyn FnMut(&mut Self, usize) -> Option<()>,
     ) -> Option<()> {
         let mut seen = Seen::default();
         self.object(|r, key| match names.iter().position(|name| name.as_bytes() == key) {

@@ -178,7 +178,7 @@ fn call<'a>(r: &mut Reader<'a>, plain: &mut Plain, taken: &mut Taken<'a, SLOTS>)
 /// `usageMetadata`: the counts by [`COUNTS`], each a number taken as its text (they grow with
 /// every response: holes of the learned shape); other fields skipped.
 fn usage<'a>(r: &mut Reader<'a>, taken: &mut Taken<'a, SLOTS>) -> Option<()> {
-    r.fields(0, COUNTS, |r, i| {
+    r.fields(0, &COUNTS, &mut |r, i| {
         taken[FIRST_COUNT + i] = Some(r.take_number(FIRST_COUNT + i)?);
         Some(())
     })
