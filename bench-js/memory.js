@@ -55,8 +55,13 @@ function* textFrames(bytes) {
   const frame = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
   yield frame("message_start", { message: { id: "msg_mem", type: "message", role: "assistant", model: "claude", content: [], usage: { input_tokens: 1, output_tokens: 1 } } });
   yield frame("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
-  const piece = "abcdefghij ".repeat(DELTA_BYTES / 11 + 1).slice(0, DELTA_BYTES);
-  for (let sent = 0; sent < bytes; sent += DELTA_BYTES) yield frame("content_block_delta", { index: 0, delta: { type: "text_delta", text: piece } });
+  // Each delta distinct (its number first), as a real answer's are: equal deltas would let an engine
+  // hold one string for all of them.
+  const piece = "abcdefghij ".repeat(DELTA_BYTES / 11 + 1).slice(0, DELTA_BYTES - 8);
+  for (let sent = 0; sent < bytes; sent += DELTA_BYTES) {
+    const text = String(sent / DELTA_BYTES).padStart(8, "0") + piece;
+    yield frame("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
+  }
   yield frame("content_block_stop", { index: 0 });
   yield frame("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 1 } });
   yield frame("message_stop", {});
@@ -304,7 +309,7 @@ ${rows[0].argumentMb.toFixed(0)} MB tool argument streamed in 1 KB deltas (an An
 events dropped as an app that renders them would, the \`tool_call\` kept; once more with the \`partial_input\`
 of the last delta of every 1,024th frame read, as a throttled view of the arguments would) and by a \`ChatSession\`
 (bytes → events → state, the answer kept in its snapshot); and a 2 MB answer of plain text in 1 KB
-deltas read by a session whose saved state (\`saveMessages()\`) is kept as well, its growth counted
+deltas (each one different: its number, then the same letters) read by a session whose saved state (\`saveMessages()\`) is kept as well, its growth counted
 from after a warm-up turn (a 1 KB answer read and saved the same way first: what any first turn
 costs, such as the first \`Response\` and \`ReadableStream\` and the code compiled for them, is not
 this answer's; its growth counted from before the warm-up is given under the table); and, with no
