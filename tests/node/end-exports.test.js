@@ -19,7 +19,8 @@ test("ChatSession.__end refuses an operation it does not have, and the session g
   for (const op of NOT_OPERATIONS) {
     assert.throws(() => session.__end(op, "", ""), /ChatSession.__end: no such operation/, String(op));
   }
-  // Cancel with nothing in flight: the CONFLICT error event, left in the module's memory.
+  // Cancel with nothing in flight leaves a step in the module's memory (its CONFLICT error event is
+  // read through the public cancel() in first-request.test.js).
   assert.ok(session.__end(3, "", "") > 0);
   assert.deepEqual(session.state().messages, []);
   session.free();
