@@ -309,7 +309,8 @@ ${rows[0].argumentMb.toFixed(0)} MB tool argument streamed in 1 KB deltas (an An
 events dropped as an app that renders them would, the \`tool_call\` kept; once more with the \`partial_input\`
 of the last delta of every 1,024th frame read, as a throttled view of the arguments would) and by a \`ChatSession\`
 (bytes → events → state, the answer kept in its snapshot); and a 2 MB answer of plain text in 1 KB
-deltas (each one different: its number, then the same letters) read by a session whose saved state (\`saveMessages()\`) is kept as well, its growth counted
+deltas (each one different: its number, then the same letters) read by a session whose saved
+state (\`saveMessages()\`) is kept as well, its growth counted
 from after a warm-up turn (a 1 KB answer read and saved the same way first: what any first turn
 costs, such as the first \`Response\` and \`ReadableStream\` and the code compiled for them, is not
 this answer's; its growth counted from before the warm-up is given under the table); and, with no

@@ -7,11 +7,10 @@
 //! patches (but for a value that is a message or the messages, a segment, a part, the whole state
 //! or large), and the `tool_start`, `tool_input_delta`, `tool_call`, `complete` and `error` events
 //! are built there from slices of that string; the other values cross as JSON text in the same
-//! string, parsed by the engine's `JSON.parse` (one
-//! copy instead of one allocation per field, and no serializer in the module), with their long
-//! strings (an answer's text, a tool's input) set aside as strings of their own, each once however
-//! many values hold it, and read by JS from where the values hold them: a long value is not copied
-//! into the hand-over. A crossing costs more than building a small object, so a push costs one
+//! string, parsed by the engine's `JSON.parse` (one copy instead of one allocation per field, and
+//! no serializer in the module), with their long strings (an answer's text, a tool's input) set
+//! aside as strings of their own, each once however many values hold it, and read by JS from where
+//! the values hold them: a long value is not copied into the hand-over. A crossing costs more than building a small object, so a push costs one
 //! crossing, not one per event, field or string.
 
 // A module without the event pipeline's bindings (the `events` feature; the AI SDK entry's)
