@@ -214,11 +214,11 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
 
     // The module's `__end` (src/wasm/stream.rs): 0 finish, 1 cancel, 2 fail.
     finish() {
-      return this.#events(this.__end(0, "", ""));
+      return this.#events(this.__end(0));
     }
 
     cancel() {
-      return this.#events(this.__end(1, "", ""));
+      return this.#events(this.__end(1));
     }
 
     fail(code, message) {

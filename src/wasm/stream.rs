@@ -246,16 +246,20 @@ impl JsChatStream {
     /// completed); 2, the body broke off (the connection failed, or was silent too long):
     /// `complete` with what arrived, then an error with `code` (`NETWORK_ERROR`, …) and
     /// `message`. One export for the three: wasm-bindgen writes glue for each exported method, in
-    /// the module and in its JS. The package's `ChatStream` (api.js) calls it.
+    /// the module and in its JS. The package's `ChatStream` (api.js) calls it. `code` and
+    /// `message` are JS values, read only by `fail` (`undefined` for the others): a string
+    /// argument, even an empty one, is copied into the module, two calls into it for every
+    /// stream's `finish`.
     #[wasm_bindgen(js_name = __end)]
-    pub fn end(&self, op: u32, code: &str, message: &str) -> Result<u32, JsError> {
+    pub fn end(&self, op: u32, code: &JsValue, message: &JsValue) -> Result<u32, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;
         match op {
             0 => Ok(self.run(&mut |core, out| core.finish(out))),
             1 => Ok(self.run(&mut |core, out| core.cancel(out))),
             2 => {
-                let code = args::error_code(code);
-                Ok(self.run(&mut |stream, out| stream.fail(code, message, out)))
+                let code = args::error_code(&code.as_string().unwrap_or_default());
+                let message = message.as_string().unwrap_or_default();
+                Ok(self.run(&mut |stream, out| stream.fail(code, &message, out)))
             }
             _ => Err(JsError::new("ChatStream.__end: no such operation")),
         }
