@@ -135,24 +135,28 @@ impl JsChatSession {
         // Options that name at most the dialect (`{ dialect }`, `{}`, none), as the package's JS
         // hands them over for nearly every session (the request's options and the callbacks stay
         // in JS): no `generateId`, no provider, read by one call into JS.
-        if let Some(stream_options) = super::stream::dialect_alone_options(&options) {
-            let machine = StateMachine::with_ids(random_ids());
-            return Ok(JsChatSession::from_chat(ChatSession::new(machine, stream_options)));
-        }
-        let ids = message_ids(&options)?;
-        let options = Options::given(&options, "ChatSession options")?;
-        #[cfg(not(feature = "provider"))]
-        if options.as_ref().is_some_and(|o| o.has("provider")) {
-            return Err(args::type_error(&format!(
-                "ChatSession options: provider mode is not in {BUILT_FOR}: import ChatSession from \"chatstream\""
-            )));
-        }
-        let options = options.map(|o| o.only(SESSION_OPTIONS)).transpose()?;
-        let stream_options = match &options {
-            Some(options) => JsStreamOptions::from_options(options)?,
-            None => JsStreamOptions::default(),
-        }
-        .into_core()?;
+        // One place below makes the chat for both readings: a copy of its making on each path
+        // was weight for nothing.
+        let (ids, stream_options, options) = match super::stream::dialect_alone_options(&options) {
+            Some(stream_options) => (random_ids(), stream_options, None),
+            None => {
+                let ids = message_ids(&options)?;
+                let options = Options::given(&options, "ChatSession options")?;
+                #[cfg(not(feature = "provider"))]
+                if options.as_ref().is_some_and(|o| o.has("provider")) {
+                    return Err(args::type_error(&format!(
+                        "ChatSession options: provider mode is not in {BUILT_FOR}: import ChatSession from \"chatstream\""
+                    )));
+                }
+                let options = options.map(|o| o.only(SESSION_OPTIONS)).transpose()?;
+                let stream_options = match &options {
+                    Some(options) => JsStreamOptions::from_options(options)?,
+                    None => JsStreamOptions::default(),
+                }
+                .into_core()?;
+                (ids, stream_options, options)
+            }
+        };
         let machine = StateMachine::with_ids(ids);
         #[cfg(feature = "provider")]
         let chat = match options.as_ref().map(provider::config).transpose()?.flatten() {
@@ -160,7 +164,10 @@ impl JsChatSession {
             None => ChatSession::new(machine, stream_options),
         };
         #[cfg(not(feature = "provider"))]
-        let chat = ChatSession::new(machine, stream_options);
+        let chat = {
+            let _ = options; // read by provider mode alone
+            ChatSession::new(machine, stream_options)
+        };
         Ok(JsChatSession::from_chat(chat))
     }
 

@@ -63,16 +63,18 @@ impl JsStreamOptions {
 
     /// The stream's options among `options` (a session's are the cleaning ones and `dialect`).
     pub(crate) fn from_options(options: &Options) -> Result<JsStreamOptions, JsValue> {
-        Ok(JsStreamOptions {
-            dialect: options.string("dialect")?,
-            content_type: options.string("contentType")?,
-            headers: options.string_map("headers")?,
-            max_frame_bytes: options.count("maxFrameBytes")?,
-            inline_thinking: options.bool("inlineThinking")?,
-            thinking_tags: options.strings("thinkingTags")?,
-            starts_in_thinking: options.bool("startsInThinking")?,
-            payload_markers: payload_markers(options)?,
-        })
+        // Field by field into one value: built in a struct literal, each `?` dropped the fields
+        // read before it, a drop of its own per field.
+        let mut read = JsStreamOptions::default();
+        read.dialect = options.string("dialect")?;
+        read.content_type = options.string("contentType")?;
+        read.headers = options.string_map("headers")?;
+        read.max_frame_bytes = options.count("maxFrameBytes")?;
+        read.inline_thinking = options.bool("inlineThinking")?;
+        read.thinking_tags = options.strings("thinkingTags")?;
+        read.starts_in_thinking = options.bool("startsInThinking")?;
+        read.payload_markers = payload_markers(options)?;
+        Ok(read)
     }
 
     pub(crate) fn into_core(self) -> Result<StreamOptions, JsError> {
