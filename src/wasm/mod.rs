@@ -136,9 +136,9 @@ pub(crate) enum Op {
     ThinkingDelta = 1,
     AppendText = 2,
     Value = 3,
-    /// A `tool_input_delta` event (two text items: its tool call's id and its delta, then the
-    /// key of its arguments and where its delta ends in them), which gets its `partial_input`
-    /// getter.
+    /// A `tool_input_delta` event (two text items: its tool call's id, `""` after the first event
+    /// of its key, and its delta; then the key of its arguments and where its delta ends in
+    /// them), which gets its `partial_input` getter.
     #[cfg(feature = "model-tool-calls")]
     ToolInputDelta = 4,
     /// The end of a list: the items after it make the next one.
@@ -205,9 +205,11 @@ impl<'a> HandOver<'a> {
             #[cfg(feature = "model-tool-calls")]
             StreamEvent::ToolInputDelta { tool_use_id, delta, partial_input: serde_json::Value::Null, arguments } => {
                 self.push_op(Op::ToolInputDelta);
-                text_item(&mut self.layout, &mut self.texts, &mut self.last_id, tool_use_id);
+                let (key, end, new) = partial_input::handed(arguments, delta);
+                // JS keeps the id by the key from its first event on (`toolInputDelta`).
+                let id = if new { tool_use_id } else { "" };
+                text_item(&mut self.layout, &mut self.texts, &mut self.last_id, id);
                 text_item(&mut self.layout, &mut self.texts, &mut self.last_text, delta);
-                let (key, end) = partial_input::handed(arguments, delta);
                 self.layout.extend([key, end]);
             }
             StreamEvent::ToolStart { tool_use_id, tool, index, input } => {

@@ -38,21 +38,23 @@ thread_local! {
     static HELD: RefCell<Held> = RefCell::new(Held::default());
 }
 
-/// A `tool_input_delta` event handed to JS: the key of its arguments and where in them (in
-/// bytes) its delta ends. `(0, 0)` when the event carries no arguments (it has its
-/// `partial_input` already).
+/// A `tool_input_delta` event handed to JS: the key of its arguments, where in them (in bytes)
+/// its delta ends, and whether the key is new (JS then learns the tool call's id with it, and
+/// keeps it by the key: the later events of the key cross without it). `(0, 0, true)` when the
+/// event carries no arguments (it has its `partial_input` already).
 ///
 /// The key is kept in the arguments, not found by their address in a map: hashing it (SipHash)
 /// for every delta, with a share of the arguments taken and dropped, was a cost a text delta does
 /// not have.
-pub(super) fn handed(carried: &ToolArguments, delta: &str) -> (u32, u32) {
-    let Some(mut arguments) = SharedArguments::lock_carried(carried) else { return (0, 0) };
-    if arguments.key == 0 {
-        let Some(shared) = SharedArguments::of(carried) else { return (0, 0) };
+pub(super) fn handed(carried: &ToolArguments, delta: &str) -> (u32, u32, bool) {
+    let Some(mut arguments) = SharedArguments::lock_carried(carried) else { return (0, 0, true) };
+    let new = arguments.key == 0;
+    if new {
+        let Some(shared) = SharedArguments::of(carried) else { return (0, 0, true) };
         arguments.key = HELD.with_borrow_mut(|held| held.insert(shared));
     }
     arguments.handed += delta.len();
-    (arguments.key, arguments.handed as u32)
+    (arguments.key, arguments.handed as u32, new)
 }
 
 impl Held {
@@ -114,11 +116,17 @@ export function grownInput(bytes, at, length, key, partial) {
 // holds one object of it, and the module lets the arguments go once no such object is left.
 const holders = new Map(); // key -> WeakRef of the object the key's new events hold
 const holderCounts = new Map(); // key -> how many of those objects are not collected yet
+// key -> the id of the tool call whose arguments the key names: the module hands it over with the
+// key's first event only, "" with the others (the id, 16 to 30 bytes, was most of the text a
+// delta's push decoded, and the text was cut in two for it). Kept until the key is let go, not on
+// the holder: a holder collected before its key is let go leaves the key's next event a new one.
+const ids = new Map();
 const collected = new FinalizationRegistry(({ key, release }) => {
   const left = holderCounts.get(key) - 1;
   if (left > 0) return holderCounts.set(key, left);
   holderCounts.delete(key);
   holders.delete(key);
+  ids.delete(key);
   release(key);
 });
 // What a tool_input_delta's `partial_input` getter reads, kept on the event under a symbol (not
@@ -174,6 +182,8 @@ function readPartial(holder, end) {
 // object (1,454 instructions against 1,965, in V8: Chromium and Node). It is a legacy method of
 // the language standard (its Annex B), which every browser engine and Node have.
 export function toolInputDelta(id, delta, key, end, partial) {
+  if (id === "") id = ids.get(key) ?? "";
+  else ids.set(key, id);
   let holder = holders.get(key)?.deref();
   if (holder === undefined) {
     holder = { key, read: partial[0], last: undefined };
