@@ -221,7 +221,12 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
       return this.#events(this.__end(1));
     }
 
+    // The module reads `code` and `message` as JS values (anything not a string as ""): what is
+    // not a string is refused here, where the mistake is the caller's.
     fail(code, message) {
+      if (typeof code !== "string" || typeof message !== "string") {
+        throw new TypeError("ChatStream.fail(code, message): the code and the message must be strings");
+      }
       return this.#events(this.__end(2, code, message));
     }
 

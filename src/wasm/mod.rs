@@ -206,7 +206,8 @@ impl<'a> HandOver<'a> {
             StreamEvent::ToolInputDelta { tool_use_id, delta, partial_input: serde_json::Value::Null, arguments } => {
                 self.push_op(Op::ToolInputDelta);
                 let (key, end, new) = partial_input::handed(arguments, delta);
-                // JS keeps the id by the key from its first event on (`toolInputDelta`).
+                // The id crosses with the key's first event only: JS keeps it by the key (`ids` in
+                // partial_input.rs), so the later deltas' pushes do not decode it again.
                 let id = if new { tool_use_id } else { "" };
                 text_item(&mut self.layout, &mut self.texts, &mut self.last_id, id);
                 text_item(&mut self.layout, &mut self.texts, &mut self.last_text, delta);

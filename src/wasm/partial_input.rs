@@ -40,8 +40,9 @@ thread_local! {
 
 /// A `tool_input_delta` event handed to JS: the key of its arguments, where in them (in bytes)
 /// its delta ends, and whether the key is new (JS then learns the tool call's id with it, and
-/// keeps it by the key: the later events of the key cross without it). `(0, 0, true)` when the
-/// event carries no arguments (it has its `partial_input` already).
+/// keeps it by the key: the later events of the key cross without it, so the caller must hand
+/// every such event to JS). `(0, 0, true)` when the event carries no arguments (it has its
+/// `partial_input` already).
 ///
 /// The key is kept in the arguments, not found by their address in a map: hashing it (SipHash)
 /// for every delta, with a share of the arguments taken and dropped, was a cost a text delta does
@@ -117,9 +118,10 @@ export function grownInput(bytes, at, length, key, partial) {
 const holders = new Map(); // key -> WeakRef of the object the key's new events hold
 const holderCounts = new Map(); // key -> how many of those objects are not collected yet
 // key -> the id of the tool call whose arguments the key names: the module hands it over with the
-// key's first event only, "" with the others (the id, 16 to 30 bytes, was most of the text a
-// delta's push decoded, and the text was cut in two for it). Kept until the key is let go, not on
-// the holder: a holder collected before its key is let go leaves the key's next event a new one.
+// key's first event only, "" with the others (decoding the id's bytes again for every delta was
+// most of what a delta's push decoded). Kept by the key, not on the holder: the holder can be
+// collected while the key is still held (its finalizer has not run yet), and the key's next event
+// then makes a new holder, which must still find the id.
 const ids = new Map();
 const collected = new FinalizationRegistry(({ key, release }) => {
   const left = holderCounts.get(key) - 1;
@@ -180,7 +182,8 @@ function readPartial(holder, end) {
 // event's delta, parsed by the module on the first read. `__defineGetter__` defines the
 // enumerable, configurable accessor `Object.defineProperty` would, without reading a descriptor
 // object (1,454 instructions against 1,965, in V8: Chromium and Node). It is a legacy method of
-// the language standard (its Annex B), which every browser engine and Node have.
+// the language standard (its Annex B), which every browser engine and Node have. `id` is "" after
+// the key's first event: the key's id is then found in `ids`.
 export function toolInputDelta(id, delta, key, end, partial) {
   if (id === "") id = ids.get(key) ?? "";
   else ids.set(key, id);

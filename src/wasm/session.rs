@@ -135,6 +135,7 @@ impl JsChatSession {
         // Options that name at most the dialect (`{ dialect }`, `{}`, none), as the package's JS
         // hands them over for nearly every session (the request's options and the callbacks stay
         // in JS): no `generateId`, no provider, read by one call into JS.
+        //
         // One place below makes the chat for both readings: a copy of its making on each path
         // was weight for nothing.
         let (ids, stream_options, options) = match super::stream::dialect_alone_options(&options) {

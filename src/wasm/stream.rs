@@ -249,9 +249,9 @@ impl JsChatStream {
     /// `complete` with what arrived, then an error with `code` (`NETWORK_ERROR`, …) and
     /// `message`. One export for the three: wasm-bindgen writes glue for each exported method, in
     /// the module and in its JS. The package's `ChatStream` (api.js) calls it. `code` and
-    /// `message` are JS values, read only by `fail` (`undefined` for the others): a string
-    /// argument, even an empty one, is copied into the module, two calls into it for every
-    /// stream's `finish`.
+    /// `message` are JS values, read only by `fail` (`undefined` for the others; what is not a
+    /// string reads as "", and the package's `fail` refuses it before): a string argument, even
+    /// an empty one, is copied into the module, two calls into it for every stream's `finish`.
     #[wasm_bindgen(js_name = __end)]
     pub fn end(&self, op: u32, code: &JsValue, message: &JsValue) -> Result<u32, JsError> {
         let _guard = PoisonGuard::enter(&self.busy, "ChatStream")?;

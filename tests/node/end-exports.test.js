@@ -26,12 +26,15 @@ test("ChatSession.__end refuses an operation it does not have, and the session g
   session.free();
 });
 
-test("ChatStream.__end refuses an operation it does not have, and the stream goes on", () => {
+test("ChatStream.__end refuses an operation it does not have, fail takes only strings, and the stream goes on", () => {
   const stream = new ChatStream({ dialect: "agent" });
   for (const op of NOT_OPERATIONS) {
     assert.throws(() => stream.__end(op, "", ""), /ChatStream.__end: no such operation/, String(op));
   }
   assert.deepEqual(stream.push('data: {"type": "text_delta", "text": "Hi"}\n\n'), [{ type: "text_delta", text: "Hi" }]);
+  for (const [code, message] of [["NETWORK_ERROR", new Error("cut")], ["NETWORK_ERROR"], [undefined, "cut"], [7, "cut"]]) {
+    assert.throws(() => stream.fail(code, message), TypeError, `fail(${code}, ${message})`);
+  }
   assert.deepEqual(stream.fail("NETWORK_ERROR", "cut").map((e) => e.type), ["complete", "error"]);
   stream.free();
 });

@@ -6,6 +6,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 
 // The holders the package registers for release: `{ key, release }` (api.js / src/wasm/mod.rs).
 const keys = [];
@@ -52,4 +54,48 @@ test("tool_input_delta: one key per tool call's arguments, held by all its delta
   });
   first.free();
   second.free();
+});
+
+// The module hands a call's id over with its key's first delta only; JS keeps it by the key until
+// the key is let go. Let go halfway through a call (every delta of it collected, the finalizer
+// run), the call's next delta is its key's first again and brings the id back; a delta in the gap
+// between the holder's collection and its finalizer still finds it.
+test("tool_input_delta: the call's id on every delta, also after its key was let go halfway", async () => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc");
+  // A WeakRef read in this job keeps its object until the job ends: collect after a task, twice.
+  const finalizersRun = async () => {
+    for (let i = 0; i < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      gc();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+  const stream = new ChatStream({ dialect: "anthropic" });
+  stream.push(message + block(0, "toolu_gc"));
+  const ids = (events) => events.filter((e) => e.type === "tool_input_delta").map((e) => e.tool_use_id);
+  const before = keys.length;
+  assert.deepEqual(ids(stream.push(delta(0, '{"x": "'))), ["toolu_gc"]);
+  for (let i = 0; i < 3; i++) assert.deepEqual(ids(stream.push(delta(0, "a"))), ["toolu_gc"]);
+  await finalizersRun();
+  let last = [];
+  for (let i = 0; i < 3; i++) {
+    last = stream.push(delta(0, "b"));
+    assert.deepEqual(ids(last), ["toolu_gc"], "after the key was let go");
+  }
+  assert.equal(keys.length - before, 2, "the key was let go and a new one taken");
+  assert.deepEqual(last[0].partial_input, { x: "aaabbb" });
+  last = null;
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  gc();
+  const between = stream.push(delta(0, "c"));
+  assert.deepEqual(ids(between), ["toolu_gc"], "between the collection and the finalizer");
+  const held = keys[before + 1];
+  assert.deepEqual(keys.slice(before + 1), [held, held], "a second holder of the same key: the first was collected");
+  await finalizersRun();
+  const after = stream.push(delta(0, "d"));
+  assert.deepEqual(ids(after), ["toolu_gc"]);
+  assert.deepEqual(between[0].partial_input, { x: "aaabbbc" });
+  assert.deepEqual(after[0].partial_input, { x: "aaabbbcd" });
+  stream.free();
 });
