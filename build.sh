@@ -221,8 +221,9 @@ test_wasm() {
   say "wasm tests in headless Chromium (wasm-bindgen-test)"
   # .cargo/config.toml makes tests/wasm-runner.mjs the runner: wasm-bindgen-test-runner, which
   # drives Chromium through ChromeDriver (CHROMEDRIVER) and passes --no-sandbox itself, with the
-  # page's requests sent one at a time through a proxy (the script says why). Its 20 s default timeout is a hang
-  # detector; a busy machine runs the unoptimised fixture test past it, so it gets 10 minutes.
+  # page's requests sent one at a time through a proxy (the script says why). Its 20 s default
+  # timeout is a hang detector; a busy machine runs the unoptimised fixture test past it, so it
+  # gets 10 minutes.
   WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-600} cargo test --target wasm32-unknown-unknown --test wasm
 }
 
