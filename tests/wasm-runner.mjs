@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CHROMIUM_FLAGS } from "./chromium-flags.js";
 
 // One socket, kept open: every request to the runner's server waits its turn on it.
 const upstream = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -49,8 +50,9 @@ const proxy = http.createServer((request, response) => {
 proxy.on("connect", (_request, socket) => socket.end("HTTP/1.1 403 Forbidden\r\n\r\n"));
 await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
 
-// The runner passes "headless", "no-sandbox" and "disable-dev-shm-usage" itself; these join them.
-// `<-loopback>` takes loopback addresses off Chromium's list of hosts that skip the proxy.
+// The runner passes "headless", "no-sandbox" and "disable-dev-shm-usage" itself; the tests' own
+// switches join them (ChromeDriver takes them without their dashes). `<-loopback>` takes loopback
+// addresses off Chromium's list of hosts that skip the proxy.
 const folder = mkdtempSync(join(tmpdir(), "chatstream-wasm-runner-"));
 const capabilities = join(folder, "webdriver.json");
 writeFileSync(
@@ -60,11 +62,7 @@ writeFileSync(
       args: [
         `proxy-server=http://127.0.0.1:${proxy.address().port}`,
         "proxy-bypass-list=<-loopback>",
-        "disable-gpu",
-        "disable-background-networking",
-        "disable-component-update",
-        "disable-sync",
-        "no-first-run",
+        ...CHROMIUM_FLAGS.map((flag) => flag.replace(/^--/, "")),
       ],
     },
   }),

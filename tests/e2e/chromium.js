@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { CHROMIUM_FLAGS } from "../chromium-flags.js";
 
 const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const types = { ".js": "text/javascript", ".json": "application/json", ".wasm": "application/wasm", ".html": "text/html" };
@@ -20,15 +21,7 @@ export async function launchChromium() {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
+    args: CHROMIUM_FLAGS,
   });
   const close = async () => {
     await context.close();
