@@ -166,8 +166,9 @@ function readPartial(holder, end) {
     if (last !== undefined && end >= last.end) holder.last = undefined;
     return read;
   }
-  const [value, path, from, bytes, rest, known] = OPEN;
+  const [value, path, from, bytes, marked, known] = OPEN;
   OPEN.length = 0; // holds no string past the read
+  const rest = oldCopy(marked, String(end).length);
   const string = known === 0 ? rest : last.string + rest;
   holder.last = { from, bytes, string, end };
   if (lastOpen?.deref() !== holder) lastOpen = new WeakRef(holder);
@@ -177,6 +178,26 @@ function readPartial(holder, end) {
   // Set as JSON.parse sets it: a key "__proto__" is the object's own field (it holds "" now).
   Object.defineProperty(at, path[path.length - 1], { value: string, writable: true, enumerable: true, configurable: true });
   return value;
+}
+// An object in dictionary mode (made with no prototype), whose one property `oldCopy` sets and deletes.
+const NAMES = Object.create(null);
+// `marked`, the bytes a read hands over after their mark (partial_input.rs, `marked`), without
+// the mark (its first `mark` characters), as V8 (Node, Chromium) holds a property's name: a flat
+// string in its string table, which it allocates in the old generation. Handed over, the string
+// is allocated in the young one; kept for the next read and for the call's input, each one
+// survived the young generation's collections, and that much surviving grew its semi-spaces (a
+// view reading a 20 MB argument every megabyte: 28 MB). The mark, where the read ends, makes each
+// read's name its own: V8 hashes a long name by its length alone, and a view that reads every so
+// many bytes hands over strings of one length, which it would compare whole when they begin
+// alike; equal ones it would make one string (bench-js/memory.js's argument, one piece repeated,
+// would then be held once: a saving no real argument gets). Another engine gives back an equal
+// string all the same.
+function oldCopy(marked, mark) {
+  NAMES[marked] = 0;
+  let name = marked;
+  for (name in NAMES);
+  delete NAMES[name];
+  return name.slice(mark);
 }
 // A tool_input_delta event. Its `partial_input` is the arguments of its tool call up to this
 // event's delta, parsed by the module on the first read. `__defineGetter__` defines the
@@ -209,6 +230,11 @@ extern "C" {
     fn with_tool_input_js(read: &JsValue, release: &JsValue, grown: &JsValue) -> JsValue;
 }
 
+/// `text` after a mark, `end` in decimal digits, which the getters' `oldCopy` takes off again.
+fn marked(text: &str, end: u32) -> String {
+    [&end.to_string(), text].concat()
+}
+
 /// What the getters call: `[read(key, end, from, known, open), release(key), grown(key, from,
 /// known, string)]`, then the JS above that `handOver` (mod.rs) and the package's JS call:
 /// `toolInputDelta(id, delta, key, end, partial)` and `grownInput(bytes, at, length, key, partial)`,
@@ -217,8 +243,8 @@ extern "C" {
 /// `read` gives the value, or, when the value ends inside a long string, `open` (an array JS
 /// passes for it) holding `[value, path, from, bytes, rest, known]`: the value with `""` in that
 /// string's place, its place (keys and indices), where it begins in the text, its length in
-/// bytes and its bytes from `known` on. A value without a long string (most reads) crosses alone,
-/// with no array made for it.
+/// bytes and its bytes from `known` on (after a mark: [`marked`]). A value without a long string
+/// (most reads) crosses alone, with no array made for it.
 ///
 /// `from` and `known` name the string JS built at the last read of these arguments, and its
 /// length: when it is this one, which only grew since, JS prepends it to `rest` (`known` is then
@@ -269,7 +295,7 @@ pub(super) fn functions() -> JsValue {
             out.set(1, path.into());
             out.set(2, (open.from as u32).into());
             out.set(3, ((open.known + open.text.len()) as u32).into());
-            out.set(4, JsValue::from_str(&open.text));
+            out.set(4, JsValue::from_str(&marked(&open.text, end)));
             out.set(5, (open.known as u32).into());
             out.into()
         },
