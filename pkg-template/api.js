@@ -150,9 +150,10 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
 
   /**
    * What a call left in the module's memory: `words` is its layout's length. Its items as one
-   * array, or with `many` as the arrays its lists make.
+   * array, or with `many` as the arrays its lists make. `joined`: a ChatStream's `{ text }`, its
+   * text deltas joined (see handOver in src/wasm/mod.rs).
    */
-  const fromMemory = (words, many) => {
+  const fromMemory = (words, many, joined) => {
     const { bytes, words: memory, record, handOver, partial, toolInputDelta } = memoryViews();
     const at = memory[record];
     const end = at + memory[record + 1];
@@ -165,7 +166,10 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
       // A text or thinking delta (the op, the text's length), and nothing else.
       if (first <= 1) {
         const delta = { type: first === 0 ? "text_delta" : "thinking_delta", text };
-        if (words === 6 && !many) return [delta];
+        if (words === 6 && !many) {
+          if (first === 0 && joined !== undefined) joined.text += text;
+          return [delta];
+        }
         // A session's push: then the end of the events, and the patch that appends the same text
         // (or starts a part with it): its op, and the length that means the same text (2^32 - 1).
         if (words === 9 && many && memory[layout + 6] === 5 && memory[layout + 8] === 4294967295) {
@@ -183,7 +187,7 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
         return [toolInputDelta(text.slice(0, n), text.slice(n), memory[layout + 7], memory[layout + 8], partial)];
       }
     }
-    return handOver(text, memory, layout, layout + words, many, partial);
+    return handOver(text, memory, layout, layout + words, many, partial, joined);
   };
   // The keys of a session's appendText and appendThinking patches: [the text, then the lists].
   const appendKeys = () => {
@@ -198,8 +202,16 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
   // so that a huge read is not held for the page's lifetime.
   const streamInput = { at: 0, room: 0 };
   const STREAM_INPUT = 64 * 1024;
+  // A ChatStream's text deltas joined (its #text) while `fromMemory` builds its events: one box
+  // for every stream, not an object each.
+  const joining = { text: "" };
 
   class ChatStream extends wasm.ChatStream {
+    // The text deltas handed out so far, joined (a rope in V8: cheap to build). The module hands
+    // `complete`'s text over as these when they are it (JOINED_TEXT in src/wasm/mod.rs): a long
+    // answer is then not decoded a second time.
+    #text = "";
+
     constructor(options) {
       loaded();
       super(options);
@@ -232,7 +244,11 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
 
     /** The events the module left in its memory: `words` is their layout's length (0 for none). */
     #events(words) {
-      return words === 0 ? [] : fromMemory(words, false);
+      if (words === 0) return [];
+      joining.text = this.#text;
+      const events = fromMemory(words, false, joining);
+      this.#text = joining.text;
+      return events;
     }
   }
 
