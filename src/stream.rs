@@ -133,6 +133,12 @@ impl ChatStream {
         self.reader.cleaner.is_complete()
     }
 
+    /// Whether `complete` was emitted with its text made of the text deltas (not of a backend's
+    /// own message): then the text deltas joined are exactly its `text`.
+    pub fn text_is_deltas_joined(&self) -> bool {
+        self.reader.cleaner.text_is_deltas_joined()
+    }
+
     /// Feeds the next chunk of the body, appending the events it completes to `out`.
     /// Adjacent text and thinking deltas within one push are merged.
     /// Once the message is over (its terminal event, a fatal error), what follows is not framed:

@@ -153,6 +153,9 @@ pub struct Cleaner {
     payload: CompletePayload,
     backend: BackendFields,
     complete: bool,
+    /// Whether `complete`'s text is the text deltas joined, as it is when no backend message
+    /// replaced them (trim.rs tests it): the JS bindings then hand it over as the deltas JS holds.
+    text_is_deltas_joined: bool,
     /// Invalid UTF-8 sequences the framing replaced, for `complete`.
     invalid_utf8: u64,
 }
@@ -173,6 +176,7 @@ impl Cleaner {
             payload: CompletePayload::default(),
             backend: BackendFields::default(),
             complete: false,
+            text_is_deltas_joined: false,
             invalid_utf8: 0,
         }
     }
@@ -318,6 +322,12 @@ impl Cleaner {
         self.complete
     }
 
+    /// Whether `complete` was emitted with its text made of the text deltas (not of a backend's
+    /// own message): then the text deltas joined are exactly its `text`.
+    pub fn text_is_deltas_joined(&self) -> bool {
+        self.text_is_deltas_joined
+    }
+
     fn take_tokens(&mut self, out: &mut StreamEvents<'_>) {
         let mut tokens = std::mem::take(&mut self.tokens);
         for token in tokens.drain(..) {
@@ -420,6 +430,7 @@ impl Cleaner {
                 // The text deltas joined: the parts' text, trimmed (taken: nothing reads them after this).
                 (payload.message, payload.text, payload.segments) =
                     resolved(std::mem::take(&mut self.parts), &tool_history);
+                self.text_is_deltas_joined = true;
             }
         }
         let thinking = std::mem::take(&mut self.thinking_text);

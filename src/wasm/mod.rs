@@ -78,17 +78,23 @@ pub(crate) struct HandOver<'a> {
     /// the values set aside are, before theirs: each once, and one JS string with an equal one of
     /// the values (the session's message that holds the same answer).
     long: Vec<AsideString<'a>>,
+    /// Set when `complete`'s text is the text deltas the stream handed out, joined: their length
+    /// in UTF-16 units (see [`HandOver::text_is_deltas_joined`]).
+    deltas_joined: Option<u32>,
 }
 
 /// A text item: its length in the layout and its text in `texts`, or [`SAME_TEXT`] when it is
-/// `last`.
-fn text_item<'a>(layout: &mut Vec<u32>, texts: &mut String, last: &mut Option<&'a str>, text: &'a str) {
+/// `last`. Returns its length in UTF-16 units.
+fn text_item<'a>(layout: &mut Vec<u32>, texts: &mut String, last: &mut Option<&'a str>, text: &'a str) -> u32 {
     if *last == Some(text) {
         layout.push(SAME_TEXT);
+        utf16_len(text)
     } else {
-        layout.push(utf16_len(text));
+        let units = utf16_len(text);
+        layout.push(units);
         texts.push_str(text);
         *last = Some(text);
+        units
     }
 }
 
@@ -109,6 +115,7 @@ impl Default for HandOver<'_> {
             #[cfg(feature = "model-tool-calls")]
             last_id: None,
             long: Vec::new(),
+            deltas_joined: None,
         }
     }
 }
@@ -187,6 +194,10 @@ const NULL_TEXT: u32 = u32::MAX - 1;
 /// A text item's length that stands for a long string (in `complete` only): the next word is its
 /// place among the strings set aside.
 const LONG_TEXT: u32 = u32::MAX - 2;
+/// A text item's length that stands for the text deltas the stream handed out, joined (in
+/// `complete` only, by a `ChatStream`), which JS holds already: the next word is their length in
+/// UTF-16 units, which JS checks.
+const JOINED_TEXT: u32 = u32::MAX - 3;
 
 /// The layout's head: the lengths of the JSON text of the values and of the mark, how many
 /// strings were set aside and how many keys of [`HANDED`] JS lets go. The layout ends with the
@@ -197,7 +208,7 @@ impl<'a> HandOver<'a> {
     /// A clean event: text and thinking deltas as text items, the others as values.
     pub(crate) fn event(&mut self, event: &'a StreamEvent) {
         match event {
-            StreamEvent::TextDelta { text } => self.text(Op::TextDelta, text),
+            StreamEvent::TextDelta { text } => _ = self.text_delta(text),
             StreamEvent::ThinkingDelta { text } => self.text(Op::ThinkingDelta, text),
             // Its id and delta as two text items, not through JSON: a streamed tool call is
             // thousands of these, and JSON.parse then a property redefined for `partial_input`
@@ -269,15 +280,15 @@ impl<'a> HandOver<'a> {
     /// declaration, as its JSON text has them.
     fn complete(&mut self, payload: &'a CompletePayload) {
         self.push_op(Op::Complete);
-        self.string(Some(payload.message.as_str()));
-        self.string(Some(payload.text.as_str()));
+        self.answer(payload.message.as_str(), payload);
+        self.answer(payload.text.as_str(), payload);
         self.string(payload.thinking.as_deref());
         self.layout.push(payload.segments.len() as u32);
         for segment in &payload.segments {
             match segment {
                 Segment::Text { text } => {
                     self.layout.push(0);
-                    self.string(Some(text.as_str()));
+                    self.answer(text.as_str(), payload);
                 }
                 Segment::Tool { index, tool_use_id, tool, input, output, is_error } => {
                     self.layout.extend([1, *index]);
@@ -342,6 +353,27 @@ impl<'a> HandOver<'a> {
         }
     }
 
+    /// Says that `complete`'s text is the text deltas the stream handed out, joined, `units` long
+    /// in UTF-16: it crosses as [`JOINED_TEXT`] (see [`HandOver::answer`]). Only for a hand-over
+    /// the package's `ChatStream` builds (`into_memory`, read by its `#events`, which joins every
+    /// text delta it builds): the caller (`JsChatStream::run`) knows by the cleaner's making and
+    /// checks the length in bytes; JS checks `units`, and throws rather than hand out other text.
+    pub(crate) fn text_is_deltas_joined(&mut self, units: u32) {
+        self.deltas_joined = Some(units);
+    }
+
+    /// A string of `complete` that may be its text (its `message` and text segment are the same
+    /// copy when no tool ran): [`JOINED_TEXT`] when it is, and that text is the text deltas
+    /// joined. Decoding it again was about half of a live push of a long answer that is not ASCII
+    /// (ollama/simple-stream.ndjson in Chromium: 10 ms of `TextDecoder.decode` for its 2.1 MB).
+    fn answer(&mut self, text: &'a str, payload: &CompletePayload) {
+        match self.deltas_joined {
+            // The same copy, not compared: comparing a long answer byte by byte costs a pass over it.
+            Some(units) if std::ptr::eq(text, payload.text.as_str()) => self.layout.extend([JOINED_TEXT, units]),
+            _ => self.string(Some(text)),
+        }
+    }
+
     /// A string of `complete` or `error`, or `null`: a text item, or the place of a long one among the
     /// strings set aside.
     fn string(&mut self, text: Option<&'a str>) {
@@ -351,7 +383,7 @@ impl<'a> HandOver<'a> {
                 let at = AsideString::place(&mut self.long, text, None);
                 self.layout.extend([LONG_TEXT, at as u32]);
             }
-            Some(text) => text_item(&mut self.layout, &mut self.texts, &mut self.last_text, text),
+            Some(text) => _ = text_item(&mut self.layout, &mut self.texts, &mut self.last_text, text),
         }
     }
 
@@ -430,6 +462,13 @@ impl<'a> HandOver<'a> {
     pub(crate) fn text(&mut self, op: Op, text: &'a str) {
         self.push_op(op);
         text_item(&mut self.layout, &mut self.texts, &mut self.last_text, text);
+    }
+
+    /// A `text_delta` event, as [`HandOver::event`] hands it over: returns its text's length in
+    /// UTF-16 units.
+    pub(crate) fn text_delta(&mut self, text: &'a str) -> u32 {
+        self.push_op(Op::TextDelta);
+        text_item(&mut self.layout, &mut self.texts, &mut self.last_text, text)
     }
 
     /// Any value, through JSON.
@@ -743,6 +782,7 @@ thread_local! {
 const SAME_TEXT = 4294967295;
 const NULL_TEXT = 4294967294;
 const LONG_TEXT = 4294967293;
+const JOINED_TEXT = 4294967292;
 // The session's patches that cross as a text item, by their op from 6 on.
 const TEXT_PATCHES = ["appendThinking", "startThinking", "startTextPart"];
 // The items built field by field from the layout, by their op from 9 on (Op in mod.rs): each reads
@@ -757,7 +797,10 @@ const kept = new Map();
 // wasm-bindgen's glue passes a view of it. Either way `layout.buffer` is the module's memory.
 // `partial`: the module's `[read, release, grown, toolInputDelta, grownInput]` (partial_input.rs);
 // undefined in a module without model tool calls, which hands over no `tool_input_delta`.
-export function handOver(text, layout, from, to, many, partial) {
+// `joined`: a ChatStream's `{ text }`, the text deltas it handed out joined, which this appends
+// to (`complete`'s text crosses as JOINED_TEXT when it is they); undefined for others, whose
+// hand-overs have none.
+export function handOver(text, layout, from, to, many, partial, joined) {
   let at = 0;
   let i = from;
   const cut = (n) => text.slice(at, (at += n));
@@ -799,12 +842,15 @@ export function handOver(text, layout, from, to, many, partial) {
       if (op === 2) list.push({ op: "appendText", text: last });
       else if (op >= 6) list.push({ op: TEXT_PATCHES[op - 6], text: last });
       else list.push({ type: op === 0 ? "text_delta" : "thinking_delta", text: last });
+      if (op === 0 && joined !== undefined) joined.text += last;
     } else if (op === 3) {
       list.push(values[v++]);
     } else if (op >= 9) {
-      const read = { text, at, layout, i, aside, values, v, last };
+      const read = { text, at, layout, i, aside, values, v, last, joined };
       list.push(FIELD_BY_FIELD[op - 9](read));
       ({ at, i, v, last } = read);
+      // After `complete` the stream hands out no more text (the module starts its count again).
+      if (op === 9 && joined !== undefined) joined.text = "";
     } else if (op === 4) {
       const n = layout[i++];
       if (n !== SAME_TEXT) id = cut(n);
@@ -908,7 +954,17 @@ function string(read) {
   if (n === SAME_TEXT) return read.last;
   if (n === NULL_TEXT) return null;
   if (n === LONG_TEXT) return read.aside[read.layout[read.i++]];
+  if (n === JOINED_TEXT) return deltasJoined(read);
   return (read.last = read.text.slice(read.at, (read.at += n)));
+}
+// The text deltas the stream handed out, joined (JOINED_TEXT), as long as the module counted
+// them: else they are not the text (a hand-over this stream's JS did not build), and nothing is
+// handed out rather than a wrong text.
+function deltasJoined(read) {
+  const units = read.layout[read.i++];
+  const text = read.joined?.text;
+  if (text?.length !== units) throw new Error("internal error: complete's text is not the text deltas handed out");
+  return text;
 }
 function value(read) {
   const tag = read.layout[read.i++];
