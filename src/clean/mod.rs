@@ -61,6 +61,8 @@ use std::borrow::Cow;
 
 use serde_json::{json, Value};
 
+#[cfg(feature = "model-tool-calls")]
+use crate::dialect::own_tool_id;
 use crate::dialect::ProviderEvent;
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, StreamEvent, StreamEvents, Usage};
@@ -202,9 +204,9 @@ impl Cleaner {
             ProviderEvent::ToolCallDelta { id, delta } => {
                 if !delta.is_empty() {
                     // The delta's event names its tool by this id (the tool's own): moved there.
-                    let at = match self.tools.find(&id) {
+                    let at = match self.tools.open_call(&id) {
                         Some(at) => at,
-                        None => self.start_tool(id.clone(), String::new(), None, out),
+                        None => self.model_call(id.clone(), String::new(), out),
                     };
                     self.tools.delta(at, id, delta, self.options.partial_input, out);
                 }
@@ -230,11 +232,11 @@ impl Cleaner {
             ProviderEvent::ToolCallDelta { .. } => {}
             #[cfg(feature = "model-tool-calls")]
             ProviderEvent::ToolCallStart { id, name } => {
-                self.find_or_start(id, name, out);
+                self.model_call(id, name, out);
             }
             #[cfg(feature = "model-tool-calls")]
             ProviderEvent::ToolCallEnd { id, name, input } => {
-                let at = self.find_or_start(id, name.clone().unwrap_or_default(), out);
+                let at = self.model_call(id, name.clone().unwrap_or_default(), out);
                 if let Some(name) = name {
                     self.tools.name_if_unnamed(at, name);
                 }
@@ -366,13 +368,24 @@ impl Cleaner {
         }
     }
 
-    /// The tool with this id, started (with an empty input) if it is new.
+    /// The call the model asks for that a provider's event names by `id`: the latest call under
+    /// that id while its arguments are open; otherwise a new one (`tool_start`). A call's input is
+    /// final once its arguments ended, so more under its id is a second call the provider gave the
+    /// same id: it goes by an id of its own, and an error says so (events, the saved state and the
+    /// results sent back name a call by its id: two calls under one would be merged into one).
     #[cfg(feature = "model-tool-calls")]
-    fn find_or_start(&mut self, id: String, name: String, out: &mut StreamEvents<'_>) -> usize {
-        match self.tools.find(&id) {
-            Some(at) => at,
-            None => self.start_tool(id, name, None, out),
+    fn model_call(&mut self, id: String, name: String, out: &mut StreamEvents<'_>) -> usize {
+        if let Some(at) = self.tools.open_call(&id) {
+            return at;
         }
+        if self.tools.find(&id).is_none() {
+            return self.start_tool(id, name, None, out);
+        }
+        let (own, error) = own_tool_id(&id, self.tools.len() + 1, |candidate| self.tools.find(candidate).is_some());
+        self.push_other(error, out);
+        let at = self.start_tool(own, name, None, out);
+        self.tools.rename(id, at);
+        at
     }
 
     /// A new tool: the next index, a place in the message, and `tool_start`. `ran` is the input

@@ -41,6 +41,10 @@ pub(crate) struct Tools {
     /// another name is left in until it reaches the top ([`Tools::drop_stale`]), so that each
     /// change costs a heap's O(log n), never a search.
     unfinished_by_name: Vec<BinaryHeap<Reverse<usize>>>,
+    /// The call each provider id names where a second call came under an id a call already had,
+    /// and went by an id of its own ([`Tools::open_call`]). Empty in nearly every message.
+    #[cfg(feature = "model-tool-calls")]
+    renamed: HashMap<String, usize>,
 }
 
 #[derive(Debug)]

@@ -76,6 +76,16 @@ pub(crate) fn text(value: &Value, key: &str) -> Option<String> {
     value.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
+/// For a second tool call under an `id` a call already has: an id no call has (`taken` says which
+/// are had), `id_N` with N from `from` up, and the error that says so. Events, the saved state and
+/// the results sent back name a call by its id: two calls under one would be merged into one.
+#[cfg(feature = "model-tool-calls")]
+pub(crate) fn own_tool_id(id: &str, from: usize, taken: impl Fn(&str) -> bool) -> (String, ProviderEvent) {
+    let own = (from..).map(|n| format!("{id}_{n}")).find(|candidate| !taken(candidate)).unwrap_or_default();
+    let error = ProviderEvent::unreadable(format!("a second tool call came with the id {id}; it goes by {own}"));
+    (own, error)
+}
+
 /// Tool names by call id, for the dialects whose results carry only the id. A
 /// `HashMap<String, usize>` into a list of names: that map type is the one the other stages use,
 /// so its code is in the module once (a map of `String` values was another copy of it).

@@ -38,7 +38,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::scan::{Shape, Shapes, Taken};
-use super::{DialectDecoder, ProviderEvent, ProviderEvents};
+use super::{own_tool_id, DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
@@ -240,6 +240,17 @@ impl OpenAiDecoder {
                 let id = match (id, index) {
                     (Some(id), _) => id.to_owned(),
                     (None, index) => format!("call_{}", index.unwrap_or(self.calls.len() as u64)),
+                };
+                // Another index under an id a call already has: calls stay open side by side
+                // until the finish, so only here can the two be told apart.
+                let id = match self.by_id.contains_key(&id) {
+                    false => id,
+                    true => {
+                        let (own, error) =
+                            own_tool_id(&id, self.calls.len() + 1, |candidate| self.by_id.contains_key(candidate));
+                        out.push(error);
+                        own
+                    }
                 };
                 let name = name.unwrap_or_default().to_owned();
                 out.push(ProviderEvent::ToolCallStart { id: id.clone(), name });

@@ -38,6 +38,21 @@ impl Call {
 }
 
 impl Tools {
+    /// The call the model asks for that a provider's event names by `id`: the latest call given
+    /// that id, while its arguments are open. `None` when there is none, or once its arguments
+    /// ended: its input is final, so more under its id is another call.
+    pub(crate) fn open_call(&self, id: &str) -> Option<usize> {
+        let renamed = if self.renamed.is_empty() { None } else { self.renamed.get(id).copied() };
+        let at = renamed.or_else(|| self.find(id))?;
+        let call = &self.list[at].call;
+        (!call.called && !call.held).then_some(at)
+    }
+
+    /// Events the provider sends under `id` go to the call at `at` from now on.
+    pub(crate) fn rename(&mut self, id: String, at: usize) {
+        self.renamed.insert(id, at);
+    }
+
     /// More argument text: `tool_input_delta`, with the best JSON so far when `partial_input`.
     /// `id` is the tool's id, which the event takes.
     pub(crate) fn delta(
@@ -52,6 +67,8 @@ impl Tools {
         if tool.call.called {
             return;
         }
+        // A call that went by an id of its own is named by it, not by the provider's.
+        let id = if self.renamed.is_empty() { id } else { tool.id.clone() };
         tool.call.arguments.lock().push(&delta);
         // Without the value, the event carries the arguments it is read from when asked
         // (`partial_input` in src/wasm/partial_input.rs): whoever keeps the event keeps them.
@@ -61,7 +78,6 @@ impl Tools {
         } else {
             (Value::Null, tool.call.arguments.carried())
         };
-        debug_assert_eq!(id, tool.id);
         out.push(StreamEvent::ToolInputDelta { tool_use_id: id, delta, partial_input, arguments });
     }
 
