@@ -381,7 +381,8 @@ impl Cleaner {
         if self.tools.find(&id).is_none() {
             return self.start_tool(id, name, None, out);
         }
-        let (own, error) = own_tool_id(&id, self.tools.len() + 1, |candidate| self.tools.find(candidate).is_some());
+        let taken = |candidate: &str| self.tools.find(candidate).is_some();
+        let (own, error) = own_tool_id(&id, self.tools.len() + 1, &taken);
         self.push_other(error, out);
         let at = self.start_tool(own, name, None, out);
         self.tools.rename(id, at);

@@ -80,8 +80,16 @@ pub(crate) fn text(value: &Value, key: &str) -> Option<String> {
 /// are had), `id_N` with N from `from` up, and the error that says so. Events, the saved state and
 /// the results sent back name a call by its id: two calls under one would be merged into one.
 #[cfg(feature = "model-tool-calls")]
-pub(crate) fn own_tool_id(id: &str, from: usize, taken: impl Fn(&str) -> bool) -> (String, ProviderEvent) {
-    let own = (from..).map(|n| format!("{id}_{n}")).find(|candidate| !taken(candidate)).unwrap_or_default();
+/// (`taken` is a `dyn`: the module holds one copy of this, not one per caller.)
+pub(crate) fn own_tool_id(id: &str, from: usize, taken: &dyn Fn(&str) -> bool) -> (String, ProviderEvent) {
+    let mut n = from;
+    let own = loop {
+        let candidate = format!("{id}_{n}");
+        if !taken(&candidate) {
+            break candidate;
+        }
+        n += 1;
+    };
     let error = ProviderEvent::unreadable(format!("a second tool call came with the id {id}; it goes by {own}"));
     (own, error)
 }

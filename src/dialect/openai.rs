@@ -243,11 +243,11 @@ impl OpenAiDecoder {
                 };
                 // Another index under an id a call already has: calls stay open side by side
                 // until the finish, so only here can the two be told apart.
-                let id = match self.by_id.contains_key(&id) {
-                    false => id,
-                    true => {
-                        let (own, error) =
-                            own_tool_id(&id, self.calls.len() + 1, |candidate| self.by_id.contains_key(candidate));
+                let id = match self.by_id.get(id.as_str()) {
+                    None => id,
+                    Some(_) => {
+                        let taken = |candidate: &str| self.by_id.get(candidate).is_some();
+                        let (own, error) = own_tool_id(&id, self.calls.len() + 1, &taken);
                         out.push(error);
                         own
                     }
