@@ -61,8 +61,6 @@ use std::borrow::Cow;
 
 use serde_json::{json, Value};
 
-#[cfg(feature = "model-tool-calls")]
-use crate::dialect::own_tool_id;
 use crate::dialect::ProviderEvent;
 use crate::error::ErrorCode;
 use crate::event::{CompletePayload, FinishReason, StreamEvent, StreamEvents, Usage};
@@ -381,8 +379,7 @@ impl Cleaner {
         if self.tools.find(&id).is_none() {
             return self.start_tool(id, name, None, out);
         }
-        let taken = |candidate: &str| self.tools.find(candidate).is_some();
-        let (own, error) = own_tool_id(&id, self.tools.len() + 1, &taken);
+        let (own, error) = self.tools.own_id(&id);
         self.push_other(error, out);
         let at = self.start_tool(own, name, None, out);
         self.tools.rename(id, at);

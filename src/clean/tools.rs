@@ -45,6 +45,9 @@ pub(crate) struct Tools {
     /// and went by an id of its own ([`Tools::open_call`]). Empty in nearly every message.
     #[cfg(feature = "model-tool-calls")]
     renamed: HashMap<String, usize>,
+    /// Where the search for such an id goes on ([`crate::dialect::own_tool_id`]).
+    #[cfg(feature = "model-tool-calls")]
+    next_suffix: usize,
 }
 
 #[derive(Debug)]

@@ -53,6 +53,8 @@ pub struct OpenAiDecoder {
     /// thousands of calls, and a search of every call per delta would make it quadratic.
     by_index: HashMap<u64, usize>,
     by_id: HashMap<String, usize>,
+    /// Where the search for an id of its own goes on, for a call under an id another call has.
+    next_suffix: usize,
     /// The calls before this one are closed: ending calls again looks at the new ones only.
     closed_before: usize,
     /// A refusal was streamed: the finish reason is `refusal`.
@@ -246,8 +248,10 @@ impl OpenAiDecoder {
                 let id = match self.by_id.get(id.as_str()) {
                     None => id,
                     Some(_) => {
+                        // `get`, as above: `contains_key` would be another copy of the map's code.
+                        #[allow(clippy::unnecessary_get_then_check)]
                         let taken = |candidate: &str| self.by_id.get(candidate).is_some();
-                        let (own, error) = own_tool_id(&id, self.calls.len() + 1, &taken);
+                        let (own, error) = own_tool_id(&id, &mut self.next_suffix, &taken);
                         out.push(error);
                         own
                     }

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use super::{Tool, Tools};
 use crate::clean::arguments::{partial_input, SharedArguments};
 use crate::clean::partial_json::PartialJson;
+use crate::dialect::{own_tool_id, ProviderEvent};
 use crate::error::ErrorCode;
 use crate::event::{StreamEvent, StreamEvents, ToolArguments};
 use crate::json::Shared;
@@ -46,6 +47,14 @@ impl Tools {
         let at = renamed.or_else(|| self.find(id))?;
         let call = &self.list[at].call;
         (!call.called && !call.held).then_some(at)
+    }
+
+    /// For a second call under the provider's `id`: an id of its own, and the error that says so.
+    pub(crate) fn own_id(&mut self, id: &str) -> (String, ProviderEvent) {
+        let mut next = self.next_suffix;
+        let own = own_tool_id(id, &mut next, &|candidate| self.find(candidate).is_some());
+        self.next_suffix = next;
+        own
     }
 
     /// Events the provider sends under `id` go to the call at `at` from now on.
