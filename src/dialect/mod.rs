@@ -93,8 +93,8 @@ pub(crate) fn own_tool_id(id: &str, next: &mut usize, taken: &dyn Fn(&str) -> bo
         }
     };
     *next = n;
-    let error = ProviderEvent::unreadable(format!("a second tool call came with the id {id}; it goes by {own}"));
-    (own, error)
+    let message = format!("Failed to parse response: a second tool call came with the id {id}; it goes by {own}");
+    (own, ProviderEvent::Error { code: crate::error::ErrorCode::ServiceUnavailable, message, fatal: false })
 }
 
 /// Tool names by call id, for the dialects whose results carry only the id. A
