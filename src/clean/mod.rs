@@ -206,11 +206,13 @@ impl Cleaner {
             ProviderEvent::ToolCallDelta { id, delta } => {
                 if !delta.is_empty() {
                     // The delta's event names its tool by this id (the tool's own): moved there.
-                    let at = match self.tools.find(&id) {
-                        Some(at) => at,
-                        None => self.start_tool(id.clone(), String::new(), None, out),
+                    let at = match self.tools.open_call(&id) {
+                        Some(at) => Some(at),
+                        None => self.model_call(id.clone(), String::new(), false, out),
                     };
-                    self.tools.delta(at, id, delta, self.options.partial_input, out);
+                    if let Some(at) = at {
+                        self.tools.delta(at, id, delta, self.options.partial_input, out);
+                    }
                 }
             }
             event => self.push_other(event, out),
@@ -234,11 +236,12 @@ impl Cleaner {
             ProviderEvent::ToolCallDelta { .. } => {}
             #[cfg(feature = "model-tool-calls")]
             ProviderEvent::ToolCallStart { id, name } => {
-                self.find_or_start(id, name, out);
+                self.model_call(id, name, true, out);
             }
             #[cfg(feature = "model-tool-calls")]
             ProviderEvent::ToolCallEnd { id, name, input } => {
-                let at = self.find_or_start(id, name.clone().unwrap_or_default(), out);
+                let begins = input.is_some();
+                let Some(at) = self.model_call(id, name.clone().unwrap_or_default(), begins, out) else { return };
                 if let Some(name) = name {
                     self.tools.name_if_unnamed(at, name);
                 }
@@ -376,13 +379,29 @@ impl Cleaner {
         }
     }
 
-    /// The tool with this id, started (with an empty input) if it is new.
+    /// The call the model asks for that a provider's event names by `id`: the latest call under
+    /// that id while its arguments are open; otherwise a new one (`tool_start`). A call's input is
+    /// final once its arguments ended, so a start, or a whole call, under its id is a second call
+    /// the provider gave the same id: it goes by an id of its own, and an error says so (events,
+    /// the saved state and the results sent back name a call by its id: two calls under one would
+    /// be merged into one). What cannot begin a call (`begins` false: an argument delta, an end
+    /// without its input) is dropped there: the call it was for is over.
     #[cfg(feature = "model-tool-calls")]
-    fn find_or_start(&mut self, id: String, name: String, out: &mut StreamEvents<'_>) -> usize {
-        match self.tools.find(&id) {
-            Some(at) => at,
-            None => self.start_tool(id, name, None, out),
+    fn model_call(&mut self, id: String, name: String, begins: bool, out: &mut StreamEvents<'_>) -> Option<usize> {
+        if let Some(at) = self.tools.open_call(&id) {
+            return Some(at);
         }
+        if self.tools.find(&id).is_none() {
+            return Some(self.start_tool(id, name, None, out));
+        }
+        if !begins {
+            return None;
+        }
+        let (own, error) = self.tools.own_id(&id);
+        self.push_other(error, out);
+        let at = self.start_tool(own, name, None, out);
+        self.tools.rename(id, at);
+        Some(at)
     }
 
     /// A new tool: the next index, a place in the message, and `tool_start`. `ran` is the input

@@ -41,6 +41,26 @@ pub(crate) struct Tools {
     /// another name is left in until it reaches the top ([`Tools::drop_stale`]), so that each
     /// change costs a heap's O(log n), never a search.
     unfinished_by_name: Vec<BinaryHeap<Reverse<usize>>>,
+    /// The calls that went by an id of their own because a call already had the provider's id
+    /// ([`Tools::open_call`]): by that id, their place in `renamed_calls` (a map of the same type
+    /// as `by_id`, so that the module holds one copy of its code). Empty in nearly every message.
+    #[cfg(feature = "model-tool-calls")]
+    renamed: HashMap<String, usize>,
+    #[cfg(feature = "model-tool-calls")]
+    renamed_calls: Vec<Renamed>,
+    /// Where the search for such an id goes on ([`crate::dialect::own_tool_id`]).
+    #[cfg(feature = "model-tool-calls")]
+    next_suffix: usize,
+}
+
+/// The calls that went by ids of their own under one provider id, in the order they started.
+#[cfg(feature = "model-tool-calls")]
+#[derive(Debug)]
+struct Renamed {
+    calls: Vec<usize>,
+    /// Those before it have a result: results come in any order, so it only moves on, past the
+    /// calls that have one.
+    unfinished: Cell<usize>,
 }
 
 #[derive(Debug)]
@@ -179,12 +199,20 @@ impl Tools {
         }
     }
 
-    /// Which tool a result is for: by id, else by index, else the oldest unfinished one (of the
+    /// Which tool a result is for: by id (under an id the provider gave more than one call, the
+    /// oldest of them without a result), else by index, else the oldest unfinished one (of the
     /// same name if there is one). `None` for a result that names an id no tool has, and no
     /// index: a tool of its own, given to no other call.
     pub(crate) fn for_result(&self, id: Option<&str>, name: Option<&str>, index: Option<u32>) -> Option<usize> {
         match (id, index) {
-            (Some(id), _) if self.find(id).is_some() => self.find(id),
+            (Some(id), _) if self.find(id).is_some() => {
+                let first = self.find(id)?;
+                #[cfg(feature = "model-tool-calls")]
+                if self.list[first].output.is_some() {
+                    return self.renamed_unfinished(id).or(Some(first));
+                }
+                Some(first)
+            }
             (_, Some(index)) if (index as usize) < self.list.len() => Some(index as usize),
             (Some(_), _) => None,
             (None, _) => name

@@ -76,6 +76,27 @@ pub(crate) fn text(value: &Value, key: &str) -> Option<String> {
     value.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
+/// For a second tool call under an `id` a call already has: an id no call has (`taken` says which
+/// are had), `id_N` with N the first free one from `next` (2 at first) on, and the error that says
+/// so. Events, the saved state and the results sent back name a call by its id: two calls under one
+/// would be merged into one. `next` only moves on, so a stream that takes the candidates ahead
+/// makes each one tried once, not once per call. (`taken` is a `dyn`: the module holds one copy
+/// of this, not one per caller.)
+#[cfg(feature = "model-tool-calls")]
+pub(crate) fn own_tool_id(id: &str, next: &mut usize, taken: &dyn Fn(&str) -> bool) -> (String, ProviderEvent) {
+    let mut n = (*next).max(2);
+    let own = loop {
+        let candidate = format!("{id}_{n}");
+        n += 1;
+        if !taken(&candidate) {
+            break candidate;
+        }
+    };
+    *next = n;
+    let message = format!("Failed to parse response: a second tool call came with the id {id}; it goes by {own}");
+    (own, ProviderEvent::Error { code: crate::error::ErrorCode::ServiceUnavailable, message, fatal: false })
+}
+
 /// Tool names by call id, for the dialects whose results carry only the id. A
 /// `HashMap<String, usize>` into a list of names: that map type is the one the other stages use,
 /// so its code is in the module once (a map of `String` values was another copy of it).
@@ -289,5 +310,28 @@ mod tests {
             }
             assert_eq!(names.get(&id), map.get(&id).map(String::as_str), "{id} at step {step}");
         }
+    }
+    /// A stream that first takes the ids a renamed call would get (`x_2` … `x_1001`), then sends a
+    /// thousand more calls under `x`: each gets an id no call has, and each candidate is tried
+    /// once over all of them (a search from 2 for every call would try half a million).
+    #[cfg(feature = "model-tool-calls")]
+    #[test]
+    fn second_calls_get_free_ids_each_candidate_tried_once() {
+        use std::cell::Cell;
+        use std::collections::HashSet;
+
+        let mut taken: HashSet<String> = (2..=1001).map(|n| format!("x_{n}")).collect();
+        taken.insert("x".into());
+        let (mut next, tries) = (0, Cell::new(0));
+        for _ in 0..1000 {
+            let is_taken = |candidate: &str| {
+                tries.set(tries.get() + 1);
+                taken.contains(candidate)
+            };
+            let (own, error) = super::own_tool_id("x", &mut next, &is_taken);
+            assert!(matches!(error, super::ProviderEvent::Error { fatal: false, .. }));
+            assert!(taken.insert(own.clone()), "{own} was taken");
+        }
+        assert_eq!(tries.get(), 2000);
     }
 }

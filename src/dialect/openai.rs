@@ -38,7 +38,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::scan::{Shape, Shapes, Taken};
-use super::{DialectDecoder, ProviderEvent, ProviderEvents};
+use super::{own_tool_id, DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::error::ErrorCode;
 use crate::event::{FinishReason, Usage};
 use crate::framing::FrameRef;
@@ -53,6 +53,8 @@ pub struct OpenAiDecoder {
     /// thousands of calls, and a search of every call per delta would make it quadratic.
     by_index: HashMap<u64, usize>,
     by_id: HashMap<String, usize>,
+    /// Where the search for an id of its own goes on, for a call under an id another call has.
+    next_suffix: usize,
     /// The calls before this one are closed: ending calls again looks at the new ones only.
     closed_before: usize,
     /// A refusal was streamed: the finish reason is `refusal`.
@@ -240,6 +242,19 @@ impl OpenAiDecoder {
                 let id = match (id, index) {
                     (Some(id), _) => id.to_owned(),
                     (None, index) => format!("call_{}", index.unwrap_or(self.calls.len() as u64)),
+                };
+                // Another index under an id a call already has: calls stay open side by side
+                // until the finish, so only here can the two be told apart.
+                let id = match self.by_id.get(id.as_str()) {
+                    None => id,
+                    Some(_) => {
+                        // `get`, as above: `contains_key` would be another copy of the map's code.
+                        #[allow(clippy::unnecessary_get_then_check)]
+                        let taken = |candidate: &str| self.by_id.get(candidate).is_some();
+                        let (own, error) = own_tool_id(&id, &mut self.next_suffix, &taken);
+                        out.push(error);
+                        own
+                    }
                 };
                 let name = name.unwrap_or_default().to_owned();
                 out.push(ProviderEvent::ToolCallStart { id: id.clone(), name });

@@ -1,11 +1,14 @@
 //! The tool calls the model asks for: their arguments as they stream (`tool_input_delta`), the
 //! call once they are complete (`tool_call`), and arguments that are not JSON.
 
+use std::cell::Cell;
+
 use serde_json::{json, Value};
 
-use super::{Tool, Tools};
+use super::{Renamed, Tool, Tools};
 use crate::clean::arguments::{partial_input, SharedArguments};
 use crate::clean::partial_json::PartialJson;
+use crate::dialect::{own_tool_id, ProviderEvent};
 use crate::error::ErrorCode;
 use crate::event::{StreamEvent, StreamEvents, ToolArguments};
 use crate::json::Shared;
@@ -38,6 +41,49 @@ impl Call {
 }
 
 impl Tools {
+    /// The call the model asks for that a provider's event names by `id`: the latest call given
+    /// that id, while its arguments are open. `None` when there is none, or once its arguments
+    /// ended: its input is final, so more under its id is another call.
+    pub(crate) fn open_call(&self, id: &str) -> Option<usize> {
+        let renamed = match self.renamed.is_empty() {
+            true => None,
+            false => self.renamed.get(id).and_then(|&r| self.renamed_calls[r].calls.last().copied()),
+        };
+        let at = renamed.or_else(|| self.find(id))?;
+        let call = &self.list[at].call;
+        (!call.called && !call.held).then_some(at)
+    }
+
+    /// The oldest call renamed from the provider's `id` that has no result ([`Tools::for_result`]).
+    pub(super) fn renamed_unfinished(&self, id: &str) -> Option<usize> {
+        let renamed = &self.renamed_calls[*self.renamed.get(id)?];
+        let mut at = renamed.unfinished.get();
+        while renamed.calls.get(at).is_some_and(|&call| self.list[call].output.is_some()) {
+            at += 1;
+        }
+        renamed.unfinished.set(at);
+        renamed.calls.get(at).copied()
+    }
+
+    /// For a second call under the provider's `id`: an id of its own, and the error that says so.
+    pub(crate) fn own_id(&mut self, id: &str) -> (String, ProviderEvent) {
+        let mut next = self.next_suffix;
+        let own = own_tool_id(id, &mut next, &|candidate| self.find(candidate).is_some());
+        self.next_suffix = next;
+        own
+    }
+
+    /// Events the provider sends under `id` go to the call at `at` from now on.
+    pub(crate) fn rename(&mut self, id: String, at: usize) {
+        match self.renamed.get(&id) {
+            Some(&r) => self.renamed_calls[r].calls.push(at),
+            None => {
+                self.renamed.insert(id, self.renamed_calls.len());
+                self.renamed_calls.push(Renamed { calls: vec![at], unfinished: Cell::new(0) });
+            }
+        }
+    }
+
     /// More argument text: `tool_input_delta`, with the best JSON so far when `partial_input`.
     /// `id` is the tool's id, which the event takes.
     pub(crate) fn delta(
@@ -52,6 +98,8 @@ impl Tools {
         if tool.call.called {
             return;
         }
+        // A call that went by an id of its own is named by it, not by the provider's.
+        let id = if self.renamed.is_empty() || id == tool.id { id } else { tool.id.clone() };
         tool.call.arguments.lock().push(&delta);
         // Without the value, the event carries the arguments it is read from when asked
         // (`partial_input` in src/wasm/partial_input.rs): whoever keeps the event keeps them.
@@ -61,7 +109,6 @@ impl Tools {
         } else {
             (Value::Null, tool.call.arguments.carried())
         };
-        debug_assert_eq!(id, tool.id);
         out.push(StreamEvent::ToolInputDelta { tool_use_id: id, delta, partial_input, arguments });
     }
 
