@@ -234,10 +234,16 @@ impl Cleaner {
             }
             #[cfg(feature = "model-tool-calls")]
             ProviderEvent::ToolCallEnd { id, name, input } => {
-                let at = self.find_or_start(id, name.clone().unwrap_or_default(), out);
-                if let Some(name) = name {
-                    self.tools.name_if_unnamed(at, name);
-                }
+                // A call that comes whole starts with its name: moved there, not copied.
+                let at = match self.tools.find(&id) {
+                    Some(at) => {
+                        if let Some(name) = name {
+                            self.tools.name_if_unnamed(at, name);
+                        }
+                        at
+                    }
+                    None => self.start_tool(id, name.unwrap_or_default(), None, out),
+                };
                 self.tools.call(at, input, out);
             }
             ProviderEvent::ToolRun { id, name, input } => {
