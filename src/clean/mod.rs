@@ -240,11 +240,19 @@ impl Cleaner {
             }
             #[cfg(feature = "model-tool-calls")]
             ProviderEvent::ToolCallEnd { id, name, input } => {
-                let begins = input.is_some();
-                let Some(at) = self.model_call(id, name.clone().unwrap_or_default(), begins, out) else { return };
-                if let Some(name) = name {
-                    self.tools.name_if_unnamed(at, name);
-                }
+                // A call that comes whole starts with its name: moved there, not copied.
+                let at = match self.tools.open_call(&id) {
+                    Some(at) => {
+                        if let Some(name) = name {
+                            self.tools.name_if_unnamed(at, name);
+                        }
+                        at
+                    }
+                    None => match self.model_call(id, name.unwrap_or_default(), input.is_some(), out) {
+                        Some(at) => at,
+                        None => return,
+                    },
+                };
                 self.tools.call(at, input, out);
             }
             ProviderEvent::ToolRun { id, name, input } => {

@@ -49,7 +49,12 @@ pub(crate) fn message_of(parts: &[Part]) -> String {
     for part in placed(parts) {
         match part {
             Part::Text(text) => message.push_str(text),
-            Part::Marker(n) | Part::Started(n) => message.push_str(&format!("[[tool:{n}]]")),
+            Part::Marker(n) | Part::Started(n) => {
+                // Not `format!`: its formatter was a third of resolving a message of one tool call.
+                message.push_str("[[tool:");
+                message.push_str(itoa::Buffer::new().format(u64::from(*n)));
+                message.push_str("]]");
+            }
         }
     }
     trim_in_place(&mut message);

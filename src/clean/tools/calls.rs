@@ -18,8 +18,10 @@ use crate::json::Shared;
 pub(super) struct Call {
     /// The model asked for it (its arguments stream); otherwise a backend ran it.
     requested: bool,
-    /// Until the call: released once they are parsed.
-    arguments: SharedArguments,
+    /// Until the call: released once they are parsed. Made by the first delta: a call that comes
+    /// whole (Gemini's, Ollama's) or a tool a backend ran has none, and a short answer's stream
+    /// made, read and freed per answer paid for two of them.
+    arguments: Option<SharedArguments>,
     partial: PartialJson,
     /// `tool_call` was emitted.
     called: bool,
@@ -30,13 +32,7 @@ pub(super) struct Call {
 
 impl Call {
     pub(super) fn new(requested: bool) -> Call {
-        Call {
-            requested,
-            arguments: SharedArguments::default(),
-            partial: PartialJson::default(),
-            called: false,
-            held: false,
-        }
+        Call { requested, arguments: None, partial: PartialJson::default(), called: false, held: false }
     }
 }
 
@@ -100,14 +96,15 @@ impl Tools {
         }
         // A call that went by an id of its own is named by it, not by the provider's.
         let id = if self.renamed.is_empty() || id == tool.id { id } else { tool.id.clone() };
-        tool.call.arguments.lock().push(&delta);
+        let shared = tool.call.arguments.get_or_insert_with(SharedArguments::default);
+        shared.lock().push(&delta);
         // Without the value, the event carries the arguments it is read from when asked
         // (`partial_input` in src/wasm/partial_input.rs): whoever keeps the event keeps them.
         let (partial_input, arguments) = if partial_input {
             tool.call.partial.push(&delta);
             (tool.call.partial.value().unwrap_or_else(|| json!({})), ToolArguments::default())
         } else {
-            (Value::Null, tool.call.arguments.carried())
+            (Value::Null, shared.carried())
         };
         out.push(StreamEvent::ToolInputDelta { tool_use_id: id, delta, partial_input, arguments });
     }
@@ -122,9 +119,9 @@ impl Tools {
         // The text leaves its blocks before it is parsed: a long input is held twice at most (as
         // text, then as its value), not three times. The joined text stays where whoever shares
         // the arguments (the bindings' `partial_input`) reads them; this tool lets go of it.
-        let mut arguments = tool.call.arguments.lock();
-        arguments.join();
-        let text = arguments.blocks.first().map_or("", String::as_str);
+        let mut arguments = tool.call.arguments.as_ref().map(SharedArguments::lock);
+        arguments.iter_mut().for_each(|arguments| arguments.join());
+        let text = arguments.as_ref().and_then(|a| a.blocks.first()).map_or("", String::as_str);
         let input = match input {
             Some(input) => input,
             None if text.trim().is_empty() => json!({}),
@@ -138,7 +135,7 @@ impl Tools {
             },
         };
         drop(arguments);
-        tool.call.arguments = SharedArguments::default();
+        tool.call.arguments = None;
         self.emit_call(at, input, None, out);
     }
 
@@ -163,7 +160,7 @@ impl Tools {
             if !std::mem::take(&mut tool.call.held) {
                 continue;
             }
-            let arguments = std::mem::take(&mut tool.call.arguments).into_text();
+            let arguments = tool.call.arguments.take().map(SharedArguments::into_text).unwrap_or_default();
             if cut_by_length {
                 self.emit_call(at, partial_input(&arguments), Some(arguments), out);
                 continue;
@@ -200,8 +197,9 @@ impl Tools {
 impl Tool {
     /// The arguments so far, for a call the model asked for that never completed.
     pub(super) fn arguments_so_far(&self) -> Option<Shared> {
-        (self.call.requested && !self.call.called)
-            .then(|| Shared::new(self.call.arguments.lock().partial_input(usize::MAX)))
+        (self.call.requested && !self.call.called).then(|| {
+            Shared::new(self.call.arguments.as_ref().map_or(json!({}), |a| a.lock().partial_input(usize::MAX)))
+        })
     }
 }
 
@@ -234,9 +232,9 @@ mod tests {
             .collect();
         let address = |arguments: &ToolArguments| SharedArguments::of(arguments).map(|a| Arc::as_ptr(&a.0));
         assert_eq!(carried.len(), 4);
-        assert_eq!(address(carried[0]), Some(Arc::as_ptr(&tools.list[first].call.arguments.0)));
+        assert_eq!(address(carried[0]), tools.list[first].call.arguments.as_ref().map(|a| Arc::as_ptr(&a.0)));
         assert_eq!(address(carried[2]), address(carried[0]), "one call's deltas share its arguments");
-        assert_eq!(address(carried[1]), Some(Arc::as_ptr(&tools.list[second].call.arguments.0)));
+        assert_eq!(address(carried[1]), tools.list[second].call.arguments.as_ref().map(|a| Arc::as_ptr(&a.0)));
         assert_ne!(address(carried[1]), address(carried[0]), "same id, another call");
         assert_eq!(address(carried[3]), None, "a delta with its partial_input carries nothing");
         assert_eq!(SharedArguments::of(carried[0]).unwrap().lock().partial_input(usize::MAX), json!({"x": 1}));

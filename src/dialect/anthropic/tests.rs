@@ -66,6 +66,18 @@ fn json_padded_with_spaces_and_the_event_field_as_fallback() {
     assert_eq!(out.as_slice(), [text("a"), ProviderEvent::End]);
 }
 
+/// A text delta whose SSE event names another kind skips the fast path, not the delta: its
+/// `type` decides, as the general path reads it.
+#[test]
+fn a_text_delta_under_another_event_name_is_still_a_text_delta() {
+    let mut decoder = AnthropicDecoder::default();
+    let mut out = ProviderEvents::default();
+    let delta = r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}"#;
+    decoder.decode(FrameRef { event: Some("ping"), data: delta, id: None }, &mut out);
+    decoder.decode(FrameRef { event: Some("content_block_delta"), data: delta, id: None }, &mut out);
+    assert_eq!(out.as_slice(), [text("aa")]);
+}
+
 #[test]
 fn a_duplicate_message_start_is_ignored_and_a_different_one_is_an_error() {
     let events = decode(&[START, START, STOP]);
