@@ -37,6 +37,7 @@ const proxy = http.createServer((request, response) => {
     { method: request.method, headers: request.headers, agent: upstream },
     (answer) => {
       response.writeHead(answer.statusCode, answer.headers);
+      answer.on("error", () => response.destroy());
       answer.pipe(response);
     },
   );
@@ -44,10 +45,18 @@ const proxy = http.createServer((request, response) => {
     if (!response.headersSent) response.writeHead(502);
     response.end(`the test proxy could not reach ${request.url}: ${error.message}\n`);
   });
+  // A connection Chromium resets (it gives up on a request, it closes the page) ends its request
+  // here: an error left unheard would end the proxy, and with it the suite.
+  request.on("error", () => forwarded.destroy());
+  response.on("error", () => forwarded.destroy());
   request.pipe(forwarded);
 });
-// HTTPS through the proxy (CONNECT) is refused: nothing in the suite needs it.
-proxy.on("connect", (_request, socket) => socket.end("HTTP/1.1 403 Forbidden\r\n\r\n"));
+// HTTPS through the proxy (CONNECT) is refused: nothing in the suite needs it. The socket is ours
+// from here on, its errors too (Chromium resets it after the refusal).
+proxy.on("connect", (_request, socket) => {
+  socket.on("error", () => socket.destroy());
+  socket.end("HTTP/1.1 403 Forbidden\r\n\r\n");
+});
 await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
 
 // The runner passes "headless", "no-sandbox" and "disable-dev-shm-usage" itself; the tests' own
