@@ -208,7 +208,7 @@ impl Cleaner {
                     // The delta's event names its tool by this id (the tool's own): moved there.
                     let at = match self.tools.open_call(&id) {
                         Some(at) => Some(at),
-                        None => self.model_call(id.clone(), String::new(), false, out),
+                        None => self.model_call(id.clone(), None, false, out),
                     };
                     if let Some(at) = at {
                         self.tools.delta(at, id, delta, self.options.partial_input, out);
@@ -236,23 +236,11 @@ impl Cleaner {
             ProviderEvent::ToolCallDelta { .. } => {}
             #[cfg(feature = "model-tool-calls")]
             ProviderEvent::ToolCallStart { id, name } => {
-                self.model_call(id, name, true, out);
+                self.model_call(id, Some(name), true, out);
             }
             #[cfg(feature = "model-tool-calls")]
             ProviderEvent::ToolCallEnd { id, name, input } => {
-                // A call that comes whole starts with its name: moved there, not copied.
-                let at = match self.tools.open_call(&id) {
-                    Some(at) => {
-                        if let Some(name) = name {
-                            self.tools.name_if_unnamed(at, name);
-                        }
-                        at
-                    }
-                    None => match self.model_call(id, name.unwrap_or_default(), input.is_some(), out) {
-                        Some(at) => at,
-                        None => return,
-                    },
-                };
+                let Some(at) = self.model_call(id, name, input.is_some(), out) else { return };
                 self.tools.call(at, input, out);
             }
             ProviderEvent::ToolRun { id, name, input } => {
@@ -393,12 +381,23 @@ impl Cleaner {
     /// the provider gave the same id: it goes by an id of its own, and an error says so (events,
     /// the saved state and the results sent back name a call by its id: two calls under one would
     /// be merged into one). What cannot begin a call (`begins` false: an argument delta, an end
-    /// without its input) is dropped there: the call it was for is over.
+    /// without its input) is dropped there: the call it was for is over. `name` names an open call
+    /// that has none yet (its arguments came first), and is moved into a new one, not copied.
     #[cfg(feature = "model-tool-calls")]
-    fn model_call(&mut self, id: String, name: String, begins: bool, out: &mut StreamEvents<'_>) -> Option<usize> {
+    fn model_call(
+        &mut self,
+        id: String,
+        name: Option<String>,
+        begins: bool,
+        out: &mut StreamEvents<'_>,
+    ) -> Option<usize> {
         if let Some(at) = self.tools.open_call(&id) {
+            if let Some(name) = name {
+                self.tools.name_if_unnamed(at, name);
+            }
             return Some(at);
         }
+        let name = name.unwrap_or_default();
         if self.tools.find(&id).is_none() {
             return Some(self.start_tool(id, name, None, out));
         }

@@ -36,8 +36,8 @@ function splits(length, seed) {
   return ways;
 }
 
-function run(ChatStream, spec, bytes, cuts) {
-  const stream = new ChatStream({ dialect: spec.dialect, maxFrameBytes: spec.max_frame_bytes });
+/** The events of `stream` fed `bytes` cut at `cuts` (ascending), then finished. */
+export function readCut(stream, bytes, cuts) {
   const events = [];
   let start = 0;
   for (const cut of [...cuts, bytes.length]) {
@@ -46,6 +46,10 @@ function run(ChatStream, spec, bytes, cuts) {
   }
   events.push(...stream.finish());
   return events;
+}
+
+function run(ChatStream, spec, bytes, cuts) {
+  return readCut(new ChatStream({ dialect: spec.dialect, maxFrameBytes: spec.max_frame_bytes }), bytes, cuts);
 }
 
 /** `null` when the events are what the case asks for, else why not. */

@@ -7,16 +7,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ChatStream } from "../../pkg/node.js";
 import { fixtures } from "./fixtures.js";
+import { readCut } from "../bad_input/catalogue.js";
 
 function read(input, options, cuts) {
   const stream = new ChatStream(options);
-  const events = [];
-  let from = 0;
-  for (const cut of [...cuts, input.length]) {
-    events.push(...stream.push(input.subarray(from, cut)));
-    from = cut;
-  }
-  events.push(...stream.finish());
+  const events = readCut(stream, input, cuts);
   stream.free();
   return events;
 }
