@@ -912,9 +912,13 @@ function completePayload(read) {
   const invalid = count(read);
   if (invalid !== null) payload.invalid_utf8 = invalid;
   for (let n = read.layout[read.i++]; n > 0; n--) {
-    // Defined, not assigned, as JSON.parse does: a key "__proto__" is a property like any other.
+    // A key "__proto__" defined, as JSON.parse does: a property like any other. Only that key:
+    // defining every key cost about 250 ns each in Node against 50 assigned (a provider's
+    // details, a signature: most short answers have one).
     const key = string(read);
-    Object.defineProperty(payload, key, { value: value(read), writable: true, enumerable: true, configurable: true });
+    const item = value(read);
+    if (key === "__proto__") Object.defineProperty(payload, key, { value: item, writable: true, enumerable: true, configurable: true });
+    else payload[key] = item;
   }
   return payload;
 }

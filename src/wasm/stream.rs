@@ -200,16 +200,17 @@ thread_local! {
 
 #[wasm_bindgen(js_class = ChatStream)]
 impl JsChatStream {
-    /// A stream with `options` (`ChatStreamOptions` in the TypeScript declarations).
+    /// A stream with `options` (`ChatStreamOptions` in the TypeScript declarations). Borrowed:
+    /// an owned JS value cost every stream a call from the module back into JS to let it go.
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue) -> Result<JsChatStream, JsValue> {
+    pub fn new(options: &JsValue) -> Result<JsChatStream, JsValue> {
         // Options that name at most the dialect (`{ dialect }`, `{}`, none), as nearly every
         // stream is made: read by one call into JS. Read option by option, `{ dialect }` took
         // more than half of making a stream and freeing it (10,400 of 18,500 instructions on Node).
-        if let Some(options) = dialect_alone_options(&options) {
+        if let Some(options) = dialect_alone_options(options) {
             return Ok(JsChatStream::from_options(options));
         }
-        let options = JsStreamOptions::read(&options, "ChatStream options")?;
+        let options = JsStreamOptions::read(options, "ChatStream options")?;
         Ok(JsChatStream::from_options(options.into_core()?))
     }
 
