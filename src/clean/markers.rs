@@ -245,9 +245,15 @@ impl MarkerOptions {
 
     fn is(&self, options: &CleanOptions) -> bool {
         self.inline_thinking == options.inline_thinking
-            && self.thinking_tags == options.thinking_tags
-            && self.payload_markers == options.payload_markers
+            && same(&self.thinking_tags, &options.thinking_tags)
+            && same(&self.payload_markers, &options.payload_markers)
     }
+}
+
+/// Whether two lists are equal: the same list (the defaults, as nearly every stream has them)
+/// without comparing their strings, which was most of reusing the last markers.
+fn same<T: PartialEq>(a: &[T], b: &[T]) -> bool {
+    std::ptr::eq(a, b) || a == b
 }
 
 impl MarkerStripper {
