@@ -368,7 +368,15 @@ impl<'a> Reader<'a> {
 
     /// `{ "key": value, ... }`, calling `field` with each key and the reader at its value. Keys
     /// with escapes are left to the general path.
+    #[inline]
     pub(super) fn object(&mut self, mut field: impl FnMut(&mut Self, &[u8]) -> Option<()>) -> Option<()> {
+        self.object_of(&mut field)
+    }
+
+    /// [`Reader::object`]'s loop, `field` called through a pointer: one copy of the loop in the
+    /// module, not one inlined in each of the fast paths' objects. A frame read by a learned shape
+    /// runs none of it.
+    fn object_of(&mut self, field: &mut dyn FnMut(&mut Self, &[u8]) -> Option<()>) -> Option<()> {
         self.eat(b'{')?;
         if self.peek()? == b'}' {
             self.at += 1;
