@@ -110,7 +110,7 @@ impl AgentDecoder {
 /// for anything else, which the general path reads.
 pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(TextEvent, Taken<'a, 1>)> {
     let wanted = |kind: &str| kind == "text_delta" || kind == "thinking_delta";
-    let (kind, [text]) = r.kind_and_strings(b"type", wanted, [b"text"])?;
+    let (kind, [text]) = r.kind_and_strings(b"type", &wanted, [b"text"])?;
     let event: TextEvent = match kind.as_deref()? {
         "text_delta" => |out, text| out.text(text),
         "thinking_delta" => |out, text| out.thinking(text),

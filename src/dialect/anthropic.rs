@@ -459,7 +459,7 @@ pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<((u64, TextKind), Tak
                 seen.once(2)?;
                 let wanted = |kind: &str| TEXT_KINDS.iter().any(|(name, ..)| *name == kind);
                 let (kind, texts) =
-                    r.kind_and_strings(b"type", wanted, [b"text", b"thinking", b"signature", b"partial_json"])?;
+                    r.kind_and_strings(b"type", &wanted, [b"text", b"thinking", b"signature", b"partial_json"])?;
                 let &(_, _, kind) = TEXT_KINDS.iter().find(|(name, ..)| Some(*name) == kind.as_deref())?;
                 texts[kind as usize].as_ref()?;
                 delta = Some((kind, texts));

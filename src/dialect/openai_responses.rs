@@ -228,7 +228,7 @@ pub(super) enum DeltaEvent {
 /// else, which the general path reads. Its strings: `[delta, item_id]`.
 pub(super) fn delta_event<'a>(r: &mut Reader<'a>) -> Option<(DeltaEvent, Taken<'a, 2>)> {
     let (kind, [delta, item_id]) =
-        r.kind_and_strings(b"type", |kind| delta_kind(kind).is_some(), [b"delta", b"item_id"])?;
+        r.kind_and_strings(b"type", &|kind| delta_kind(kind).is_some(), [b"delta", b"item_id"])?;
     let event = match delta_kind(&kind?)? {
         DeltaEvent::Arguments if item_id.is_none() => return None,
         event => event,

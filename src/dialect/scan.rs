@@ -314,11 +314,24 @@ impl<'a> Reader<'a> {
     pub(super) fn kind_and_strings<const N: usize>(
         &mut self,
         kind: &[u8],
-        wanted: impl Fn(&str) -> bool,
+        wanted: &dyn Fn(&str) -> bool,
         keys: [&[u8]; N],
     ) -> Option<(Option<Cow<'a, str>>, Taken<'a, N>)> {
-        let mut found = None;
         let mut taken = [const { None }; N];
+        let found = self.kind_and_strings_into(kind, wanted, &keys, &mut taken)?;
+        Some((found, taken))
+    }
+
+    /// [`Reader::kind_and_strings`] for any number of keys: one copy in the module for every fast
+    /// path that reads an object this way.
+    fn kind_and_strings_into(
+        &mut self,
+        kind: &[u8],
+        wanted: &dyn Fn(&str) -> bool,
+        keys: &[&[u8]],
+        taken: &mut [Option<Cow<'a, str>>],
+    ) -> Option<Option<Cow<'a, str>>> {
+        let mut found = None;
         self.object(|r, key| {
             if key == kind {
                 found.is_none().then_some(())?;
@@ -336,7 +349,7 @@ impl<'a> Reader<'a> {
                 None => r.skip_value(1),
             }
         })?;
-        Some((found, taken))
+        Some(found)
     }
 
     /// A non-negative integer that fits a `u64`, written plainly (no fraction, no exponent).

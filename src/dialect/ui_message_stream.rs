@@ -247,7 +247,7 @@ fn opened(open: &mut HashMap<String, usize>, id: &str, part: usize, kind: &str, 
 pub(super) fn text_delta<'a>(r: &mut Reader<'a>) -> Option<(&'static str, Taken<'a, 3>)> {
     const KINDS: [&str; 2] = ["text-delta", "reasoning-delta"];
     let (kind, [id, delta, text_id]) =
-        r.kind_and_strings(b"type", |kind| KINDS.contains(&kind), [b"id", b"delta", b"textId"])?;
+        r.kind_and_strings(b"type", &|kind| KINDS.contains(&kind), [b"id", b"delta", b"textId"])?;
     let kind = KINDS.into_iter().find(|k| Some(*k) == kind.as_deref())?;
     (text_id.is_none() && id.is_some() && delta.is_some()).then_some(())?;
     Some((kind, [id, delta, None]))
