@@ -474,12 +474,12 @@ impl<'a> Fields<'a> {
 
     /// The value of `key` read by `read`, when present.
     pub(crate) fn opt<T>(&self, key: &str, read: fn(&Value) -> Result<T, String>) -> Result<Option<T>, String> {
-        self.get(key).map(|value| read(value).map_err(|e| format!("{key}: {e}"))).transpose()
+        self.get(key).map(|value| read(value).map_err(|e| under(key, ": ", e))).transpose()
     }
 
     /// The items of the array `key`, each read by `item`; none when missing.
     pub(crate) fn list<T>(&self, key: &str, item: fn(&Value) -> Result<T, String>) -> Result<Vec<T>, String> {
-        self.get(key).map_or(Ok(Vec::new()), |value| list(value, item).map_err(|e| format!("{key}{e}")))
+        self.get(key).map_or(Ok(Vec::new()), |value| list(value, item).map_err(|e| under(key, "", e)))
     }
 }
 
@@ -502,6 +502,13 @@ pub(crate) fn list<T>(value: &Value, item: fn(&Value) -> Result<T, String>) -> R
 
 fn array(value: &Value) -> Result<&[Value], String> {
     value.as_array().map(Vec::as_slice).ok_or_else(|| format!(": expected an array, got {}", kind(value)))
+}
+
+/// `e` of the field `key`, after `between`. Out of line: [`Fields::opt`] and [`Fields::list`] are
+/// made for each type read, and a message formatted in place was a copy in each.
+#[inline(never)]
+fn under(key: &str, between: &str, e: String) -> String {
+    format!("{key}{between}{e}")
 }
 
 #[inline(never)]
