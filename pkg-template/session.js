@@ -60,6 +60,8 @@ export function makeChatSession(wasm, module) {
     #declaredFields = true;
     // The texts the last steps appended to, while each step is one append (see `withTextAppended`).
     #appended = new AppendedText();
+    // What `#fromMemory` hands the module's hand-over: `{ text }`, the text deltas joined.
+    #joined = { text: "" };
 
     /**
      * @param {import("./index.js").ChatSessionOptions} options
@@ -502,7 +504,7 @@ export function makeChatSession(wasm, module) {
       if (length < 0) return this.#step(session.push(chunk), queue);
       const words = length === 0 ? 0 : session.__push(length);
       if (words === 0) return this.#step(NO_STEP, queue);
-      const lists = module.memory.fromMemory(words, true);
+      const lists = this.#fromMemory(words);
       this.#stepOf(lists[0], lists[1], queue);
     }
 
@@ -514,8 +516,35 @@ export function makeChatSession(wasm, module) {
     #end(session, op, code = "", message = "") {
       const words = session.__end(op, code, message);
       if (words === 0) return NO_STEP;
-      const [events, patches, tools] = module.memory.fromMemory(words, true);
+      const [events, patches, tools] = this.#fromMemory(words);
       return tools === undefined ? { events, patches } : { events, patches, tools };
+    }
+
+    /**
+     * The lists a call left in the module's memory (`words` long). A `complete` whose text is the
+     * text deltas the module handed out, joined, gets the state's `streamingText` (they, joined,
+     * in a turn's one response) and the step's own deltas: the module checks the cleaner made the
+     * text of them, and JS its length. So do the finished message's fields that the module left
+     * empty for it (a list first among the patches says which, src/wasm/session.rs). A long
+     * answer is then not decoded again at its end.
+     */
+    #fromMemory(words) {
+      this.#joined.text = this.#fields[(appendKeys ??= module.memory.appendKeys()).appendText[0]];
+      const lists = module.memory.fromMemory(words, true, this.#joined);
+      const patches = lists[1];
+      // [at, content, n, ...segments, ...parts]: the fields of the message of patches[at] that get
+      // the text (LeanMessage in src/wasm/session.rs). Patches are objects.
+      const fields = patches[0];
+      if (Array.isArray(fields)) {
+        patches.shift();
+        const { text } = lists[0].find((event) => event.type === "complete").payload;
+        const message = patches[fields[0]].value;
+        if (fields[1] === 1) message.content = text;
+        const parts = 3 + fields[2];
+        for (let i = 3; i < parts; i++) message.segments[fields[i]].text = text;
+        for (let i = parts; i < fields.length; i++) message.parts[fields[i]].text = text;
+      }
+      return lists;
     }
 
     /** Runs one tool call the model made (after the user's approval, when it needs one). */

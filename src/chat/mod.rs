@@ -55,6 +55,9 @@ pub struct ChatSession {
     stream_options: StreamOptions,
     /// The response being read.
     stream: Option<ChatStream>,
+    /// Whether the last response read gave its `complete` with the text deltas joined as its text
+    /// ([`ChatStream::text_is_deltas_joined`]), kept past the stream.
+    text_is_deltas_joined: bool,
     mode: Mode,
 }
 
@@ -72,7 +75,14 @@ impl ChatSession {
     /// A chat with a backend that runs the agent loop itself; each response is read with
     /// `stream_options`.
     pub fn new(machine: StateMachine, stream_options: StreamOptions) -> ChatSession {
-        ChatSession { machine, stream_options, stream: None, mode: Mode::Backend }
+        ChatSession { machine, stream_options, stream: None, text_is_deltas_joined: false, mode: Mode::Backend }
+    }
+
+    /// Whether the `complete` the last response gave has as its text the text deltas that
+    /// response handed out, joined (the cleaner made it of them, not of a backend's own message).
+    /// In backend mode only: provider mode's loop hands out `complete`s of its own.
+    pub fn text_is_deltas_joined(&self) -> bool {
+        matches!(self.mode, Mode::Backend) && self.text_is_deltas_joined
     }
 
     /// The state machine (its state, its saved messages).
@@ -152,6 +162,7 @@ impl ChatSession {
     pub fn push_into(&mut self, bytes: &[u8], step: &mut Step) {
         if let Some(stream) = self.stream.as_mut() {
             stream.push(bytes, &mut step.events);
+            self.text_is_deltas_joined = stream.text_is_deltas_joined();
         }
         self.step_into(step);
     }
@@ -161,6 +172,7 @@ impl ChatSession {
         let mut events = Vec::new();
         if let Some(stream) = self.stream.as_mut() {
             stream.finish(&mut events);
+            self.text_is_deltas_joined = stream.text_is_deltas_joined();
         }
         self.response_ended(events)
     }
@@ -171,6 +183,7 @@ impl ChatSession {
         let mut events = Vec::new();
         if let Some(stream) = self.stream.as_mut() {
             stream.fail(code, message, &mut events);
+            self.text_is_deltas_joined = stream.text_is_deltas_joined();
         }
         self.response_ended(events)
     }
@@ -197,6 +210,7 @@ impl ChatSession {
         let mut events = Vec::new();
         if let Some(mut stream) = self.stream.take() {
             stream.cancel(&mut events);
+            self.text_is_deltas_joined = stream.text_is_deltas_joined();
         }
         match &mut self.mode {
             Mode::Backend => {}
@@ -267,6 +281,7 @@ impl ChatSession {
         match body {
             Ok(body) => {
                 self.stream = Some(ChatStream::new(self.stream_options.clone()));
+                self.text_is_deltas_joined = false;
                 Ok((body, step))
             }
             Err(error) => {

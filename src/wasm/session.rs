@@ -4,6 +4,7 @@
 //! `{ events, patches }`.
 
 use std::cell::{Cell, RefCell, RefMut};
+use std::sync::Arc;
 
 use js_sys::{Function, Object, Reflect};
 use serde_json::Value;
@@ -15,8 +16,9 @@ use super::stream::JsStreamOptions;
 use super::{to_js, Busy, HandOver, Input, Op, PatchKind, PoisonGuard};
 use crate::chat::{After, ChatSession, Step};
 use crate::error::ErrorCode;
-use crate::event::StreamEvent;
-use crate::state::{counting_ids, ChatMessage, Patch, StateMachine};
+use crate::event::{CompletePayload, Segment, SharedText, StreamEvent};
+use crate::json::JsonOut;
+use crate::state::{counting_ids, ChatMessage, ChatState, MessagePart, Patch, PatchValue, StateMachine};
 
 /// The options the core reads (the JS side keeps the request's, the timers' and the callbacks').
 const SESSION_OPTIONS: &[&str] = &[
@@ -59,6 +61,10 @@ pub struct JsChatSession {
     /// What the last call that left its step in the module's memory (`__push`, `__end`) handed
     /// over: JS reads its long strings where it holds them, so it stays until the next call.
     left: RefCell<Left>,
+    /// The text deltas handed out since the last `complete` (or the turn's start): their length
+    /// in bytes and in UTF-16 units, not their text, which the package's ChatSession joins
+    /// (session.js), as a `ChatStream` counts its own (stream.rs).
+    text_handed_out: Cell<(usize, u32)>,
 }
 
 /// A step left in the module's memory ([`JsChatSession::leave`]), and what comes after it: at the
@@ -67,6 +73,29 @@ pub struct JsChatSession {
 struct Left {
     step: Step,
     after: Option<After>,
+    /// Set when the step's `complete` has the text deltas joined as its text: see [`Joined`].
+    joined: Option<Joined>,
+}
+
+/// A step whose `complete` has as its text the text deltas handed out, joined, which the
+/// package's ChatSession holds already (session.js): that text crosses as those deltas
+/// ([`HandOver::text_is_deltas_joined`]), and so does the finished message's (the message
+/// crosses with those fields empty, and a list first among the patches says which they are). A
+/// long answer is then not decoded again at its end.
+struct Joined {
+    /// The finished message's patch, when the step has one.
+    message: Option<LeanMessage>,
+}
+
+/// The finished message's patch with the message's fields that hold the text empty.
+struct LeanMessage {
+    /// Its place among the step's patches.
+    at: usize,
+    patch: Patch,
+    /// Which of the message's fields get the text: `[at, content, n, ...segments, ...parts]`, its
+    /// patch's place, 1 for its `content`, then the indexes of its `n` text segments and of its
+    /// text parts that do (patches are objects: JS tells this list from them).
+    fields: Vec<u32>,
 }
 
 /// `__end`'s operations: the response ended; it broke off (`complete` with what arrived, then the
@@ -89,9 +118,9 @@ impl Left {
     /// the `appendText` patch that follows it share one JS string, and a long answer held by the
     /// `complete` event and by the finished message crosses once. Returns the layout's length
     /// (0: nothing changed).
-    fn hand_over(&self) -> u32 {
+    fn hand_over(&self, counted: &Cell<(usize, u32)>) -> u32 {
         let mut hand = HandOver::default();
-        step_into(&mut hand, &self.step);
+        step_into(&mut hand, &self.step, counted, self.joined.as_ref());
         match &self.after {
             #[cfg(feature = "provider")]
             Some(After::RunTools(calls)) => {
@@ -111,7 +140,84 @@ impl Left {
         self.step.events.clear();
         self.step.patches.clear();
         self.after = None;
+        self.joined = None;
     }
+
+    /// Whether the step's `complete` has the text deltas joined as its text, `handed_out` bytes of
+    /// them handed out before this step (`joined`: the cleaner made the text of them): then
+    /// [`Left::joined`], with the finished message's fields that hold that text (the same copy:
+    /// the state gives the message the payload's) emptied in a copy of it.
+    fn find_joined(&mut self, handed_out: usize, joined: bool) {
+        if !joined {
+            return;
+        }
+        let mut bytes = handed_out;
+        let payload = self.step.events.iter().find_map(|event| match event {
+            StreamEvent::TextDelta { text } => {
+                bytes = bytes.wrapping_add(text.len());
+                None
+            }
+            StreamEvent::Complete { payload } => Some(payload),
+            _ => None,
+        });
+        let Some(payload) = payload.filter(|payload| payload.text.len() == bytes) else { return };
+        // A shorter text crosses in the message's JSON text, decoded with it: a copy of the
+        // message and the list of its fields would cost more than they save.
+        if payload.text.len() < JsonOut::ASIDE_FROM {
+            self.joined = Some(Joined { message: None });
+            return;
+        }
+        let message = self.step.patches.iter().enumerate().rev().find_map(|(at, patch)| match patch {
+            Patch::Push { key, value: PatchValue::Message(message) }
+            | Patch::SetAt { key, value: PatchValue::Message(message), .. }
+                if *key == ChatState::KEY.messages && message.role == "assistant" =>
+            {
+                Some((at, patch, message))
+            }
+            _ => None,
+        });
+        let message = message.map(|(at, patch, message)| {
+            let (lean, fields) = without_text(message, payload, at);
+            let value = PatchValue::Message(Arc::new(lean));
+            let patch = match patch {
+                Patch::SetAt { key, at, .. } => Patch::SetAt { key, at: *at, value },
+                _ => Patch::Push { key: ChatState::KEY.messages, value },
+            };
+            LeanMessage { at, patch, fields }
+        });
+        self.joined = Some(Joined { message });
+    }
+}
+
+/// `message` (of the patch at `at`) with its fields that are `payload`'s text (the same copy: the
+/// state gives the message the payload's) empty, and which they were ([`LeanMessage::fields`]).
+/// Indexes are 32 bits, as wasm32's are.
+fn without_text(message: &ChatMessage, payload: &CompletePayload, at: usize) -> (ChatMessage, Vec<u32>) {
+    let taken = |text: &mut SharedText| {
+        let same = std::ptr::eq(text.as_str(), payload.text.as_str());
+        if same {
+            *text = SharedText::default();
+        }
+        same
+    };
+    let mut lean = message.clone();
+    let mut fields = vec![at as u32, u32::from(taken(&mut lean.content)), 0];
+    for (i, segment) in lean.segments.iter_mut().enumerate() {
+        if let Segment::Text { text } = segment {
+            if taken(text) {
+                fields.push(i as u32);
+                fields[2] += 1;
+            }
+        }
+    }
+    for (i, part) in lean.parts.iter_mut().enumerate() {
+        if let MessagePart::Text { text } = part {
+            if taken(text) {
+                fields.push(i as u32);
+            }
+        }
+    }
+    (lean, fields)
 }
 
 /// The package entry whose module this is, when it is one of those built without provider mode
@@ -226,12 +332,16 @@ impl JsChatSession {
     pub fn push_input(&self, len: u32) -> Result<u32, JsError> {
         // (A callback the chat calls may call the session again: the guard refuses that call
         // before it touches the chat, the input or what was left, which this call holds.)
-        self.with_chat(|chat| chat.push_into(&self.input.bytes(len), &mut self.left.borrow_mut().step))?;
-        let left = self.left.borrow();
+        let joined = self.with_chat(|chat| {
+            chat.push_into(&self.input.bytes(len), &mut self.left.borrow_mut().step);
+            chat.text_is_deltas_joined()
+        })?;
+        let mut left = self.left.borrow_mut();
         if left.step.events.is_empty() && left.step.patches.is_empty() {
             return Ok(0);
         }
-        Ok(left.hand_over())
+        left.find_joined(self.text_handed_out.get().0, joined);
+        Ok(left.hand_over(&self.text_handed_out))
     }
 
     /// `finish`, `fail`, `refuse`, `cancel` or `clearError`, by `op` ([`END_FINISH`] and on):
@@ -245,17 +355,16 @@ impl JsChatSession {
             let (step, after) = match op {
                 END_FINISH => chat.finish(),
                 END_FAIL => chat.fail(args::error_code(code), message),
-                END_REFUSE => return Some(Left { step: chat.refuse(args::error_code(code), message), after: None }),
-                END_CANCEL => return Some(Left { step: chat.cancel(), after: None }),
-                END_CLEAR_ERROR => {
-                    return Some(Left { step: Step { events: Vec::new(), patches: chat.clear_error() }, after: None })
-                }
+                END_REFUSE => (chat.refuse(args::error_code(code), message), After::Done),
+                END_CANCEL => (chat.cancel(), After::Done),
+                END_CLEAR_ERROR => (Step { events: Vec::new(), patches: chat.clear_error() }, After::Done),
                 _ => return None,
             };
-            Some(Left { step, after: Some(after) })
+            let after = matches!(op, END_FINISH | END_FAIL).then_some(after);
+            Some((Left { step, after, joined: None }, chat.text_is_deltas_joined()))
         })?;
-        let left = left.ok_or_else(|| JsError::new("ChatSession.__end: no such operation"))?;
-        Ok(self.leave(left))
+        let (left, joined) = left.ok_or_else(|| JsError::new("ChatSession.__end: no such operation"))?;
+        Ok(self.leave(left, joined))
     }
 
     /// Replaces the conversation (an array of messages); the patches.
@@ -285,7 +394,14 @@ impl JsChatSession {
     /// The module's session over `chat`.
     fn from_chat(chat: ChatSession) -> JsChatSession {
         let left = RefCell::default();
-        JsChatSession { chat: RefCell::new(chat), busy: Cell::new(false), input: Input::default(), left }
+        let text_handed_out = Cell::new((0, 0));
+        JsChatSession {
+            chat: RefCell::new(chat),
+            busy: Cell::new(false),
+            input: Input::default(),
+            left,
+            text_handed_out,
+        }
     }
 
     /// Runs `call` on the chat: every exported method reaches the chat through here, so that
@@ -306,16 +422,20 @@ impl JsChatSession {
         Ok((guard, self.chat.borrow_mut()))
     }
 
-    /// Leaves `left` in the module's memory ([`Left::hand_over`]), kept until the next call.
-    fn leave(&self, left: Left) -> u32 {
+    /// Leaves `left` in the module's memory ([`Left::hand_over`]), kept until the next call
+    /// (`joined`: [`ChatSession::text_is_deltas_joined`]).
+    fn leave(&self, mut left: Left, joined: bool) -> u32 {
+        left.find_joined(self.text_handed_out.get().0, joined);
         self.left.replace(left);
-        self.left.borrow().hand_over()
+        self.left.borrow().hand_over(&self.text_handed_out)
     }
 
     fn start(&self, start: impl FnOnce(&mut ChatSession) -> Result<(String, Step), Step>) -> Result<JsValue, JsValue> {
         let started = self.with_chat(start)?;
         Ok(match started {
             Ok((request, step)) => {
+                // A new response: the package's ChatSession starts its joined text again too.
+                self.text_handed_out.set((0, 0));
                 let result = self.step_to_js(step);
                 result.unchecked_ref::<StepObject>().set_request(&request.into());
                 result
@@ -328,7 +448,7 @@ impl JsChatSession {
     /// `appendText` patch that follows it share one JS string.
     fn step_to_js(&self, step: Step) -> JsValue {
         let mut hand = HandOver::default();
-        step_into(&mut hand, &step);
+        step_into(&mut hand, &step, &self.text_handed_out, None);
         let lists = hand.lists();
         let result: StepObject = Object::new().unchecked_into();
         result.set_events(&lists.get(0));
@@ -377,11 +497,39 @@ fn patches_to_js(patches: &[Patch]) -> JsValue {
     hand.list().into()
 }
 
-/// A step's events, then its patches, as two lists.
-fn step_into<'a>(hand: &mut HandOver<'a>, step: &'a Step) {
-    step.events.iter().for_each(|event| hand.event(event));
+/// A step's events, then its patches, as two lists, its text deltas counted on `counted`
+/// ([`JsChatSession::text_handed_out`]). With `joined`, `complete`'s text and the finished
+/// message's cross as the text deltas joined ([`Joined`]).
+fn step_into<'a>(hand: &mut HandOver<'a>, step: &'a Step, counted: &Cell<(usize, u32)>, joined: Option<&'a Joined>) {
+    let (mut bytes, mut units) = counted.get();
+    for event in &step.events {
+        match event {
+            StreamEvent::TextDelta { text } => {
+                bytes = bytes.wrapping_add(text.len());
+                units = units.wrapping_add(hand.text_delta(text));
+                continue;
+            }
+            StreamEvent::Complete { .. } => {
+                if joined.is_some() {
+                    hand.text_is_deltas_joined(units);
+                }
+                (bytes, units) = (0, 0);
+            }
+            _ => {}
+        }
+        hand.event(event);
+    }
+    counted.set((bytes, units));
     hand.end_list();
-    patches_into(hand, &step.patches);
+    match joined.and_then(|joined| joined.message.as_ref()) {
+        Some(lean) => {
+            hand.value(&lean.fields);
+            patches_into(hand, &step.patches[..lean.at]);
+            patches_into(hand, std::slice::from_ref(&lean.patch));
+            patches_into(hand, &step.patches[lean.at + 1..]);
+        }
+        None => patches_into(hand, &step.patches),
+    }
 }
 
 /// `appendText` and `appendThinking`, the one patch of nearly every push, cross as text, and so do
