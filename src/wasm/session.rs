@@ -167,23 +167,17 @@ impl Left {
             self.joined = Some(Joined { message: None });
             return;
         }
-        let message = self.step.patches.iter().enumerate().rev().find_map(|(at, patch)| match patch {
-            Patch::Push { key, value: PatchValue::Message(message) }
-            | Patch::SetAt { key, value: PatchValue::Message(message), .. }
-                if *key == ChatState::KEY.messages && message.role == "assistant" =>
-            {
-                Some((at, patch, message))
+        // The finished message: pushed in the step of its `complete`.
+        let message = self.step.patches.iter().position(|patch| {
+            matches!(patch, Patch::Push { key, value: PatchValue::Message(_) } if *key == ChatState::KEY.messages)
+        });
+        let message = message.and_then(|at| match &self.step.patches[at] {
+            Patch::Push { value: PatchValue::Message(message), .. } => {
+                let (lean, fields) = without_text(message, payload, at);
+                let patch = Patch::Push { key: ChatState::KEY.messages, value: PatchValue::Message(Arc::new(lean)) };
+                Some(LeanMessage { at, patch, fields })
             }
             _ => None,
-        });
-        let message = message.map(|(at, patch, message)| {
-            let (lean, fields) = without_text(message, payload, at);
-            let value = PatchValue::Message(Arc::new(lean));
-            let patch = match patch {
-                Patch::SetAt { key, at, .. } => Patch::SetAt { key, at: *at, value },
-                _ => Patch::Push { key: ChatState::KEY.messages, value },
-            };
-            LeanMessage { at, patch, fields }
         });
         self.joined = Some(Joined { message });
     }
