@@ -521,12 +521,13 @@ export function makeChatSession(wasm, module) {
     }
 
     /**
-     * The lists a call left in the module's memory (`words` long). A `complete` whose text is the
-     * text deltas the module handed out, joined, gets the state's `streamingText` (they, joined,
-     * in a turn's one response) and the step's own deltas: the module checks the cleaner made the
-     * text of them, and JS its length. So do the finished message's fields that the module left
-     * empty for it (a list first among the patches says which, src/wasm/session.rs). A long
-     * answer is then not decoded again at its end.
+     * The lists a call left in the module's memory (`words` long), read with the text deltas
+     * joined: the state's `streamingText` (this response's deltas so far, the ones the module
+     * counts), to which the hand-over appends the step's own. When `complete`'s text is those
+     * deltas (the cleaner made it of them, and the module checked their length in bytes), it
+     * crosses as them and so do the finished message's fields that hold it: the module leaves
+     * them empty, and a list first among the patches says which (LeanMessage in
+     * src/wasm/session.rs). A long answer is then not decoded again at its end.
      */
     #fromMemory(words) {
       this.#joined.text = this.#fields[(appendKeys ??= module.memory.appendKeys()).appendText[0]];

@@ -73,18 +73,13 @@ pub struct JsChatSession {
 struct Left {
     step: Step,
     after: Option<After>,
-    /// Set when the step's `complete` has the text deltas joined as its text: see [`Joined`].
-    joined: Option<Joined>,
-}
-
-/// A step whose `complete` has as its text the text deltas handed out, joined, which the
-/// package's ChatSession holds already (session.js): that text crosses as those deltas
-/// ([`HandOver::text_is_deltas_joined`]), and so does the finished message's (the message
-/// crosses with those fields empty, and a list first among the patches says which they are). A
-/// long answer is then not decoded again at its end.
-struct Joined {
-    /// The finished message's patch, when the step has one.
-    message: Option<LeanMessage>,
+    /// Whether the step's `complete` has as its text the text deltas handed out, joined, which
+    /// the package's ChatSession holds already (session.js): that text then crosses as those
+    /// deltas ([`HandOver::text_is_deltas_joined`]). A long answer is not decoded again at its end.
+    text_joined: bool,
+    /// With `text_joined`, for a long text: the finished message, to cross with the fields that
+    /// hold that text empty (JS fills them in from `complete`'s).
+    lean_message: Option<LeanMessage>,
 }
 
 /// The finished message's patch with the message's fields that hold the text empty.
@@ -120,7 +115,7 @@ impl Left {
     /// (0: nothing changed).
     fn hand_over(&self, counted: &Cell<(usize, u32)>) -> u32 {
         let mut hand = HandOver::default();
-        step_into(&mut hand, &self.step, counted, self.joined.as_ref());
+        step_into(&mut hand, &self.step, counted, self.text_joined, self.lean_message.as_ref());
         match &self.after {
             #[cfg(feature = "provider")]
             Some(After::RunTools(calls)) => {
@@ -140,15 +135,17 @@ impl Left {
         self.step.events.clear();
         self.step.patches.clear();
         self.after = None;
-        self.joined = None;
+        self.text_joined = false;
+        self.lean_message = None;
     }
 
     /// Whether the step's `complete` has the text deltas joined as its text, `handed_out` bytes of
-    /// them handed out before this step (`joined`: the cleaner made the text of them): then
-    /// [`Left::joined`], with the finished message's fields that hold that text (the same copy:
-    /// the state gives the message the payload's) emptied in a copy of it.
-    fn find_joined(&mut self, handed_out: usize, joined: bool) {
-        if !joined {
+    /// them handed out before this step (`made_of_deltas`: the cleaner made the text of them):
+    /// then [`Left::text_joined`], and [`Left::lean_message`] with the finished message's fields
+    /// that hold that text (the same copy: the state gives the message the payload's) emptied in
+    /// a copy of it.
+    fn find_joined(&mut self, handed_out: usize, made_of_deltas: bool) {
+        if !made_of_deltas {
             return;
         }
         let mut bytes = handed_out;
@@ -161,25 +158,21 @@ impl Left {
             _ => None,
         });
         let Some(payload) = payload.filter(|payload| payload.text.len() == bytes) else { return };
+        self.text_joined = true;
         // A shorter text crosses in the message's JSON text, decoded with it: a copy of the
         // message and the list of its fields would cost more than they save.
         if payload.text.len() < JsonOut::ASIDE_FROM {
-            self.joined = Some(Joined { message: None });
             return;
         }
         // The finished message: pushed in the step of its `complete`.
-        let message = self.step.patches.iter().position(|patch| {
-            matches!(patch, Patch::Push { key, value: PatchValue::Message(_) } if *key == ChatState::KEY.messages)
-        });
-        let message = message.and_then(|at| match &self.step.patches[at] {
-            Patch::Push { value: PatchValue::Message(message), .. } => {
+        self.lean_message = self.step.patches.iter().enumerate().find_map(|(at, patch)| match patch {
+            Patch::Push { key, value: PatchValue::Message(message) } if *key == ChatState::KEY.messages => {
                 let (lean, fields) = without_text(message, payload, at);
                 let patch = Patch::Push { key: ChatState::KEY.messages, value: PatchValue::Message(Arc::new(lean)) };
                 Some(LeanMessage { at, patch, fields })
             }
             _ => None,
         });
-        self.joined = Some(Joined { message });
     }
 }
 
@@ -326,7 +319,7 @@ impl JsChatSession {
     pub fn push_input(&self, len: u32) -> Result<u32, JsError> {
         // (A callback the chat calls may call the session again: the guard refuses that call
         // before it touches the chat, the input or what was left, which this call holds.)
-        let joined = self.with_chat(|chat| {
+        let made_of_deltas = self.with_chat(|chat| {
             chat.push_into(&self.input.bytes(len), &mut self.left.borrow_mut().step);
             chat.text_is_deltas_joined()
         })?;
@@ -334,7 +327,7 @@ impl JsChatSession {
         if left.step.events.is_empty() && left.step.patches.is_empty() {
             return Ok(0);
         }
-        left.find_joined(self.text_handed_out.get().0, joined);
+        left.find_joined(self.text_handed_out.get().0, made_of_deltas);
         Ok(left.hand_over(&self.text_handed_out))
     }
 
@@ -354,11 +347,10 @@ impl JsChatSession {
                 END_CLEAR_ERROR => (Step { events: Vec::new(), patches: chat.clear_error() }, After::Done),
                 _ => return None,
             };
-            let after = matches!(op, END_FINISH | END_FAIL).then_some(after);
-            Some((Left { step, after, joined: None }, chat.text_is_deltas_joined()))
+            Some((Left { step, after: Some(after), ..Left::default() }, chat.text_is_deltas_joined()))
         })?;
-        let (left, joined) = left.ok_or_else(|| JsError::new("ChatSession.__end: no such operation"))?;
-        Ok(self.leave(left, joined))
+        let (left, made_of_deltas) = left.ok_or_else(|| JsError::new("ChatSession.__end: no such operation"))?;
+        Ok(self.leave(left, made_of_deltas))
     }
 
     /// Replaces the conversation (an array of messages); the patches.
@@ -417,9 +409,9 @@ impl JsChatSession {
     }
 
     /// Leaves `left` in the module's memory ([`Left::hand_over`]), kept until the next call
-    /// (`joined`: [`ChatSession::text_is_deltas_joined`]).
-    fn leave(&self, mut left: Left, joined: bool) -> u32 {
-        left.find_joined(self.text_handed_out.get().0, joined);
+    /// (`made_of_deltas`: [`ChatSession::text_is_deltas_joined`]).
+    fn leave(&self, mut left: Left, made_of_deltas: bool) -> u32 {
+        left.find_joined(self.text_handed_out.get().0, made_of_deltas);
         self.left.replace(left);
         self.left.borrow().hand_over(&self.text_handed_out)
     }
@@ -442,7 +434,7 @@ impl JsChatSession {
     /// `appendText` patch that follows it share one JS string.
     fn step_to_js(&self, step: Step) -> JsValue {
         let mut hand = HandOver::default();
-        step_into(&mut hand, &step, &self.text_handed_out, None);
+        step_into(&mut hand, &step, &self.text_handed_out, false, None);
         let lists = hand.lists();
         let result: StepObject = Object::new().unchecked_into();
         result.set_events(&lists.get(0));
@@ -492,9 +484,15 @@ fn patches_to_js(patches: &[Patch]) -> JsValue {
 }
 
 /// A step's events, then its patches, as two lists, its text deltas counted on `counted`
-/// ([`JsChatSession::text_handed_out`]). With `joined`, `complete`'s text and the finished
-/// message's cross as the text deltas joined ([`Joined`]).
-fn step_into<'a>(hand: &mut HandOver<'a>, step: &'a Step, counted: &Cell<(usize, u32)>, joined: Option<&'a Joined>) {
+/// ([`JsChatSession::text_handed_out`]). With `text_joined`, `complete`'s text crosses as the
+/// text deltas joined, and with `lean_message` the finished message's too ([`Left::text_joined`]).
+fn step_into<'a>(
+    hand: &mut HandOver<'a>,
+    step: &'a Step,
+    counted: &Cell<(usize, u32)>,
+    text_joined: bool,
+    lean_message: Option<&'a LeanMessage>,
+) {
     let (mut bytes, mut units) = counted.get();
     for event in &step.events {
         match event {
@@ -504,7 +502,7 @@ fn step_into<'a>(hand: &mut HandOver<'a>, step: &'a Step, counted: &Cell<(usize,
                 continue;
             }
             StreamEvent::Complete { .. } => {
-                if joined.is_some() {
+                if text_joined {
                     hand.text_is_deltas_joined(units);
                 }
                 (bytes, units) = (0, 0);
@@ -515,7 +513,7 @@ fn step_into<'a>(hand: &mut HandOver<'a>, step: &'a Step, counted: &Cell<(usize,
     }
     counted.set((bytes, units));
     hand.end_list();
-    match joined.and_then(|joined| joined.message.as_ref()) {
+    match lean_message {
         Some(lean) => {
             hand.value(&lean.fields);
             patches_into(hand, &step.patches[..lean.at]);
