@@ -531,7 +531,19 @@ export function makeChatSession(wasm, module) {
      */
     #fromMemory(words) {
       this.#joined.text = this.#fields[(appendKeys ??= module.memory.appendKeys()).appendText[0]];
-      const lists = module.memory.fromMemory(words, true, this.#joined);
+      let lists;
+      try {
+        lists = module.memory.fromMemory(words, true, this.#joined);
+      } catch (error) {
+        // Only a bug gets here: the deltas joined are not of the length the module counted, and
+        // the hand-over throws rather than give `complete` another text. The module has taken
+        // the step already: thrown on, it would leave the snapshot behind the module's state for
+        // the rest of the session (and a read that throws is taken for a broken connection). So
+        // the step crosses again with its texts whole, as it would without the deltas joined,
+        // and the bug goes to the host.
+        report(error);
+        return module.memory.fromMemory(this.#wasmSession.__end(5 /* again */, "", ""), true);
+      }
       const patches = lists[1];
       // [at, content, n, ...segments, ...parts]: the fields of the message of patches[at] that get
       // the text (LeanMessage in src/wasm/session.rs). Patches are objects.

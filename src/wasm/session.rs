@@ -102,6 +102,8 @@ const END_FAIL: u32 = 1;
 const END_REFUSE: u32 = 2;
 const END_CANCEL: u32 = 3;
 const END_CLEAR_ERROR: u32 = 4;
+/// Not an end: the step left, handed over again with its texts whole ([`JsChatSession::end`]).
+const END_AGAIN: u32 = 5;
 
 /// A step's lists longer than this are not kept for the next push: a push's step is a few items,
 /// and a rare large one should not pin its room for the session's lifetime.
@@ -336,8 +338,22 @@ impl JsChatSession {
     /// `fail`, when the tools the answer called are to run next, their calls as a third list):
     /// its layout's length. One export for the five: wasm-bindgen writes glue for each exported
     /// method (its borrow checks, arguments and throw path), in the module and in its JS.
+    ///
+    /// [`END_AGAIN`] ends nothing: it hands over the step left (by `__push` or `__end`) again,
+    /// with `complete`'s text and the finished message's whole. The package's JS asks for it
+    /// when it could not read the step with the text deltas joined (they were not of the length
+    /// counted here), which only a bug makes happen: the module has taken the step, so JS must
+    /// still get it (session.js, `#fromMemory`). The count of the deltas handed out comes out
+    /// right: a step crosses joined only with a `complete`, where the count starts again.
     #[wasm_bindgen(js_name = __end)]
     pub fn end(&self, op: u32, code: &str, message: &str) -> Result<u32, JsError> {
+        if op == END_AGAIN {
+            let _guard = PoisonGuard::enter(&self.busy, "ChatSession")?;
+            let mut left = self.left.borrow_mut();
+            left.text_joined = false;
+            left.lean_message = None;
+            return Ok(left.hand_over(&self.text_handed_out));
+        }
         let left = self.with_chat(|chat| {
             let (step, after) = match op {
                 END_FINISH => chat.finish(),

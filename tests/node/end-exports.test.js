@@ -12,7 +12,7 @@ import { ChatStream } from "../../pkg/node.js";
 
 glue.initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
 
-const NOT_OPERATIONS = [5, 99, 2 ** 32 - 1, -1];
+const NOT_OPERATIONS = [6, 99, 2 ** 32 - 1, -1];
 
 test("ChatSession.__end refuses an operation it does not have, and the session goes on", () => {
   const session = new glue.ChatSession({});
@@ -20,15 +20,18 @@ test("ChatSession.__end refuses an operation it does not have, and the session g
     assert.throws(() => session.__end(op, "", ""), /ChatSession.__end: no such operation/, String(op));
   }
   // Cancel with nothing in flight leaves a step in the module's memory (its CONFLICT error event is
-  // read through the public cancel() in first-request.test.js).
-  assert.ok(session.__end(3, "", "") > 0);
+  // read through the public cancel() in first-request.test.js); 5 ends nothing, it hands that step
+  // over again.
+  const words = session.__end(3, "", "");
+  assert.ok(words > 0);
+  assert.equal(session.__end(5, "", ""), words);
   assert.deepEqual(session.state().messages, []);
   session.free();
 });
 
 test("ChatStream.__end refuses an operation it does not have, fail takes only strings, and the stream goes on", () => {
   const stream = new ChatStream({ dialect: "agent" });
-  for (const op of NOT_OPERATIONS) {
+  for (const op of [5, ...NOT_OPERATIONS]) {
     assert.throws(() => stream.__end(op, "", ""), /ChatStream.__end: no such operation/, String(op));
   }
   assert.deepEqual(stream.push('data: {"type": "text_delta", "text": "Hi"}\n\n'), [{ type: "text_delta", text: "Hi" }]);
