@@ -56,6 +56,11 @@ async function readBySession(dialect, chunks, last = null) {
 }
 
 const complete = (events) => events.find((e) => e.type === "complete").payload;
+const deltasOf = (events, type = "text_delta") =>
+  events
+    .filter((e) => e.type === type)
+    .map((e) => e.text)
+    .join("");
 
 /** The finished message and `complete` hold `text` as the whole answer (no tool ran). */
 function assertAnswer({ events, message, finished }, text = answer) {
@@ -86,12 +91,13 @@ test("a long answer read by a session: its end decodes neither complete's text n
 
 test("a long answer cut anywhere, through characters and frames, and whole in one chunk", async () => {
   const body = words.map(openaiFrame).join("") + openaiEnd;
-  for (const n of [7, 1000, 65_536, encoder.encode(body).length]) {
+  const bodyBytes = encoder.encode(body).length;
+  for (const n of [7, 1000, 65_536, bodyBytes]) {
     const read = await readBySession("openai", cut(body, n));
     assertAnswer(read);
     // The deltas decoded as they came, and the answer not again at its end. (A body read in one
     // chunk starts its text segment and part with the whole text: that copy is decoded then.)
-    if (n < body.length) assert.ok(read.decoded < 1.5 * answerBytes, `${read.decoded} bytes decoded for an answer of ${answerBytes}`);
+    if (n < bodyBytes) assert.ok(read.decoded < 1.5 * answerBytes, `${read.decoded} bytes decoded for an answer of ${answerBytes}`);
     read.chat.dispose();
   }
   // The agent protocol's `complete` with no message of its own, in the same chunk as the last text.
@@ -139,6 +145,9 @@ test("a tool between two texts: the message keeps its marker, its segments and p
       [`Let me look ${long}`, "Found it\u2019s there."],
     );
     assert.equal(complete(events).message, message.content);
+    // Only `complete`'s text crosses as the deltas joined here (the message's content holds the
+    // marker): it must be they.
+    assert.equal(complete(events).text, deltasOf(events));
     chat.dispose();
   }
 });
@@ -187,4 +196,164 @@ test("stopped, broken off, refused and a second turn: each finished message is i
   assert.equal(last.cancelled, true);
   assert.equal(complete(events).text, `Third ${long}`);
   chat.dispose();
+});
+
+/**
+ * A session whose `fetch` answers its requests in turn, each with the reads of one of `answers`:
+ * a string (sent as its bytes), or a function of the body's controller (that ends it, or sends
+ * what it likes). `finished` holds the messages `onFinish` got.
+ */
+function scriptedSession(dialect, answers) {
+  let calls = 0;
+  const finished = [];
+  const chat = new ChatSession({
+    dialect,
+    onFinish: (message) => finished.push(message),
+    fetch: async () => {
+      const reads = answers[calls++];
+      let at = 0;
+      const pull = (controller) => {
+        const read = reads[at++];
+        if (read === undefined) return controller.close();
+        return typeof read === "string" ? controller.enqueue(encoder.encode(read)) : read(controller);
+      };
+      return new Response(new ReadableStream({ pull }), { headers: { "content-type": "text/event-stream" } });
+    },
+  });
+  return { chat, finished };
+}
+
+/** The events of a turn, read to its end. */
+async function eventsOf(turn) {
+  const events = [];
+  for await (const event of turn) events.push(event);
+  return events;
+}
+
+/** The reads of an openai answer of `text` in 3000 deltas, its end counted by `decoded` from 0. */
+const openaiReads = (text) => [
+  ...text.split(/(?<= )/).map(openaiFrame),
+  (controller) => {
+    decoded.bytes = 0;
+    controller.enqueue(encoder.encode(openaiEnd));
+  },
+];
+
+/** The turn's last answer, as `assertAnswer` checks it, and its end decoded not again. */
+function assertTurn(chat, events, finished, text) {
+  const message = chat.getSnapshot().messages.at(-1);
+  assertAnswer({ events, message, finished: finished.at(-1) }, text);
+  assert.ok(decoded.bytes < 1024, `the end decoded ${decoded.bytes} bytes`);
+  assert.equal(chat.getSnapshot().isLoading, false);
+  assert.equal(chat.getSnapshot().streamingText, "");
+}
+
+test("a long answer with reasoning: complete's text is the text deltas, its thinking the thinking deltas", async () => {
+  const thinking = `Thinking \u00e9\u{1F600} ${"hm ".repeat(800)}end`;
+  const bodies = {
+    // The agent protocol's thinking deltas, between text deltas too.
+    agent: [
+      ...words.slice(0, 50).map((text) => agentFrame({ type: "thinking_delta", text })),
+      ...words.slice(0, 1500).map((text) => agentFrame({ type: "text_delta", text })),
+      agentFrame({ type: "thinking_delta", text: thinking }),
+      ...words.slice(1500).map((text) => agentFrame({ type: "text_delta", text })),
+      agentFrame({ type: "complete", payload: {} }),
+    ].join(""),
+    // Reasoning in the text itself, between <think> tags that some deltas cut.
+    openai: [openaiFrame("<th"), openaiFrame(`ink>${thinking}</thi`), openaiFrame("nk>"), ...words.map(openaiFrame)].join("") + openaiEnd,
+  };
+  for (const [dialect, body] of Object.entries(bodies)) {
+    for (const n of [7, 4096, encoder.encode(body).length]) {
+      const { events, message, finished, chat } = await readBySession(dialect, cut(body, n));
+      assert.equal(finished, message);
+      assert.equal(message.content, answer);
+      assert.deepEqual(message.segments, [{ type: "text", text: answer }]);
+      const payload = complete(events);
+      assert.equal(payload.text, answer);
+      assert.equal(deltasOf(events), answer);
+      // The agent's text parts are the text before the second thinking and the text after it.
+      const textParts = message.parts.filter((p) => p.type === "text").map((p) => p.text);
+      if (dialect === "openai") assert.deepEqual(textParts, [answer]);
+      else assert.equal(textParts.length, 2);
+      assert.equal(payload.thinking, deltasOf(events, "thinking_delta"));
+      assert.ok(payload.thinking.includes(thinking), `${dialect}: the thinking is ${payload.thinking.length} long`);
+      // The message as it is saved and read back.
+      const again = new ChatSession({ dialect });
+      again.loadMessages(chat.saveMessages());
+      assert.deepEqual(again.getSnapshot().messages.at(-1), message);
+      chat.dispose();
+      again.dispose();
+    }
+  }
+});
+
+test("a long second turn right after a long first, then regenerated: each its own text", async () => {
+  const second = `Second ${answer}`;
+  const third = `Third ${words.slice(0, 500).join("").trim()}`;
+  const { chat, finished } = scriptedSession("openai", [openaiReads(answer), openaiReads(second), openaiReads(third)]);
+  let events = await eventsOf(chat.send("one"));
+  assertTurn(chat, events, finished, answer);
+  // The count of the text handed out starts again with the second response.
+  events = await eventsOf(chat.send("two"));
+  assertTurn(chat, events, finished, second);
+  events = await eventsOf(chat.regenerate());
+  assertTurn(chat, events, finished, third);
+  const messages = chat.getSnapshot().messages;
+  assert.deepEqual(
+    messages.map((m) => m.content),
+    ["one", answer, "two", third],
+  );
+  chat.dispose();
+});
+
+test("messages loaded, then a long answer", async () => {
+  const first = scriptedSession("openai", [openaiReads(answer)]);
+  await eventsOf(first.chat.send("one"));
+  const saved = first.chat.saveMessages();
+  first.chat.dispose();
+  const second = `Again ${answer}`;
+  const { chat, finished } = scriptedSession("openai", [openaiReads(second)]);
+  chat.loadMessages(saved);
+  const events = await eventsOf(chat.send("two"));
+  assertTurn(chat, events, finished, second);
+  assert.deepEqual(
+    chat.getSnapshot().messages.map((m) => m.content),
+    ["one", answer, "two", second],
+  );
+  chat.dispose();
+});
+
+test("a long answer broken off and resumed from the proxy, cut between frames and inside a character", async () => {
+  const body = encoder.encode(words.map(openaiFrame).join("") + openaiEnd);
+  const emoji = body.indexOf(0xf0, body.length >> 1);
+  for (const at of [1000, body.length >> 1, emoji + 2]) {
+    let finished = null;
+    const chat = new ChatSession({
+      dialect: "openai",
+      resume: { attempts: 1, delayMs: 0 },
+      onFinish: (message) => (finished = message),
+      // The answer up to `at`, then the connection breaks; the proxy has the rest.
+      fetch: async (url, init) => {
+        const resumed = init.method === "GET";
+        const from = resumed ? Number(new URL(url, "http://localhost").searchParams.get("from")) : 0;
+        let sent = false;
+        const pull = (controller) => {
+          if (!sent) {
+            sent = true;
+            return controller.enqueue(body.slice(from, resumed ? body.length : at));
+          }
+          return resumed ? controller.close() : controller.error(new Error("connection reset"));
+        };
+        const headers = { "content-type": "text/event-stream", "x-stream-id": "00ff" };
+        return new Response(new ReadableStream({ pull }), { headers });
+      },
+    });
+    const events = await eventsOf(chat.send("go"));
+    assert.deepEqual(
+      events.filter((e) => e.type === "status").map((e) => e.reason),
+      ["reconnecting", "resumed"],
+    );
+    assertAnswer({ events, message: chat.getSnapshot().messages.at(-1), finished });
+    chat.dispose();
+  }
 });
