@@ -10,6 +10,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { scriptedFetch } from "./scripted-fetch.js";
 
 const pkg = new URL("../../pkg/", import.meta.url);
 const copy = mkdtempSync(join(tmpdir(), "chatstream-joined-"));
@@ -29,7 +30,6 @@ for (const [name, at] of [["real", pkg], ["forced", pathToFileURL(`${copy}/`)]])
   packages[name] = entry.ChatSession;
 }
 
-const encoder = new TextEncoder();
 const openaiFrame = (content) =>
   `data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 const openaiEnd = 'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
@@ -57,23 +57,13 @@ const turns = [
 async function run(ChatSession) {
   const reported = [];
   globalThis.reportError = (error) => reported.push(error);
-  let calls = 0;
   const finished = [];
   let ids = 0;
   const chat = new ChatSession({
     dialect: "openai",
     generateId: () => `m${++ids}`,
     onFinish: (message) => finished.push(message),
-    fetch: async () => {
-      const reads = turns[calls++].reads;
-      let at = 0;
-      const pull = (controller) => {
-        const read = reads[at++];
-        if (read === undefined) return controller.close();
-        return typeof read === "string" ? controller.enqueue(encoder.encode(read)) : read(controller);
-      };
-      return new Response(new ReadableStream({ pull }), { headers: { "content-type": "text/event-stream" } });
-    },
+    fetch: scriptedFetch(turns.map((turn) => turn.reads)),
   });
   const results = [];
   for (const turn of turns) {

@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { decoded } from "./decoded-bytes.js";
+import { scriptedFetch } from "./scripted-fetch.js";
 import { ChatSession } from "../../pkg/index.js";
 
 const encoder = new TextEncoder();
@@ -198,28 +199,10 @@ test("stopped, broken off, refused and a second turn: each finished message is i
   chat.dispose();
 });
 
-/**
- * A session whose `fetch` answers its requests in turn, each with the reads of one of `answers`:
- * a string (sent as its bytes), or a function of the body's controller (that ends it, or sends
- * what it likes). `finished` holds the messages `onFinish` got.
- */
+/** A session whose `fetch` answers with `answers` (see scripted-fetch.js); `finished` holds the messages `onFinish` got. */
 function scriptedSession(dialect, answers) {
-  let calls = 0;
   const finished = [];
-  const chat = new ChatSession({
-    dialect,
-    onFinish: (message) => finished.push(message),
-    fetch: async () => {
-      const reads = answers[calls++];
-      let at = 0;
-      const pull = (controller) => {
-        const read = reads[at++];
-        if (read === undefined) return controller.close();
-        return typeof read === "string" ? controller.enqueue(encoder.encode(read)) : read(controller);
-      };
-      return new Response(new ReadableStream({ pull }), { headers: { "content-type": "text/event-stream" } });
-    },
-  });
+  const chat = new ChatSession({ dialect, onFinish: (message) => finished.push(message), fetch: scriptedFetch(answers) });
   return { chat, finished };
 }
 
