@@ -79,7 +79,7 @@ pub(crate) struct HandOver<'a> {
     /// the values (the session's message that holds the same answer).
     long: Vec<AsideString<'a>>,
     /// Set when `complete`'s text is the text deltas the stream handed out, joined: their length
-    /// in UTF-16 units (see [`HandOver::text_is_deltas_joined`]).
+    /// in UTF-16 units (see [`HandOver::counted_events`]).
     deltas_joined: Option<u32>,
 }
 
@@ -353,13 +353,38 @@ impl<'a> HandOver<'a> {
         }
     }
 
-    /// Says that `complete`'s text is the text deltas the stream handed out, joined, `units` long
-    /// in UTF-16: it crosses as [`JOINED_TEXT`] (see [`HandOver::answer`]). Only for a hand-over
-    /// the package's `ChatStream` builds (`into_memory`, read by its `#events`, which joins every
-    /// text delta it builds): the caller (`JsChatStream::run`) knows by the cleaner's making and
-    /// checks the length in bytes; JS checks `units`, and throws rather than hand out other text.
-    pub(crate) fn text_is_deltas_joined(&mut self, units: u32) {
-        self.deltas_joined = Some(units);
+    /// Clean events ([`HandOver::event`]), counting the text deltas among them into `counted`
+    /// (their length in bytes and in UTF-16 units since the last `complete`, where the count
+    /// starts again: no text follows it). A `complete` whose text `joined` says is those deltas
+    /// (given the payload and the bytes counted) crosses as them, [`JOINED_TEXT`], which the
+    /// package's JS joined as it built each `text_delta` (api.js, session.js) and checks by its
+    /// length in UTF-16 units, throwing rather than hand out another text. A `ChatStream` and a
+    /// `ChatSession` count their own.
+    pub(crate) fn counted_events(
+        &mut self,
+        events: &'a [StreamEvent],
+        counted: &Cell<(usize, u32)>,
+        joined: impl Fn(&CompletePayload, usize) -> bool,
+    ) {
+        let (mut bytes, mut units) = counted.get();
+        for event in events {
+            match event {
+                StreamEvent::TextDelta { text } => {
+                    bytes = bytes.wrapping_add(text.len());
+                    units = units.wrapping_add(self.text_delta(text));
+                    continue;
+                }
+                StreamEvent::Complete { payload } => {
+                    if joined(payload, bytes) {
+                        self.deltas_joined = Some(units);
+                    }
+                    (bytes, units) = (0, 0);
+                }
+                _ => {}
+            }
+            self.event(event);
+        }
+        counted.set((bytes, units));
     }
 
     /// A string of `complete` that may be its text (its `message` and text segment are the same
@@ -466,7 +491,7 @@ impl<'a> HandOver<'a> {
 
     /// A `text_delta` event, as [`HandOver::event`] hands it over: returns its text's length in
     /// UTF-16 units.
-    pub(crate) fn text_delta(&mut self, text: &'a str) -> u32 {
+    fn text_delta(&mut self, text: &'a str) -> u32 {
         self.push_op(Op::TextDelta);
         text_item(&mut self.layout, &mut self.texts, &mut self.last_text, text)
     }

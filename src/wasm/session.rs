@@ -75,7 +75,7 @@ struct Left {
     after: Option<After>,
     /// Whether the step's `complete` has as its text the text deltas handed out, joined, which
     /// the package's ChatSession holds already (session.js): that text then crosses as those
-    /// deltas ([`HandOver::text_is_deltas_joined`]). A long answer is not decoded again at its end.
+    /// deltas ([`HandOver::counted_events`]). A long answer is not decoded again at its end.
     text_joined: bool,
     /// With `text_joined`, for a long text: the finished message, to cross with the fields that
     /// hold that text empty (JS fills them in from `complete`'s).
@@ -509,25 +509,7 @@ fn step_into<'a>(
     text_joined: bool,
     lean_message: Option<&'a LeanMessage>,
 ) {
-    let (mut bytes, mut units) = counted.get();
-    for event in &step.events {
-        match event {
-            StreamEvent::TextDelta { text } => {
-                bytes = bytes.wrapping_add(text.len());
-                units = units.wrapping_add(hand.text_delta(text));
-                continue;
-            }
-            StreamEvent::Complete { .. } => {
-                if text_joined {
-                    hand.text_is_deltas_joined(units);
-                }
-                (bytes, units) = (0, 0);
-            }
-            _ => {}
-        }
-        hand.event(event);
-    }
-    counted.set((bytes, units));
+    hand.counted_events(&step.events, counted, |_, _| text_joined);
     hand.end_list();
     match lean_message {
         Some(lean) => {

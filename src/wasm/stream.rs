@@ -184,7 +184,7 @@ pub struct JsChatStream {
     bytes: RefCell<Vec<u8>>,
     /// The text deltas handed out since the stream began: their length in bytes and in UTF-16
     /// units (not their text, which the package's `ChatStream` joins, api.js). See
-    /// [`HandOver::text_is_deltas_joined`].
+    /// [`HandOver::counted_events`].
     text_handed_out: Cell<(usize, u32)>,
 }
 
@@ -332,28 +332,12 @@ impl JsChatStream {
             return 0;
         }
         let mut hand = HandOver::default();
-        let (mut bytes, mut units) = self.text_handed_out.get();
-        for event in events.iter() {
-            match event {
-                StreamEvent::TextDelta { text } => {
-                    bytes = bytes.wrapping_add(text.len());
-                    units = units.wrapping_add(hand.text_delta(text));
-                    continue;
-                }
-                // Its text crosses as the deltas JS joined when the cleaner made it of them (a
-                // backend's own message is not), checked by its length: a length that differs
-                // would be a bug, and then it crosses itself. No text follows `complete`.
-                StreamEvent::Complete { payload } => {
-                    if payload.text.len() == bytes && self.stream.borrow().text_is_deltas_joined() {
-                        hand.text_is_deltas_joined(units);
-                    }
-                    (bytes, units) = (0, 0);
-                }
-                _ => {}
-            }
-            hand.event(event);
-        }
-        self.text_handed_out.set((bytes, units));
+        // `complete`'s text crosses as the deltas JS joined when the cleaner made it of them (a
+        // backend's own message is not), checked by its length: a length that differs would be a
+        // bug, and then it crosses itself.
+        hand.counted_events(&events, &self.text_handed_out, |payload, bytes| {
+            payload.text.len() == bytes && self.stream.borrow().text_is_deltas_joined()
+        });
         hand.into_memory()
     }
 }
