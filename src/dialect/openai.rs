@@ -50,8 +50,10 @@ pub struct OpenAiDecoder {
     /// Tool calls started so far, in the order they started.
     calls: Vec<ToolCall>,
     /// Where each `index` and each id first appears in `calls`: a hostile stream may start tens of
-    /// thousands of calls, and a search of every call per delta would make it quadratic.
-    by_index: HashMap<u64, usize>,
+    /// thousands of calls, and a search of every call per delta would make it quadratic. An index
+    /// is kept as its decimal text: a `HashMap<String, usize>` is the map every other stage uses,
+    /// and a map of `u64` keys was another copy of the map's code in the module.
+    by_index: HashMap<String, usize>,
     by_id: HashMap<String, usize>,
     /// Where the search for an id of its own goes on, for a call under an id another call has.
     next_suffix: usize,
@@ -231,7 +233,7 @@ impl OpenAiDecoder {
     ) {
         let id = id.filter(|id| !id.is_empty());
         let position = match (index, id) {
-            (Some(index), _) => self.by_index.get(&index).copied(),
+            (Some(index), _) => self.by_index.get(itoa::Buffer::new().format(index)).copied(),
             (None, Some(id)) => self.by_id.get(id).copied(),
             // No index and no id: a continuation of the latest call.
             (None, None) => self.calls.len().checked_sub(1),
@@ -260,7 +262,7 @@ impl OpenAiDecoder {
                 out.push(ProviderEvent::ToolCallStart { id: id.clone(), name });
                 let position = self.calls.len();
                 if let Some(index) = index {
-                    self.by_index.entry(index).or_insert(position);
+                    self.by_index.entry(itoa::Buffer::new().format(index).to_owned()).or_insert(position);
                 }
                 self.by_id.entry(id.clone()).or_insert(position);
                 self.calls.push(ToolCall { id, open: true });
