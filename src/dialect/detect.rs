@@ -3,6 +3,12 @@
 //! Headers decide when they are explicit (the AI SDK's protocol headers, `application/x-ndjson`);
 //! otherwise the first bytes choose the framing and the first meaningful frame the dialect.
 //!
+//! Only the dialects the build reads are detected: each test of a header or a frame's shape is
+//! compiled in with its dialect ([`built`]), so a one-dialect module carries neither the others'
+//! tests nor their keys. In such a build a stream of another dialect shows none it reads, and ends
+//! as any stream that is not a chat stream does (an error event, `SERVICE_UNAVAILABLE`); the
+//! builds with every dialect detect them all, as before.
+//!
 //! ```
 //! use chatstream::dialect::{detect, Dialect};
 //! use chatstream::framing::FrameRef;
@@ -25,11 +31,17 @@ pub fn from_headers<'a>(
     content_type: Option<&str>,
     headers: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Option<Dialect> {
+    if !(built(Dialect::UiMessageStream) || built(Dialect::DataStream) || built(Dialect::Ollama)) {
+        return None;
+    }
     for (name, value) in headers {
-        let named = DIALECT_HEADERS.iter().find(|(header, _)| name.eq_ignore_ascii_case(header));
+        let named = DIALECT_HEADERS.iter().find(|(header, d)| built(*d) && name.eq_ignore_ascii_case(header));
         if let Some((_, dialect)) = named.filter(|_| !value.trim().is_empty()) {
             return Some(*dialect);
         }
+    }
+    if !built(Dialect::Ollama) {
+        return None;
     }
     let mime = content_type?.split(';').next()?.trim().to_ascii_lowercase();
     match mime.as_str() {
@@ -62,7 +74,7 @@ pub fn from_frame(frame: FrameRef<'_>) -> Option<Dialect> {
     }
     let data = frame.data.trim_start();
     if let [c, b':', ..] = data.as_bytes() {
-        if c.is_ascii_digit() || c.is_ascii_lowercase() {
+        if built(Dialect::DataStream) && (c.is_ascii_digit() || c.is_ascii_lowercase()) {
             return Some(Dialect::DataStream);
         }
     }
@@ -73,13 +85,17 @@ pub fn from_frame(frame: FrameRef<'_>) -> Option<Dialect> {
 /// The dialect an event's name is unique to (as the SSE `event` field, or as the JSON's `type`).
 fn from_event_name(name: &str) -> Option<Dialect> {
     match name {
-        _ if name.starts_with("response.") => Some(Dialect::OpenAiResponses),
+        _ if built(Dialect::OpenAiResponses) && name.starts_with("response.") => Some(Dialect::OpenAiResponses),
         "message_start"
         | "content_block_start"
         | "content_block_delta"
         | "content_block_stop"
         | "message_delta"
-        | "message_stop" => Some(Dialect::Anthropic),
+        | "message_stop"
+            if built(Dialect::Anthropic) =>
+        {
+            Some(Dialect::Anthropic)
+        }
         _ => None,
     }
 }
@@ -91,13 +107,15 @@ fn from_json(value: &Value) -> Option<Dialect> {
             return Some(dialect);
         }
         match kind {
-            "ping" => return Some(Dialect::Anthropic),
-            "status" | "text_delta" | "tool_start" | "tool_progress" | "tool_complete" | "complete" | "cancelled" => {
+            "ping" if built(Dialect::Anthropic) => return Some(Dialect::Anthropic),
+            "status" | "text_delta" | "tool_start" | "tool_progress" | "tool_complete" | "complete" | "cancelled"
+                if built(Dialect::Agent) =>
+            {
                 return Some(Dialect::Agent)
             }
             // Every dialect with a `type` field reads this frame as the error it is: its shape
             // only orders them.
-            "error" => {
+            "error" if built(Dialect::Anthropic) || built(Dialect::Agent) || built(Dialect::UiMessageStream) => {
                 return Some(built_in_first(if obj.get("error").is_some_and(Value::is_object) {
                     [Dialect::Anthropic, Dialect::Agent, Dialect::UiMessageStream]
                 } else if obj.contains_key("errorText") {
@@ -106,24 +124,31 @@ fn from_json(value: &Value) -> Option<Dialect> {
                     [Dialect::Agent, Dialect::UiMessageStream, Dialect::Anthropic]
                 }))
             }
-            _ if kind.contains('-') || matches!(kind, "start" | "finish" | "abort") => {
+            _ if built(Dialect::UiMessageStream)
+                && (kind.contains('-') || matches!(kind, "start" | "finish" | "abort")) =>
+            {
                 return Some(Dialect::UiMessageStream)
             }
             _ => {}
         }
     }
-    if obj.get("object").and_then(Value::as_str).is_some_and(|o| o.starts_with("chat.completion"))
-        || obj.contains_key("choices")
+    if built(Dialect::OpenAi)
+        && (obj.get("object").and_then(Value::as_str).is_some_and(|o| o.starts_with("chat.completion"))
+            || obj.contains_key("choices"))
     {
         return Some(Dialect::OpenAi);
     }
-    if obj.contains_key("candidates") || obj.contains_key("promptFeedback") || obj.contains_key("usageMetadata") {
+    if built(Dialect::Gemini)
+        && (obj.contains_key("candidates") || obj.contains_key("promptFeedback") || obj.contains_key("usageMetadata"))
+    {
         return Some(Dialect::Gemini);
     }
-    if obj.contains_key("done") || (obj.contains_key("model") && obj.contains_key("message")) {
+    if built(Dialect::Ollama)
+        && (obj.contains_key("done") || (obj.contains_key("model") && obj.contains_key("message")))
+    {
         return Some(Dialect::Ollama);
     }
-    if let Some(error) = obj.get("error") {
+    if let Some(error) = obj.get("error").filter(|_| built(Dialect::Gemini) || built(Dialect::OpenAi)) {
         // Gemini's envelope carries a numeric `code` and a `status` word; OpenAI-style servers don't.
         // Both read either envelope as the provider's error: the shape only orders them.
         if error.get("status").is_some_and(Value::is_string) && error.get("code").is_some_and(Value::is_number) {
@@ -131,10 +156,17 @@ fn from_json(value: &Value) -> Option<Dialect> {
         }
         return Some(built_in_first([Dialect::OpenAi, Dialect::Gemini]));
     }
-    if obj.get("object").and_then(Value::as_str) == Some("error") {
+    if built(Dialect::OpenAi) && obj.get("object").and_then(Value::as_str) == Some("error") {
         return Some(Dialect::OpenAi); // vLLM's error object
     }
     None
+}
+
+/// Whether this build reads `dialect`, known when the module is compiled: a test that detects a
+/// dialect the build leaves out is left out with it.
+#[inline(always)]
+fn built(dialect: Dialect) -> bool {
+    dialect.is_built_in()
 }
 
 /// For a frame several dialects read alike: the first of `candidates` this build reads, else the

@@ -200,6 +200,7 @@ impl Dialect {
     /// Whether this build reads it. Each dialect is a cargo feature (`dialect-openai`, …, all of
     /// them in `dialects`, a default feature), so that a build for one backend protocol carries
     /// only its decoder.
+    #[inline(always)]
     pub fn is_built_in(self) -> bool {
         match self {
             Dialect::OpenAi => cfg!(feature = "dialect-openai"),
