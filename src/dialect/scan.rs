@@ -530,31 +530,10 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The character an escape stands for, after its backslash. A surrogate pair (`\ud83d\ude00`,
-    /// how servers that escape all but ASCII write an emoji) is one character; a lone surrogate is
-    /// left to the general path (`char::from_u32` refuses it), which reports it.
+    /// The character an escape stands for, after its backslash; a lone surrogate is left to the
+    /// general path, which reports it.
     fn escaped(&mut self) -> Option<char> {
-        let byte = *self.bytes.get(self.at)?;
-        self.at += 1;
-        Some(match byte {
-            b'u' => match self.hex4()? {
-                high @ 0xD800..=0xDBFF => {
-                    self.literal(b"\\u")?;
-                    let low = self.hex4().filter(|low| (0xDC00..=0xDFFF).contains(low))?;
-                    char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))?
-                }
-                unit => char::from_u32(unit)?,
-            },
-            letter => crate::json::escaped(letter)?,
-        })
-    }
-
-    /// The four hex digits of a `\u` escape.
-    fn hex4(&mut self) -> Option<u32> {
-        // `from_str_radix` alone would take a sign.
-        let hex = self.data.get(self.at..self.at + 4).filter(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()))?;
-        self.at += 4;
-        u32::from_str_radix(hex, 16).ok()
+        crate::json::escape(self.bytes, &mut self.at).ok()
     }
 
     /// Past one string, checking its escapes and that it holds no control characters; whether

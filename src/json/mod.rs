@@ -23,7 +23,7 @@ use serde_json::{Map, Number, Value};
 
 mod read;
 
-pub(crate) use read::{escaped, parse, parse_unbounded};
+pub(crate) use read::{escape, escaped, parse, parse_unbounded};
 // The AI SDK reader's tests mangle texts as this reader's do.
 #[cfg(all(test, feature = "ai-sdk"))]
 pub(crate) use read::{mangled, random};

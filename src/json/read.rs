@@ -273,47 +273,7 @@ impl Reader<'_> {
 
     /// An escape's character, after its `\`.
     fn escape(&mut self) -> Result<char, ReadError> {
-        match self.next() {
-            None => Err(self.error(EOF_STRING)),
-            Some(b'u') => {
-                let high = self.hex4()?;
-                if !(0xD800..0xE000).contains(&high) {
-                    return char::from_u32(high).ok_or_else(|| self.error(INVALID_ESCAPE));
-                }
-                if high >= 0xDC00 {
-                    return Err(self.error(LONE_SURROGATE));
-                }
-                for expected in [b'\\', b'u'] {
-                    match self.next() {
-                        None => return Err(self.error(EOF_STRING)),
-                        Some(byte) if byte != expected => return Err(self.error(UNEXPECTED_END_OF_HEX)),
-                        Some(_) => {}
-                    }
-                }
-                let low = self.hex4()?;
-                if !(0xDC00..0xE000).contains(&low) {
-                    return Err(self.error(LONE_SURROGATE));
-                }
-                let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
-                char::from_u32(code).ok_or_else(|| self.error(INVALID_ESCAPE))
-            }
-            Some(letter) => escaped(letter).ok_or_else(|| self.error(INVALID_ESCAPE)),
-        }
-    }
-
-    /// The four hex digits of a `\u` escape.
-    fn hex4(&mut self) -> Result<u32, ReadError> {
-        let Some(digits) = self.text.as_bytes().get(self.at..self.at + 4) else {
-            self.at = self.text.len();
-            return Err(self.error(EOF_STRING));
-        };
-        self.at += 4;
-        let mut code = 0;
-        for &digit in digits {
-            let Some(value) = char::from(digit).to_digit(16) else { return Err(self.error(INVALID_ESCAPE)) };
-            code = code * 16 + value;
-        }
-        Ok(code)
+        escape(self.text.as_bytes(), &mut self.at).map_err(|what| self.error(what))
     }
 
     fn digit(&self) -> Option<u8> {
@@ -463,6 +423,48 @@ impl Reader<'_> {
         }
         Ok(if positive { f } else { -f })
     }
+}
+
+/// The character of the escape at `*at` in `bytes` (after its `\`), `*at` moved past it; or why
+/// it is not one, `*at` where serde_json places that error. A surrogate pair (`\ud83d\ude00`, how
+/// servers that escape all but ASCII write an emoji) is one character; a lone surrogate is an
+/// error. The one reading of escapes for both readers: this one, and the dialects' scanner.
+pub(crate) fn escape(bytes: &[u8], at: &mut usize) -> Result<char, &'static str> {
+    let letter = *bytes.get(*at).ok_or(EOF_STRING)?;
+    *at += 1;
+    if letter != b'u' {
+        return escaped(letter).ok_or(INVALID_ESCAPE);
+    }
+    let high = hex4(bytes, at)?;
+    if !(0xD800..0xE000).contains(&high) {
+        return char::from_u32(high).ok_or(INVALID_ESCAPE);
+    }
+    if high >= 0xDC00 {
+        return Err(LONE_SURROGATE);
+    }
+    for expected in [b'\\', b'u'] {
+        let byte = bytes.get(*at).copied().ok_or(EOF_STRING)?;
+        *at += 1;
+        if byte != expected {
+            return Err(UNEXPECTED_END_OF_HEX);
+        }
+    }
+    let low = hex4(bytes, at)?;
+    if !(0xDC00..0xE000).contains(&low) {
+        return Err(LONE_SURROGATE);
+    }
+    char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)).ok_or(INVALID_ESCAPE)
+}
+
+/// The four hex digits of a `\u` escape at `*at`, `*at` moved past them (to the end of `bytes`
+/// when fewer are left).
+fn hex4(bytes: &[u8], at: &mut usize) -> Result<u32, &'static str> {
+    let Some(digits) = bytes.get(*at..*at + 4) else {
+        *at = bytes.len();
+        return Err(EOF_STRING);
+    };
+    *at += 4;
+    digits.iter().try_fold(0, |code, &digit| Ok(code * 16 + char::from(digit).to_digit(16).ok_or(INVALID_ESCAPE)?))
 }
 
 /// The character a one-letter escape (`\n`, `\"`, …) stands for.
