@@ -531,9 +531,15 @@ impl<'a> Reader<'a> {
     }
 
     /// The character an escape stands for, after its backslash; a lone surrogate is left to the
-    /// general path, which reports it.
+    /// general path, which reports it. A one-letter escape (nearly all of them: the quotes and
+    /// line breaks of text and tool arguments) is read here, a `\u` by the general reader's code.
     fn escaped(&mut self) -> Option<char> {
-        crate::json::escape(self.bytes, &mut self.at).ok()
+        let letter = *self.bytes.get(self.at)?;
+        if letter == b'u' {
+            return crate::json::escape(self.bytes, &mut self.at).ok();
+        }
+        self.at += 1;
+        crate::json::escaped(letter)
     }
 
     /// Past one string, checking its escapes and that it holds no control characters; whether
