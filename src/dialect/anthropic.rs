@@ -60,8 +60,12 @@ pub struct AnthropicDecoder {
 #[cfg_attr(test, derive(PartialEq))]
 struct Blocks {
     last: Option<(u64, Block)>,
-    /// The others; never one with `last`'s index.
-    others: HashMap<u64, Block>,
+    /// The others, in no order; never one with `last`'s index.
+    others: Vec<(u64, Block)>,
+    /// Where each of `others` is, by its index's decimal text: a `HashMap<String, usize>` is the
+    /// map every other stage uses, and a map of blocks by `u64` was another copy of the map's code
+    /// in the module. A map, not a search: a hostile stream may leave thousands of blocks open.
+    places: HashMap<String, usize>,
 }
 
 impl Blocks {
@@ -69,16 +73,21 @@ impl Blocks {
     fn insert(&mut self, index: u64, block: Block) {
         if let Some((last, old)) = self.last.replace((index, block)) {
             if last != index {
-                self.others.insert(last, old);
+                self.remove_other(last);
+                self.places.insert(itoa::Buffer::new().format(last).to_owned(), self.others.len());
+                self.others.push((last, old));
             }
         }
-        self.others.remove(&index);
+        self.remove_other(index);
     }
 
     fn get_mut(&mut self, index: u64) -> Option<&mut Block> {
         match &mut self.last {
             Some((last, block)) if *last == index => Some(block),
-            _ => self.others.get_mut(&index),
+            _ => {
+                let at = *self.places.get(itoa::Buffer::new().format(index))?;
+                self.others.get_mut(at).map(|(_, block)| block)
+            }
         }
     }
 
@@ -87,9 +96,22 @@ impl Blocks {
             Some((last, block)) if last == index => Some(block),
             last => {
                 self.last = last;
-                self.others.remove(&index)
+                self.remove_other(index)
             }
         }
+    }
+
+    /// Takes the block at `index` out of `others`; the last of them takes its place.
+    fn remove_other(&mut self, index: u64) -> Option<Block> {
+        let at = self.places.remove(itoa::Buffer::new().format(index))?;
+        if at >= self.others.len() {
+            return None;
+        }
+        let (_, block) = self.others.swap_remove(at);
+        if let Some((moved, _)) = self.others.get(at) {
+            self.places.insert(itoa::Buffer::new().format(*moved).to_owned(), at);
+        }
+        Some(block)
     }
 }
 
