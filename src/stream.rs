@@ -25,6 +25,19 @@ use crate::framing::{Decoded, Frame, FrameDecoder, FrameRef, Framing, FramingErr
 /// How many frames auto-detection looks at before it gives up on a stream it cannot recognise.
 const DETECTION_FRAME_LIMIT: usize = 16;
 
+/// The error that ends a stream whose dialect was not found. A build of some dialects names the
+/// ones it reads: there, a stream of another may well be a chat stream, only not one this build
+/// reads (`chatstream` and `chatstream/streaming` read every dialect).
+fn not_detected() -> String {
+    if cfg!(feature = "dialects") {
+        return "Failed to parse response: not a chat stream this package can read".into();
+    }
+    format!(
+        "Failed to parse response: not a chat stream this build of chatstream reads (it reads only {})",
+        Dialect::built_in_names()
+    )
+}
+
 /// How a [`ChatStream`] reads.
 #[derive(Debug, Clone)]
 pub struct StreamOptions {
@@ -186,15 +199,11 @@ impl ChatStream {
             Some(decoder) => decoder.finish(&mut reader.events),
             None => {
                 let message = if self.saw_input {
-                    "Failed to parse response: not a chat stream this package can read"
+                    not_detected()
                 } else {
-                    "Failed to parse response: the response body was empty"
+                    "Failed to parse response: the response body was empty".into()
                 };
-                reader.events.push(ProviderEvent::Error {
-                    code: ErrorCode::ServiceUnavailable,
-                    message: message.into(),
-                    fatal: true,
-                });
+                reader.events.push(ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message, fatal: true });
             }
         }
         reader.clean(out);
@@ -303,7 +312,7 @@ impl Reader {
             self.decoder = Some(decoder);
         } else if self.undetected.len() > DETECTION_FRAME_LIMIT {
             self.undetected.clear();
-            let message = "Failed to parse response: not a chat stream this package can read".into();
+            let message = not_detected();
             self.cleaner.push(ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message, fatal: true }, out);
             self.cleaner.finish(out);
             self.ended = true;

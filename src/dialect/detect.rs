@@ -6,8 +6,8 @@
 //! Only the dialects the build reads are detected: each test of a header or a frame's shape is
 //! compiled in with its dialect ([`built`]), so a one-dialect module carries neither the others'
 //! tests nor their keys. In such a build a stream of another dialect shows none it reads, and ends
-//! as any stream that is not a chat stream does (an error event, `SERVICE_UNAVAILABLE`); the
-//! builds with every dialect detect them all, as before.
+//! with an error event (`SERVICE_UNAVAILABLE`) that names the dialects the build reads; the builds
+//! with every dialect detect them all.
 //!
 //! ```
 //! use chatstream::dialect::{detect, Dialect};

@@ -197,6 +197,12 @@ impl Dialect {
         }
     }
 
+    /// The names of the dialects this build reads, for the errors that say so.
+    pub(crate) fn built_in_names() -> String {
+        let names: Vec<&str> = Dialect::ALL.into_iter().filter(|d| d.is_built_in()).map(Dialect::name).collect();
+        names.join(", ")
+    }
+
     /// Whether this build reads it. Each dialect is a cargo feature (`dialect-openai`, …, all of
     /// them in `dialects`, a default feature), so that a build for one backend protocol carries
     /// only its decoder.

@@ -10,11 +10,10 @@ pub(super) struct NotBuiltIn(pub(super) Dialect);
 
 impl DialectDecoder for NotBuiltIn {
     fn decode(&mut self, _frame: FrameRef<'_>, out: &mut ProviderEvents) {
-        let built_in: Vec<&str> = Dialect::ALL.into_iter().filter(|d| d.is_built_in()).map(Dialect::name).collect();
         let message = format!(
             "Failed to parse response: a {} stream, and this build of chatstream reads only {}",
             self.0,
-            built_in.join(", ")
+            Dialect::built_in_names()
         );
         out.push(ProviderEvent::Error { code: ErrorCode::ServiceUnavailable, message, fatal: true });
     }

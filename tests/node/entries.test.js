@@ -1,7 +1,7 @@
 // The one-protocol entries (chatstream/agent, chatstream/openai): each reads its dialect as the full
 // package does (every stream fixture, put beside the full package's reading), and a stream of any
-// other dialect ends with an error event, never a throw: one it detects not (an entry carries only
-// its own dialect's detection), one named in the options as a dialect it does not read.
+// other dialect ends with an error event, never a throw, naming the dialect the entry reads: a stream
+// it cannot detect (an entry carries only its own dialect's detection), or one named in the options.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -58,7 +58,11 @@ for (const { name, entry, dialect, dir } of entries) {
       assert.deepEqual(got.events.map((e) => e.type), ["complete", "error"], fixture.name);
       const error = got.events[1];
       assert.equal(error.code, "SERVICE_UNAVAILABLE", fixture.name);
-      assert.equal(error.message, "Failed to parse response: not a chat stream this package can read", fixture.name);
+      assert.equal(
+        error.message,
+        `Failed to parse response: not a chat stream this build of chatstream reads (it reads only ${dialect})`,
+        fixture.name,
+      );
     }
     assert.ok(own > 5, `${own} ${dialect} fixtures`);
     assert.ok(refused > 20, `${refused} fixtures refused`);
