@@ -31,6 +31,7 @@ pub fn from_headers<'a>(
     content_type: Option<&str>,
     headers: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Option<Dialect> {
+    // A build with none of the dialects headers name has nothing to look for: the headers are not read.
     if !(built(Dialect::UiMessageStream) || built(Dialect::DataStream) || built(Dialect::Ollama)) {
         return None;
     }
@@ -115,14 +116,17 @@ fn from_json(value: &Value) -> Option<Dialect> {
             }
             // Every dialect with a `type` field reads this frame as the error it is: its shape
             // only orders them.
-            "error" if built(Dialect::Anthropic) || built(Dialect::Agent) || built(Dialect::UiMessageStream) => {
-                return Some(built_in_first(if obj.get("error").is_some_and(Value::is_object) {
+            "error" => {
+                let order = if obj.get("error").is_some_and(Value::is_object) {
                     [Dialect::Anthropic, Dialect::Agent, Dialect::UiMessageStream]
                 } else if obj.contains_key("errorText") {
                     [Dialect::UiMessageStream, Dialect::Agent, Dialect::Anthropic]
                 } else {
                     [Dialect::Agent, Dialect::UiMessageStream, Dialect::Anthropic]
-                }))
+                };
+                if let Some(dialect) = built_in_first(order) {
+                    return Some(dialect);
+                }
             }
             _ if built(Dialect::UiMessageStream)
                 && (kind.contains('-') || matches!(kind, "start" | "finish" | "abort")) =>
@@ -148,13 +152,18 @@ fn from_json(value: &Value) -> Option<Dialect> {
     {
         return Some(Dialect::Ollama);
     }
-    if let Some(error) = obj.get("error").filter(|_| built(Dialect::Gemini) || built(Dialect::OpenAi)) {
+    if let Some(error) = obj.get("error") {
         // Gemini's envelope carries a numeric `code` and a `status` word; OpenAI-style servers don't.
         // Both read either envelope as the provider's error: the shape only orders them.
-        if error.get("status").is_some_and(Value::is_string) && error.get("code").is_some_and(Value::is_number) {
-            return Some(built_in_first([Dialect::Gemini, Dialect::OpenAi]));
+        let order =
+            if error.get("status").is_some_and(Value::is_string) && error.get("code").is_some_and(Value::is_number) {
+                [Dialect::Gemini, Dialect::OpenAi]
+            } else {
+                [Dialect::OpenAi, Dialect::Gemini]
+            };
+        if let Some(dialect) = built_in_first(order) {
+            return Some(dialect);
         }
-        return Some(built_in_first([Dialect::OpenAi, Dialect::Gemini]));
     }
     if built(Dialect::OpenAi) && obj.get("object").and_then(Value::as_str) == Some("error") {
         return Some(Dialect::OpenAi); // vLLM's error object
@@ -169,10 +178,9 @@ fn built(dialect: Dialect) -> bool {
     dialect.is_built_in()
 }
 
-/// For a frame several dialects read alike: the first of `candidates` this build reads, else the
-/// first (whose decoder then says it is not built in).
-fn built_in_first<const N: usize>(candidates: [Dialect; N]) -> Dialect {
-    candidates.into_iter().find(|d| d.is_built_in()).unwrap_or(candidates[0])
+/// For a frame several dialects read alike: the first of `candidates` this build reads.
+fn built_in_first<const N: usize>(candidates: [Dialect; N]) -> Option<Dialect> {
+    candidates.into_iter().find(|d| built(*d))
 }
 
 #[cfg(test)]
@@ -180,10 +188,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn headers_name_the_ai_sdk_protocols_and_ndjson() {
-        assert_eq!(from_headers(None, [("X-Vercel-AI-UI-Message-Stream", "v1")]), Some(Dialect::UiMessageStream));
-        assert_eq!(from_headers(None, [("x-vercel-ai-data-stream", "v1")]), Some(Dialect::DataStream));
-        assert_eq!(from_headers(Some("application/x-ndjson; charset=utf-8"), []), Some(Dialect::Ollama));
+    fn headers_name_the_ai_sdk_protocols_and_ndjson_in_a_build_that_reads_them() {
+        let named = |dialect: Dialect| Some(dialect).filter(|d| d.is_built_in());
+        assert_eq!(from_headers(None, [("X-Vercel-AI-UI-Message-Stream", "v1")]), named(Dialect::UiMessageStream));
+        assert_eq!(from_headers(None, [("x-vercel-ai-data-stream", "v1")]), named(Dialect::DataStream));
+        assert_eq!(from_headers(Some("application/x-ndjson; charset=utf-8"), []), named(Dialect::Ollama));
         assert_eq!(from_headers(Some("text/event-stream"), []), None);
     }
 

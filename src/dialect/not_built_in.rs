@@ -1,6 +1,6 @@
-//! The decoder of a dialect this build leaves out (see [`Dialect::is_built_in`]): the stream was
-//! recognised, or named, but this build cannot read it. Its first frame ends the message with an
-//! error that names the dialect and the ones the build reads, rather than text read wrongly.
+//! The decoder of a dialect this build leaves out (see [`Dialect::is_built_in`]), named in the
+//! options: its first frame ends the message with an error that names the dialect and the ones the
+//! build reads, rather than text read wrongly.
 
 use super::{Dialect, DialectDecoder, ProviderEvent, ProviderEvents};
 use crate::error::ErrorCode;

@@ -52,7 +52,7 @@ pub struct OpenAiDecoder {
     /// Where each `index` and each id first appears in `calls`: a hostile stream may start tens of
     /// thousands of calls, and a search of every call per delta would make it quadratic. An index
     /// is kept as its decimal text: a `HashMap<String, usize>` is the map every other stage uses,
-    /// and a map of `u64` keys was another copy of the map's code in the module.
+    /// and a map of `u64` keys would be another copy of the map's code in the openai module.
     by_index: HashMap<String, usize>,
     by_id: HashMap<String, usize>,
     /// Where the search for an id of its own goes on, for a call under an id another call has.
