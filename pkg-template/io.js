@@ -176,7 +176,14 @@ export async function readBody(body, onChunk, { idleMs, signal }) {
   }
   let timedOut = false;
   let ended = false; // read to its end: nothing left to release
+  // Set by the abort's listener (or at once): `signal.aborted`, a getter of the host's, read at
+  // every read cost more than the flag.
+  let aborted = signal?.aborted === true;
   const stop = () => reader.cancel().catch(() => {});
+  const onAbort = () => {
+    aborted = true;
+    stop();
+  };
   const deadline =
     idleMs > 0
       ? new Deadline(idleMs, () => {
@@ -184,13 +191,13 @@ export async function readBody(body, onChunk, { idleMs, signal }) {
           stop();
         })
       : null;
-  signal?.addEventListener("abort", stop, { once: true });
+  signal?.addEventListener("abort", onAbort, { once: true });
   try {
     for (;;) {
-      if (signal?.aborted) return { cancelled: true };
+      if (aborted) return { cancelled: true };
       const { value, done } = await reader.read();
       deadline?.renew();
-      if (signal?.aborted) return { cancelled: true };
+      if (aborted) return { cancelled: true };
       if (timedOut) return { timedOut: true };
       if (done) {
         ended = true;
@@ -199,11 +206,11 @@ export async function readBody(body, onChunk, { idleMs, signal }) {
       onChunk(value);
     }
   } catch (failed) {
-    if (signal?.aborted) return { cancelled: true };
+    if (aborted) return { cancelled: true };
     return timedOut ? { timedOut: true } : { failed };
   } finally {
     deadline?.cancel();
-    signal?.removeEventListener("abort", stop);
+    signal?.removeEventListener("abort", onAbort);
     if (!ended) stop();
   }
 }
