@@ -151,9 +151,11 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
   /**
    * What a call left in the module's memory: `words` is its layout's length. Its items as one
    * array, or with `many` as the arrays its lists make. `joined`: a ChatStream's `{ text }`, its
-   * text deltas joined (see handOver in src/wasm/mod.rs).
+   * text deltas joined (see handOver in src/wasm/mod.rs). `textStep`: a session push's
+   * `{ event, op, text }`, filled in and returned in place of the lists when the step is one text
+   * event and the one patch that appends its text, as nearly every push of an answer is.
    */
-  const fromMemory = (words, many, joined) => {
+  const fromMemory = (words, many, joined, textStep) => {
     const { bytes, words: memory, record, handOver, partial, toolInputDelta } = memoryViews();
     const at = memory[record];
     const end = at + memory[record + 1];
@@ -172,9 +174,16 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
         }
         // A session's push: then the end of the events, and the patch that appends the same text
         // (or starts a part with it): its op, and the length that means the same text (2^32 - 1).
-        if (words === 9 && many && memory[layout + 6] === 5 && memory[layout + 8] === 4294967295) {
+        // Handed over in `textStep`: the three arrays and the patch the lists make were a tenth
+        // of the allocations of such a push.
+        if (words === 9 && textStep !== undefined && memory[layout + 6] === 5 && memory[layout + 8] === 4294967295) {
           const op = TEXT_PATCHES[memory[layout + 7]];
-          if (op !== undefined) return [[delta], [{ op, text }]];
+          if (op !== undefined) {
+            textStep.event = delta;
+            textStep.op = op;
+            textStep.text = text;
+            return textStep;
+          }
         }
       }
       // A tool_input_delta (the op; its id's length, its delta's; its arguments' key, not 0, and

@@ -17,14 +17,16 @@ export class EventQueue {
   }
 
   push(events) {
-    for (const value of events) {
-      if (this.#closed) return;
-      if (this.#waiting) {
-        this.#waiting({ value, done: false });
-        this.#waiting = null;
-      } else {
-        this.#items.push(value);
-      }
+    for (const value of events) this.pushOne(value);
+  }
+
+  pushOne(value) {
+    if (this.#closed) return;
+    if (this.#waiting) {
+      this.#waiting({ value, done: false });
+      this.#waiting = null;
+    } else {
+      this.#items.push(value);
     }
   }
 

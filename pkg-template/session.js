@@ -62,6 +62,8 @@ export function makeChatSession(wasm, module) {
     #appended = new AppendedText();
     // What `#fromMemory` hands the module's hand-over: `{ text }`, the text deltas joined.
     #joined = { text: "" };
+    // A push's one text event and its patch's op and text, when that is the step (see `#push`).
+    #textStep = { event: null, op: "", text: "" };
 
     /**
      * @param {import("./index.js").ChatSessionOptions} options
@@ -509,8 +511,16 @@ export function makeChatSession(wasm, module) {
       if (length < 0) return this.#step(session.push(chunk), queue);
       const words = length === 0 ? 0 : session.__push(length);
       if (words === 0) return this.#step(NO_STEP, queue);
-      const lists = this.#fromMemory(words);
-      this.#stepOf(lists[0], lists[1], queue);
+      const textStep = this.#textStep;
+      const lists = this.#fromMemory(words, textStep);
+      if (lists !== textStep) return this.#stepOf(lists[0], lists[1], queue);
+      // One text event and the patch that appends its text: `#stepOf`'s work for them, with no
+      // list made (neither is a finished answer, an error or a callback's event).
+      const { event, op, text } = textStep;
+      textStep.event = null; // holds no event past the step
+      if (this.#disposed) return queue.close();
+      if (!this.#appendOnly(op, text)) this.#apply([{ op, text }]);
+      queue.pushOne(event);
     }
 
     /**
@@ -534,11 +544,12 @@ export function makeChatSession(wasm, module) {
      * them empty, and a list first among the patches says which (LeanMessage in
      * src/wasm/session.rs). A long answer is then not decoded again at its end.
      */
-    #fromMemory(words) {
+    #fromMemory(words, textStep) {
       this.#joined.text = this.#fields[(appendKeys ??= module.memory.appendKeys()).appendText[0]];
       let lists;
       try {
-        lists = module.memory.fromMemory(words, true, this.#joined);
+        lists = module.memory.fromMemory(words, true, this.#joined, textStep);
+        if (lists === textStep) return lists;
       } catch (error) {
         // Only a bug gets here: the deltas joined are not of the length the module counted, and
         // the hand-over throws rather than give `complete` another text. The module has taken
@@ -649,18 +660,8 @@ export function makeChatSession(wasm, module) {
      */
     #apply(patches, tellNow = true) {
       if (patches.length === 0) return NOTHING_TO_TELL;
+      if (patches.length === 1 && this.#appendOnly(patches[0].op, patches[0].text)) return NOTHING_TO_TELL;
       const before = this.#fields;
-      // Nearly every push of an answer: its text (or reasoning) appended, and nothing else.
-      const only = patches.length === 1 ? patches[0].op : undefined;
-      if ((only === "appendText" || only === "appendThinking") && before === this.#snapshot && this.#declaredFields && declaredAppendKeys()) {
-        const next = withTextAppended(before, only === "appendThinking", patches[0].text, this.#appended);
-        if (next !== null) {
-          this.#fields = next;
-          this.#snapshot = Object.freeze(next);
-          this.#changed();
-          return NOTHING_TO_TELL;
-        }
-      }
       this.#appended.clear(); // its fields are no longer the snapshot's: the text it holds goes with them
       const next = this.#declaredFields ? fieldsOf(before) : { ...before };
       const sharedLists = SharedList.made; // a list this step starts sharing counts one more
@@ -732,6 +733,23 @@ export function makeChatSession(wasm, module) {
       if (!tellNow) return tell;
       tell();
       return NOTHING_TO_TELL;
+    }
+
+    /**
+     * Nearly every push of an answer: its text (or reasoning) appended (`op`), and nothing else,
+     * to a new snapshot. False when `#apply`'s loop must take the patch (another op, or fields
+     * `withTextAppended` is not written for).
+     */
+    #appendOnly(op, text) {
+      if (op !== "appendText" && op !== "appendThinking") return false;
+      const before = this.#fields;
+      if (before !== this.#snapshot || !this.#declaredFields || !declaredAppendKeys()) return false;
+      const next = withTextAppended(before, op === "appendThinking", text, this.#appended);
+      if (next === null) return false;
+      this.#fields = next;
+      this.#snapshot = Object.freeze(next);
+      this.#changed();
+      return true;
     }
 
     #changed() {
