@@ -163,7 +163,7 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
     const layout = memory[record + 2] / 4;
     // A head of four zero words (no JSON, no mark, nothing set aside, nothing let go) and one
     // event, as most live pushes are: built here, without handOver's walk.
-    if ((words === 6 || words === 9) && (memory[layout] | memory[layout + 1] | memory[layout + 2] | memory[layout + 3]) === 0) {
+    if (words >= 6 && words <= 10 && (memory[layout] | memory[layout + 1] | memory[layout + 2] | memory[layout + 3]) === 0) {
       const first = memory[layout + 4];
       // A text or thinking delta (the op, the text's length), and nothing else.
       if (first <= 1) {
@@ -190,10 +190,12 @@ export function makeApi(wasm, { AiSdkChat = NoAiSdkChat } = {}) {
       // where the delta ends in them), as a streamed tool call's pushes are. Its text is the id
       // then the delta (a hand-over's first two text items are never "the same text").
       // Through handOver, such a push cost about a sixth more (callgrind on Node, run side by side:
-      // anthropic/tool-stream.sse read live, 25,215 instructions an event, 21,423 so).
-      if (first === 4 && words === 9 && !many && memory[layout + 7] !== 0) {
+      // anthropic/tool-stream.sse read live, 25,215 instructions an event, 21,423 so). A session's
+      // ends its events' list (op 5) and has no patch.
+      if (first === 4 && (many ? words === 10 && memory[layout + 9] === 5 : words === 9) && memory[layout + 7] !== 0) {
         const n = memory[layout + 5];
-        return [toolInputDelta(text.slice(0, n), text.slice(n), memory[layout + 7], memory[layout + 8], partial)];
+        const delta = toolInputDelta(text.slice(0, n), text.slice(n), memory[layout + 7], memory[layout + 8], partial);
+        return many ? [[delta], []] : [delta];
       }
     }
     return handOver(text, memory, layout, layout + words, many, partial, joined);
