@@ -450,27 +450,29 @@ export function makeChatSession(wasm, module) {
      */
     async #post(body, signal) {
       const { endpoint, credentials } = this.#request;
-      let init;
-      try {
+      if (this.#request.fetch === undefined && !resolvable(endpoint)) {
+        return { failed: new Error(noPageFor(`the endpoint "${endpoint}"`, "the endpoint option", endpoint)) };
+      }
+      const fetch = this.#request.fetch ?? globalThis.fetch;
+      // The headers and extra fields are made within the step, under its time limit and the turn's
+      // signal: a function's promise that never settles ends with the step, and a cancel ends it.
+      // They are awaited only when a function gives a promise: two awaits of plain values were four
+      // microtask hops before each request.
+      const sent = (async () => {
         let headers = evaluate(this.#request.headers);
         if (isThenable(headers)) headers = await headers;
         let extra = evaluate(this.#request.body);
         if (isThenable(extra)) extra = await extra;
-        init = {
+        signal.throwIfAborted();
+        const init = {
           method: "POST",
           headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
           body: extra ? JSON.stringify({ ...JSON.parse(body), ...extra }) : body,
           signal,
         };
         if (credentials) init.credentials = credentials;
-      } catch (failed) {
-        return { failed };
-      }
-      if (this.#request.fetch === undefined && !resolvable(endpoint)) {
-        return { failed: new Error(noPageFor(`the endpoint "${endpoint}"`, "the endpoint option", endpoint)) };
-      }
-      const fetch = this.#request.fetch ?? globalThis.fetch;
-      const sent = (async () => fetch.call(globalThis, endpoint, init))();
+        return aResponse(await fetch.call(globalThis, endpoint, init));
+      })();
       return settle(sent, this.#stepTimeoutMs, signal);
     }
 
@@ -496,7 +498,7 @@ export function makeChatSession(wasm, module) {
       }
       const fetch = this.#request.fetch ?? globalThis.fetch;
       const headers = await evaluate(this.#request.headers);
-      return fetch.call(globalThis, url, { method, headers: { ...headers }, signal, ...(credentials ? { credentials } : {}) });
+      return aResponse(await fetch.call(globalThis, url, { method, headers: { ...headers }, signal, ...(credentials ? { credentials } : {}) }));
     }
 
     /**
@@ -543,6 +545,9 @@ export function makeChatSession(wasm, module) {
      * crosses as them and so do the finished message's fields that hold it: the module leaves
      * them empty, and a list first among the patches says which (LeanMessage in
      * src/wasm/session.rs). A long answer is then not decoded again at its end.
+     *
+     * With `textStep` (a push's): a step that is one text event and the patch appending its text
+     * is written into it, and it is returned in place of the lists (see `#push`).
      */
     #fromMemory(words, textStep) {
       this.#joined.text = this.#fields[(appendKeys ??= module.memory.appendKeys()).appendText[0]];
@@ -1138,11 +1143,17 @@ const noPageFor = (what, where, url) =>
   `${what} is a relative URL, and there is no page here to resolve it against (Node): ` +
   `give ${where} an absolute URL, such as "http://localhost:3000${url.startsWith("/") ? "" : "/"}${url}"`;
 
-/**
- * An option that may be a function (sync or async), evaluated now: its value, or a promise of it.
- * Awaited only when it is one: the two awaits of a request's headers and extra fields, most often
- * plain objects or none, were four microtask hops before each request.
- */
+/** What a fetch gave, if it is a Response: an app's `fetch` option may give anything. */
+function aResponse(response) {
+  if (typeof response?.ok === "boolean" && typeof response.headers?.get === "function" && typeof response.text === "function") {
+    return response;
+  }
+  const kind = typeof response;
+  const what = response == null ? String(response) : kind === "object" ? "an object that is not one" : `a ${kind}`;
+  throw new Error(`the fetch option gave ${what}, not a Response`);
+}
+
+/** An option that may be a function (sync or async), evaluated now: its value, or a promise of it. */
 function evaluate(option) {
   return typeof option === "function" ? option() : option;
 }
