@@ -16,7 +16,7 @@
 //! assert_eq!(events, [StreamEvent::TextDelta { text: "Hi".into() }]);
 //! ```
 
-use crate::clean::{CleanOptions, Cleaner};
+use crate::clean::{CleanOptions, Cleaner, TextLeft};
 use crate::dialect::{detect, Decoder, Dialect, ProviderEvent, ProviderEvents};
 use crate::error::ErrorCode;
 use crate::event::{StreamEvent, StreamEvents};
@@ -150,6 +150,16 @@ impl ChatStream {
     /// own message): then the text deltas joined are exactly its `text`.
     pub fn text_is_deltas_joined(&self) -> bool {
         self.reader.cleaner.text_is_deltas_joined()
+    }
+
+    /// The reader keeps the text deltas joined ([`Cleaner::leave_text_to_reader`]).
+    pub(crate) fn leave_text_to_reader(&mut self) {
+        self.reader.cleaner.leave_text_to_reader();
+    }
+
+    /// What `complete`'s text is made of, when it was left to the reader ([`Cleaner::take_text_left`]).
+    pub(crate) fn take_text_left(&mut self) -> Option<TextLeft> {
+        self.reader.cleaner.take_text_left()
     }
 
     /// Feeds the next chunk of the body, appending the events it completes to `out`.

@@ -103,6 +103,102 @@ fn cancel_with_nothing_in_flight_is_a_conflict_and_changes_nothing() {
     assert_eq!(error_code(&chat.cancel()), Some(ErrorCode::Conflict), "the turn is over");
 }
 
+/// How a response ends in [`a_session_makes_the_answer_a_stream_and_a_state_machine_make`].
+#[derive(Clone, Copy, Debug)]
+enum End {
+    Finish,
+    Cancel,
+    Fail,
+}
+
+/// A session leaves the text of its response's `complete` to its state, which made it of the text
+/// deltas it joined (one copy of a long answer while it streams): the events, patches and messages
+/// are those a stream that keeps its text and a state machine fed its events make, whatever the
+/// text's edges, markers, tools and chunks, and however the response ends.
+#[test]
+fn a_session_makes_the_answer_a_stream_and_a_state_machine_make() {
+    let text = |t: &str| format!("data: {}\n\n", serde_json::json!({"type": "text_delta", "text": t}));
+    let tool_start = |id: &str| {
+        format!(
+            "data: {{\"type\":\"tool_start\",\"tool\":\"search\",\"input\":{{\"q\":1}},\"tool_use_id\":\"{id}\"}}\n\n"
+        )
+    };
+    let tool_complete =
+        |i: u32| format!("data: {{\"type\":\"tool_complete\",\"tool\":\"search\",\"index\":{i},\"output\":[1]}}\n\n");
+    let complete = "data: {\"type\":\"complete\",\"payload\":{}}\n\n".to_owned();
+    let bodies: Vec<Vec<String>> = vec![
+        vec![text("Hello"), text(" wörld"), complete.clone()],
+        vec![text("  \n "), text("  Hi there  "), text(" \n"), complete.clone()],
+        vec![text("  [[tool:0]]  Found "), text("it.  "), complete.clone()],
+        vec![
+            text("Looking "),
+            tool_start("a"),
+            tool_complete(0),
+            text(" [[tool:0]]"),
+            text(" done \n"),
+            complete.clone(),
+        ],
+        vec![
+            text(" Before "),
+            tool_start("a"),
+            tool_complete(0),
+            text("  after "),
+            tool_start("b"),
+            text(" x "),
+            complete.clone(),
+        ],
+        vec![text("Searching  "), text("[[tool:0]]  "), text("\n"), complete.clone()],
+        vec![text("a <think>hm</think> b [[tool:3]] c"), text(" SUGGESTED_VALUES: [\"x\"]"), complete.clone()],
+        vec![
+            text("Hello"),
+            "data: {\"type\":\"complete\",\"payload\":{\"message\":\"Other [[tool:0]] text\"}}\n\n".into(),
+        ],
+        vec![text("   ")],
+        vec![text("cut "), text("off  ")],
+        vec![],
+    ];
+    for body in &bodies {
+        let bytes = body.concat().into_bytes();
+        for size in [bytes.len().max(1), 7, 1] {
+            for end in [End::Finish, End::Cancel, End::Fail] {
+                let what = format!("{body:?} in {size}-byte chunks, {end:?}");
+                let mut session = chat();
+                session.send("hi", Value::Null, ENDPOINT).unwrap();
+                let mut stream = chatstream::stream::ChatStream::new(StreamOptions::default());
+                let mut machine = StateMachine::default();
+                machine.begin("hi", Value::Null).unwrap();
+                let (mut got, mut expected) = (Vec::new(), Vec::new());
+                for chunk in bytes.chunks(size) {
+                    got.push(session.push(chunk));
+                    let mut events = Vec::new();
+                    stream.push(chunk, &mut events);
+                    expected.push(machine.step(events));
+                }
+                let mut events = Vec::new();
+                match end {
+                    End::Finish => {
+                        got.push(session.finish().0);
+                        stream.finish(&mut events);
+                    }
+                    End::Cancel => {
+                        got.push(session.cancel());
+                        stream.cancel(&mut events);
+                    }
+                    End::Fail => {
+                        got.push(session.fail(ErrorCode::NetworkError, "gone").0);
+                        stream.fail(ErrorCode::NetworkError, "gone", &mut events);
+                    }
+                }
+                let mut last = machine.step(events);
+                last.patches.extend(machine.stream_closed());
+                expected.push(last);
+                assert_eq!(got, expected, "{what}");
+                assert_eq!(*session.state_machine().state(), *machine.state(), "{what}");
+            }
+        }
+    }
+}
+
 #[cfg(feature = "provider")]
 mod provider_mode {
     use chatstream::agent::AgentConfig;

@@ -26,8 +26,10 @@ mod provider;
 
 use serde_json::Value;
 
+use crate::clean::TextLeft;
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
+use crate::json::ToJson;
 pub use crate::state::Step;
 use crate::state::{ChatError, ChatMessage, ChatRequest, Patch, StateMachine};
 use crate::stream::{ChatStream, StreamOptions};
@@ -58,6 +60,10 @@ pub struct ChatSession {
     /// Whether the last response read gave its `complete` with the text deltas joined as its text
     /// ([`ChatStream::text_is_deltas_joined`]), kept past the stream.
     text_is_deltas_joined: bool,
+    /// In backend mode, what the response's `complete` gives its text of: the state's text deltas
+    /// joined, which the stream leaves to it ([`ChatStream::leave_text_to_reader`]), taken from
+    /// the stream when it emits that `complete` and used when the state applies it.
+    text_left: Option<TextLeft>,
     mode: Mode,
 }
 
@@ -75,7 +81,14 @@ impl ChatSession {
     /// A chat with a backend that runs the agent loop itself; each response is read with
     /// `stream_options`.
     pub fn new(machine: StateMachine, stream_options: StreamOptions) -> ChatSession {
-        ChatSession { machine, stream_options, stream: None, text_is_deltas_joined: false, mode: Mode::Backend }
+        ChatSession {
+            machine,
+            stream_options,
+            stream: None,
+            text_is_deltas_joined: false,
+            text_left: None,
+            mode: Mode::Backend,
+        }
     }
 
     /// Whether the `complete` the last response gave has as its text the text deltas that
@@ -163,6 +176,7 @@ impl ChatSession {
         if let Some(stream) = self.stream.as_mut() {
             stream.push(bytes, &mut step.events);
             self.text_is_deltas_joined = stream.text_is_deltas_joined();
+            self.text_left = stream.take_text_left();
         }
         self.step_into(step);
     }
@@ -173,6 +187,7 @@ impl ChatSession {
         if let Some(stream) = self.stream.as_mut() {
             stream.finish(&mut events);
             self.text_is_deltas_joined = stream.text_is_deltas_joined();
+            self.text_left = stream.take_text_left();
         }
         self.response_ended(events)
     }
@@ -184,6 +199,7 @@ impl ChatSession {
         if let Some(stream) = self.stream.as_mut() {
             stream.fail(code, message, &mut events);
             self.text_is_deltas_joined = stream.text_is_deltas_joined();
+            self.text_left = stream.take_text_left();
         }
         self.response_ended(events)
     }
@@ -211,6 +227,7 @@ impl ChatSession {
         if let Some(mut stream) = self.stream.take() {
             stream.cancel(&mut events);
             self.text_is_deltas_joined = stream.text_is_deltas_joined();
+            self.text_left = stream.take_text_left();
         }
         match &mut self.mode {
             Mode::Backend => {}
@@ -225,6 +242,12 @@ impl ChatSession {
     /// `messages` as JSON, to save ([`StateMachine::messages_json`]).
     pub fn messages_json(&mut self) -> String {
         self.machine.messages_json()
+    }
+
+    /// What [`ChatSession::messages_json`] writes, handed to `write` with about how long their
+    /// texts are: the JS bindings write it in pieces.
+    pub fn saved_messages<R>(&mut self, write: impl FnOnce(&dyn ToJson, usize) -> R) -> R {
+        self.machine.saved_messages(write)
     }
 
     /// Clears the error shown.
@@ -280,8 +303,14 @@ impl ChatSession {
         };
         match body {
             Ok(body) => {
-                self.stream = Some(ChatStream::new(self.stream_options.clone()));
+                let mut stream = ChatStream::new(self.stream_options.clone());
+                // Provider mode's loop reads each response's `complete` itself.
+                if matches!(self.mode, Mode::Backend) {
+                    stream.leave_text_to_reader();
+                }
+                self.stream = Some(stream);
                 self.text_is_deltas_joined = false;
+                self.text_left = None;
                 Ok((body, step))
             }
             Err(error) => {
@@ -312,7 +341,7 @@ impl ChatSession {
     /// step takes its place.
     fn step_into(&mut self, step: &mut Step) {
         match &mut self.mode {
-            Mode::Backend => self.machine.step_into(step),
+            Mode::Backend => self.machine.step_into(step, &mut self.text_left),
             #[cfg(feature = "provider")]
             Mode::Provider(provider) => *step = provider.on_events(std::mem::take(&mut step.events), &mut self.machine),
         }
@@ -339,7 +368,8 @@ impl ChatSession {
 
     /// The turn is over with `events` (already through the agent loop, if any).
     fn end_turn(&mut self, events: Vec<StreamEvent>) -> Step {
-        let mut step = self.machine.step(events);
+        let mut step = Step { events, patches: Vec::new() };
+        self.machine.step_into(&mut step, &mut self.text_left);
         step.patches.extend(self.close_turn());
         step
     }

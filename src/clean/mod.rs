@@ -55,6 +55,7 @@ mod trim;
 
 #[cfg(feature = "model-tool-calls")]
 pub use arguments::partial_input;
+pub(crate) use resolve::TextLeft;
 pub use resolve::{parse_llm_response, resolve_tool_markers, ParsedResponse};
 
 use std::borrow::Cow;
@@ -158,6 +159,13 @@ pub struct Cleaner {
     text_is_deltas_joined: bool,
     /// Invalid UTF-8 sequences the framing replaced, for `complete`.
     invalid_utf8: u64,
+    /// Whether the reader keeps the text deltas joined, and makes `complete`'s text of them
+    /// ([`Cleaner::leave_text_to_reader`]); then the text is not kept here too.
+    text_to_reader: bool,
+    /// With `text_to_reader`: the whitespace released before the first visible character.
+    lead: String,
+    /// With `text_to_reader`: what `complete`'s text is made of, once it is emitted.
+    text_left: Option<TextLeft>,
 }
 
 impl Cleaner {
@@ -178,7 +186,24 @@ impl Cleaner {
             complete: false,
             text_is_deltas_joined: false,
             invalid_utf8: 0,
+            text_to_reader: false,
+            lead: String::new(),
+            text_left: None,
         }
+    }
+
+    /// The reader keeps the text deltas joined (a session's state does): `complete` is emitted
+    /// with its `message`, `text` and `segments` empty when they are made of the deltas, and
+    /// [`Cleaner::take_text_left`] makes them of the deltas joined. A 2 MB answer was held twice
+    /// while it streamed, here and in the state.
+    pub(crate) fn leave_text_to_reader(&mut self) {
+        self.text_to_reader = true;
+    }
+
+    /// What `complete`'s `message`, `text` and `segments` are made of, once it was emitted with
+    /// them left to the reader ([`Cleaner::leave_text_to_reader`]).
+    pub(crate) fn take_text_left(&mut self) -> Option<TextLeft> {
+        self.text_left.take()
     }
 
     /// How many invalid UTF-8 sequences the input had so far (replaced by U+FFFD before they
@@ -342,7 +367,15 @@ impl Cleaner {
 
     /// Text the stripper released: into the message, and out as a delta with the edges trimmed.
     fn take_text(&mut self, text: String, out: &mut StreamEvents<'_>) {
-        Part::push_text(&mut self.parts, &text);
+        if self.text_to_reader {
+            // The deltas leave out the whitespace before the first visible character: kept.
+            if !self.text.started() {
+                self.lead.push_str(&text[..text.len() - text.trim_start().len()]);
+            }
+            Part::push_held(&mut self.parts, text.len());
+        } else {
+            Part::push_text(&mut self.parts, &text);
+        }
         if let Some(text) = self.text.push(text) {
             out.delta(false, text);
         }
@@ -454,8 +487,13 @@ impl Cleaner {
             }
             None => {
                 // The text deltas joined: the parts' text, trimmed (taken: nothing reads them after this).
-                (payload.message, payload.text, payload.segments) =
-                    resolved(std::mem::take(&mut self.parts), &tool_history);
+                let parts = std::mem::take(&mut self.parts);
+                if self.text_to_reader {
+                    let (lead, tail) = (std::mem::take(&mut self.lead), self.text.take_held());
+                    self.text_left = Some(TextLeft { parts, lead, tail });
+                } else {
+                    (payload.message, payload.text, payload.segments) = resolved(parts, &tool_history);
+                }
                 self.text_is_deltas_joined = true;
             }
         }

@@ -20,6 +20,8 @@ pub(crate) enum Part {
     /// Where tool N started, for a tool whose marker never appears in the text: an agent backend
     /// writes the marker after the tool ran; a provider talked to directly writes none.
     Started(u32),
+    /// This many bytes of text that the reader of the text deltas holds ([`TextLeft`]).
+    Held(usize),
 }
 
 impl Part {
@@ -29,6 +31,60 @@ impl Part {
             Some(Part::Text(last)) => last.push_str(text),
             _ => parts.push(Part::Text(text.to_owned())),
         }
+    }
+
+    /// Appends `len` bytes of text held by the reader, joining them to the held text before them.
+    pub(crate) fn push_held(parts: &mut Vec<Part>, len: usize) {
+        match parts.last_mut() {
+            Some(Part::Held(last)) => *last += len,
+            _ => parts.push(Part::Held(len)),
+        }
+    }
+}
+
+/// `complete`'s `message`, `text` and `segments` left to the reader that keeps the text deltas
+/// joined (a session's state, which holds them anyway): the message in reading order with its
+/// text as lengths ([`Part::Held`]), and the whitespace no delta carried (before the first
+/// visible character, after the last). A long answer's text is then held once while it streams.
+#[derive(Debug)]
+pub(crate) struct TextLeft {
+    pub(crate) parts: Vec<Part>,
+    pub(crate) lead: String,
+    pub(crate) tail: String,
+}
+
+impl TextLeft {
+    /// `message`, `text` and `segments`, `joined` being the text deltas joined: moved into them
+    /// when the message is text alone (nearly every long answer), else cut into the parts' texts.
+    /// Out of line: it runs once an answer, and its caller once a read.
+    #[inline(never)]
+    pub(crate) fn resolve(self, joined: String, tool_history: &[ToolRecord]) -> (SharedText, SharedText, Vec<Segment>) {
+        // The deltas joined are the text trimmed: what `resolved` makes of text alone.
+        let parts = if self.parts.iter().all(|part| matches!(part, Part::Held(_))) {
+            vec![Part::Text(joined)]
+        } else {
+            // The text as released, end to end, is the lead, the deltas joined, then the tail.
+            let pieces = [self.lead.as_str(), joined.as_str(), self.tail.as_str()];
+            let mut at = 0;
+            (self.parts.into_iter())
+                .map(|part| match part {
+                    Part::Held(len) => {
+                        let mut text = String::with_capacity(len);
+                        let mut start = 0;
+                        for piece in pieces {
+                            let end = start + piece.len();
+                            let (from, to) = (at.clamp(start, end), (at + len).clamp(start, end));
+                            text.push_str(piece.get(from - start..to - start).unwrap_or_default());
+                            start = end;
+                        }
+                        at += len;
+                        Part::Text(text)
+                    }
+                    part => part,
+                })
+                .collect()
+        };
+        resolved(parts, tool_history)
     }
 }
 
@@ -55,6 +111,7 @@ pub(crate) fn message_of(parts: &[Part]) -> String {
                 message.push_str(itoa::Buffer::new().format(u64::from(*n)));
                 message.push_str("]]");
             }
+            Part::Held(_) => {}
         }
     }
     trim_in_place(&mut message);
@@ -104,6 +161,7 @@ pub(crate) fn segments_of(parts: &[Part], tool_history: &[ToolRecord]) -> Vec<Se
                 push_text_segment(&mut text, &mut segments);
                 segments.push(tool_segment(*n, tool_history.get(*n as usize)));
             }
+            Part::Held(_) => {}
         }
     }
     push_text_segment(&mut text, &mut segments);

@@ -13,6 +13,16 @@ pub(crate) struct EdgeTrimmed {
 }
 
 impl EdgeTrimmed {
+    /// Whether something was emitted: the whitespace before it was dropped.
+    pub(crate) fn started(&self) -> bool {
+        self.started
+    }
+
+    /// The whitespace held at the end, never emitted.
+    pub(crate) fn take_held(&mut self) -> String {
+        std::mem::take(&mut self.held)
+    }
+
     /// What comes next is a new paragraph: whitespace held so far becomes one blank line, and the
     /// next text's leading whitespace is dropped.
     pub(crate) fn paragraph_break(&mut self) {

@@ -8,6 +8,7 @@ use super::{
     ChatError, ChatMessage, ChatState, Field, MessagePart, OpenRun, Patch, PatchValue, Phase, StateMachine, Step,
     Streamed, ToolProgressState, ToolState,
 };
+use crate::clean::TextLeft;
 use crate::event::{CompletePayload, Segment, SharedText, StreamEvent};
 use crate::json::{to_value, Shared};
 
@@ -23,8 +24,20 @@ impl StateMachine {
 
     /// [`StateMachine::step`] of `step`'s events, their patches added to its patches (a session's
     /// push refills the lists of the step before: see [`crate::chat::ChatSession::push_into`]).
-    pub(crate) fn step_into(&mut self, step: &mut Step) {
-        step.events.iter().for_each(|event| self.apply_into(event, &mut step.patches));
+    /// With `left`, the response's cleaner left `complete`'s text to the state
+    /// ([`crate::clean::Cleaner::leave_text_to_reader`]): that `complete` gets its text made of
+    /// `streaming_text`, the text deltas joined, moved into it (not copied).
+    pub(crate) fn step_into(&mut self, step: &mut Step, left: &mut Option<TextLeft>) {
+        for event in step.events.iter_mut() {
+            if let StreamEvent::Complete { payload } = event {
+                if let Some(left) = left.take() {
+                    let joined = std::mem::take(&mut self.state.streaming_text);
+                    (payload.message, payload.text, payload.segments) = left.resolve(joined, &payload.tool_history);
+                    self.text_lent = true;
+                }
+            }
+            self.apply_into(event, &mut step.patches);
+        }
     }
 
     /// [`StateMachine::apply`], its patches added to `patches`: a step's events share one list
@@ -153,7 +166,9 @@ impl StateMachine {
                         Segment::Tool { .. } => None,
                     }))
                     .collect();
-                let streamed = self.take_streaming(patches, &known);
+                // A text moved into the payload ([`StateMachine::step_into`]) is what the runs are cut from.
+                let lent = std::mem::take(&mut self.text_lent).then_some(payload.text.as_str());
+                let streamed = self.take_streaming(patches, &known, lent);
                 let message = self.finished_message(payload, streamed);
                 if !message.is_empty() {
                     let message = Arc::new(message);

@@ -62,6 +62,9 @@ pub struct StateMachine {
     tool_segments: HashMap<String, usize>,
     /// Where the last text segment's and text part's texts are in `streaming_text` while they grow.
     open: OpenRun,
+    /// `streaming_text` was moved into the text of the `complete` being applied
+    /// ([`StateMachine::step_into`]): the runs still open are cut from that.
+    text_lent: bool,
 }
 
 /// The answer's last runs of text and thinking, each held once. While it grows, the last text
@@ -81,14 +84,16 @@ pub(super) struct OpenRun {
 impl OpenRun {
     /// `state`'s last text segment and last part, those of this run, get their texts.
     pub(super) fn fill(self, state: &mut ChatState) {
-        self.fill_sharing(state, &[]);
+        self.fill_sharing(state, &[], None);
     }
 
     /// [`OpenRun::fill`], a run whose text is one of `known` taking that copy of it, and a text
     /// segment and text part of one run sharing theirs.
-    pub(super) fn fill_sharing(self, state: &mut ChatState, known: &[&SharedText]) {
+    /// `lent`: the text the runs are cut from, when `streaming_text` was moved into it.
+    pub(super) fn fill_sharing(self, state: &mut ChatState, known: &[&SharedText], lent: Option<&str>) {
+        let text = lent.unwrap_or(&state.streaming_text);
         let text_run = |from: usize| -> SharedText {
-            let run = &state.streaming_text[from..];
+            let run = text.get(from..).unwrap_or_default();
             known.iter().find(|text| ***text == *run).map_or_else(|| run.into(), |text| (*text).clone())
         };
         let segment = self.segment.map(text_run);
@@ -168,6 +173,7 @@ impl StateMachine {
             tool_parts: HashMap::new(),
             tool_segments: HashMap::new(),
             open: OpenRun::default(),
+            text_lent: false,
         }
     }
 
@@ -185,7 +191,7 @@ impl StateMachine {
     /// Applies `events` in order ([`StateMachine::apply`]), handing them back with their patches.
     pub fn step(&mut self, events: Vec<StreamEvent>) -> Step {
         let mut step = Step { events, patches: Vec::new() };
-        self.step_into(&mut step);
+        self.step_into(&mut step, &mut None);
         step
     }
 
@@ -282,6 +288,12 @@ impl StateMachine {
     /// do; so that a long answer's text is written once, not three times. [`StateMachine::load_messages`]
     /// makes them again. (They are set aside while the JSON is written, not copied: hence `&mut`.)
     pub fn messages_json(&mut self) -> String {
+        self.saved_messages(|messages, about| to_json_within(messages, about + about / 16))
+    }
+
+    /// What [`StateMachine::messages_json`] writes, handed to `write` with about how long their
+    /// texts are (the JS bindings write it in pieces).
+    pub fn saved_messages<R>(&mut self, write: impl FnOnce(&dyn ToJson, usize) -> R) -> R {
         let set_aside: Vec<Option<(Vec<MessagePart>, Option<Vec<Segment>>)>> = (self.state.messages.iter_mut())
             .map(|m| {
                 let (parts, segments) = m.made_again_when_read();
@@ -295,7 +307,7 @@ impl StateMachine {
         let about: usize = (self.state.messages.iter())
             .map(|m| m.content.len() + m.thinking.as_ref().map_or(0, String::len) + 256)
             .sum();
-        let json = to_json_within(&self.state.messages, about + about / 16);
+        let written = write(&self.state.messages, about);
         for (message, set_aside) in self.state.messages.iter_mut().zip(set_aside) {
             if let Some((parts, segments)) = set_aside {
                 let message = Arc::make_mut(message);
@@ -305,7 +317,7 @@ impl StateMachine {
                 }
             }
         }
-        json
+        written
     }
 
     /// Replaces the whole state with saved `messages` (JSON).
@@ -401,16 +413,17 @@ impl StateMachine {
     }
 
     fn clear_streaming(&mut self, patches: &mut Vec<Patch>) {
-        self.take_streaming(patches, &[]);
+        self.take_streaming(patches, &[], None);
     }
 
     /// The answer as it streamed, taken out of the state (not copied), with the patches that
     /// clear it in the snapshot. The runs of text still open get their texts: those of `known`
-    /// that are theirs (the `complete`'s), so that a long answer's text is not copied again.
-    fn take_streaming(&mut self, patches: &mut Vec<Patch>, known: &[&SharedText]) -> Streamed {
+    /// that are theirs (the `complete`'s), so that a long answer's text is not copied again
+    /// (`lent`: [`OpenRun::fill_sharing`]).
+    fn take_streaming(&mut self, patches: &mut Vec<Patch>, known: &[&SharedText], lent: Option<&str>) -> Streamed {
         self.tool_parts.clear();
         self.tool_segments.clear();
-        std::mem::take(&mut self.open).fill_sharing(&mut self.state, known);
+        std::mem::take(&mut self.open).fill_sharing(&mut self.state, known, lent);
         let s = &mut self.state;
         let text = std::mem::take(&mut s.streaming_text);
         let streamed = Streamed {
@@ -418,7 +431,7 @@ impl StateMachine {
             segments: std::mem::take(&mut s.streaming_segments),
             parts: std::mem::take(&mut s.streaming_parts),
         };
-        if !text.is_empty() {
+        if !text.is_empty() || lent.is_some_and(|text| !text.is_empty()) {
             patches.push(Patch::Set { key: KEY.streaming_text, value: Value::from("").into() });
         }
         if !streamed.thinking.is_empty() {

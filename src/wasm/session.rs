@@ -379,8 +379,8 @@ impl JsChatSession {
 
     /// `messages` as JSON text, to save.
     #[wasm_bindgen(js_name = saveMessages)]
-    pub fn save_messages(&self) -> Result<String, JsError> {
-        self.with_chat(ChatSession::messages_json)
+    pub fn save_messages(&self) -> Result<js_sys::JsString, JsError> {
+        self.with_chat(|chat| chat.saved_messages(|messages, _| super::json_in_pieces(messages)))
     }
 
     /// Replaces the whole state with saved messages (JSON text from `saveMessages`); the patches.
