@@ -111,6 +111,7 @@ pub(crate) fn message_of(parts: &[Part]) -> String {
                 message.push_str(itoa::Buffer::new().format(u64::from(*n)));
                 message.push_str("]]");
             }
+            // Made text before this runs (`TextLeft::resolve`).
             Part::Held(_) => {}
         }
     }
@@ -161,6 +162,7 @@ pub(crate) fn segments_of(parts: &[Part], tool_history: &[ToolRecord]) -> Vec<Se
                 push_text_segment(&mut text, &mut segments);
                 segments.push(tool_segment(*n, tool_history.get(*n as usize)));
             }
+            // Made text before this runs (`TextLeft::resolve`).
             Part::Held(_) => {}
         }
     }
