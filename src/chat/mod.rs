@@ -29,7 +29,6 @@ use serde_json::Value;
 use crate::clean::TextLeft;
 use crate::error::ErrorCode;
 use crate::event::StreamEvent;
-use crate::json::ToJson;
 pub use crate::state::Step;
 use crate::state::{ChatError, ChatMessage, ChatRequest, Patch, StateMachine};
 use crate::stream::{ChatStream, StreamOptions};
@@ -245,8 +244,9 @@ impl ChatSession {
     }
 
     /// What [`ChatSession::messages_json`] writes, handed to `write` with about how long their
-    /// texts are: the JS bindings write it in pieces.
-    pub fn saved_messages<R>(&mut self, write: impl FnOnce(&dyn ToJson, usize) -> R) -> R {
+    /// texts are: the JS bindings hand its long strings over apart.
+    #[cfg(all(target_arch = "wasm32", feature = "events"))]
+    pub(crate) fn saved_messages<R>(&mut self, write: impl FnOnce(&dyn crate::json::ToJson, usize) -> R) -> R {
         self.machine.saved_messages(write)
     }
 

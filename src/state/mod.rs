@@ -292,8 +292,8 @@ impl StateMachine {
     }
 
     /// What [`StateMachine::messages_json`] writes, handed to `write` with about how long their
-    /// texts are (the JS bindings write it in pieces).
-    pub fn saved_messages<R>(&mut self, write: impl FnOnce(&dyn ToJson, usize) -> R) -> R {
+    /// texts are (the JS bindings hand its long strings over apart).
+    pub(crate) fn saved_messages<R>(&mut self, write: impl FnOnce(&dyn ToJson, usize) -> R) -> R {
         let set_aside: Vec<Option<(Vec<MessagePart>, Option<Vec<Segment>>)>> = (self.state.messages.iter_mut())
             .map(|m| {
                 let (parts, segments) = m.made_again_when_read();

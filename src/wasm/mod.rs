@@ -656,85 +656,52 @@ fn values_json<'v>(
     (to_json(values), long, false)
 }
 
-/// How long a piece of [`json_in_pieces`] is, about.
+/// What marks a long string set aside in saved messages: a NUL byte, which no JSON text holds
+/// (a string holds it escaped, and it is invalid outside one), so no string of theirs can be taken
+/// for a mark.
+const SAVED_MARK: &str = "\0";
+
+/// How much of a long string [`json_in_pieces`] escapes and hands over at a time.
 const PIECE: usize = 64 * 1024;
 
-/// `value`'s JSON text as a JS string made of pieces of about [`PIECE`] bytes, each crossing on its
-/// own: the module never holds the whole text. Saved messages that hold a long answer were written
-/// whole, a second copy of the answer in the module's memory, which never shrinks (bench-js/memory.js).
-/// The long strings are set aside as they are written and escaped a piece at a time.
+/// `value`'s JSON text as a JS string made of pieces, each crossing on its own: the module never
+/// holds the whole text. Saved messages that hold a long answer were written whole, a second copy
+/// of the answer in the module's memory, which never shrinks (bench-js/memory.js). The long strings
+/// are set aside as they are written and escaped a piece at a time; the text between them crosses
+/// as it is written, not copied.
 pub(crate) fn json_in_pieces(value: &dyn ToJson) -> js_sys::JsString {
-    let mark = ASIDE_MARK.with(Clone::clone);
-    let mut out = JsonOut::setting_aside(mark.clone(), Vec::new());
+    let mut out = JsonOut::setting_aside(SAVED_MARK.to_owned(), Vec::new());
     value.write_json(&mut out);
-    let (text, set_aside) = out.take_text_counted();
-    let mut pieces = Pieces { joined: js_sys::JsString::from(""), piece: Vec::new(), escaped: Vec::new() };
+    let text = out.take_text();
+    let (mut joined, mut escaped) = (js_sys::JsString::from(""), Vec::new());
     let mut rest = text.as_str();
-    let mut marks = 0;
-    // Each string set aside is written `"<mark><n>"`. A string of the value itself that holds the
-    // mark (it is random: never by design) makes the count differ: then the text is written whole.
-    while let Some(at) = find(rest, &mark) {
-        let after = &rest[at + mark.len()..];
+    // Each string set aside is written `"<mark><n>"`.
+    while let Some(at) = find(rest, SAVED_MARK) {
+        let after = &rest[at + SAVED_MARK.len()..];
         let digits = after.bytes().take_while(u8::is_ascii_digit).count();
         let string = after[..digits].parse::<usize>().ok().and_then(|n| out.aside().get(n));
-        let (Some(before), Some(string), Some(after)) =
-            (rest.get(..at.wrapping_sub(1)), string, after.get(digits + 1..))
-        else {
-            break;
+        // Each with one of the quotes around the mark.
+        let (Some(before), Some(string), Some(after)) = (rest.get(..at), string, after.get(digits..)) else {
+            // Never (the writer wrote the marks); a whole text rather than a wrong one.
+            return to_json(value).as_str().into();
         };
-        pieces.add(before.as_bytes());
-        pieces.add_string(string.text);
-        rest = after;
-        marks += 1;
-    }
-    if marks != set_aside {
-        return to_json(value).as_str().into();
-    }
-    pieces.add(rest.as_bytes());
-    pieces.flush();
-    pieces.joined
-}
-
-/// [`json_in_pieces`]'s text so far: the JS string of the pieces that crossed, the piece it writes.
-struct Pieces {
-    joined: js_sys::JsString,
-    piece: Vec<u8>,
-    escaped: Vec<u8>,
-}
-
-impl Pieces {
-    fn add(&mut self, text: &[u8]) {
-        self.piece.extend_from_slice(text);
-        if self.piece.len() >= PIECE {
-            self.flush();
-        }
-    }
-
-    /// `text`'s JSON string, escaped a piece at a time (each cut where a character starts).
-    fn add_string(&mut self, mut text: &str) {
-        self.add(b"\"");
-        while !text.is_empty() {
-            let mut end = text.len().min(PIECE);
-            while !text.is_char_boundary(end) {
+        joined = joined.concat(&before.into());
+        let mut string = string.text;
+        while !string.is_empty() {
+            let mut end = string.len().min(PIECE);
+            while !string.is_char_boundary(end) {
                 end -= 1;
             }
-            self.escaped.clear();
-            crate::json::write_str(&mut self.escaped, &text[..end]);
-            let escaped = std::mem::take(&mut self.escaped);
-            // Without the quotes `write_str` puts around it.
-            self.add(&escaped[1..escaped.len() - 1]);
-            self.escaped = escaped;
-            text = &text[end..];
+            escaped.clear();
+            crate::json::write_str(&mut escaped, &string[..end]);
+            // Without the quotes `write_str` puts around it; cut between characters: UTF-8.
+            let piece = escaped.get(1..escaped.len() - 1).and_then(|p| std::str::from_utf8(p).ok());
+            joined = joined.concat(&piece.unwrap_or_default().into());
+            string = &string[end..];
         }
-        self.add(b"\"");
+        rest = after;
     }
-
-    fn flush(&mut self) {
-        // The pieces are cut between characters: UTF-8 each.
-        let piece = std::str::from_utf8(&self.piece).unwrap_or_default();
-        self.joined = self.joined.concat(&piece.into());
-        self.piece.clear();
-    }
+    joined.concat(&rest.into())
 }
 
 /// The strings set aside that lie in a shared value (a tool's input or output) and that JS keeps

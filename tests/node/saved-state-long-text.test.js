@@ -72,3 +72,39 @@ test("a long answer's text and thinking are saved once each, and read back as th
   chat.dispose();
   restored.dispose();
 });
+
+test("saved messages are the JSON text JSON.stringify writes, long strings, every escape and many short messages", () => {
+  // Every control character, the ones JSON escapes by letter, DEL, the line and paragraph
+  // separators, emoji, and NUL (which marks a long string set aside inside the module).
+  let escapes = '"\\/\u007f\u2028\u2029é🙂✓';
+  for (let c = 0; c < 0x20; c++) escapes += String.fromCharCode(c);
+  const long = (word) => `${word} ${escapes} ` + "plain é🙂 text ✓\n".repeat(5_000) + escapes;
+  const repeated = long("Repeated-word");
+  // A long string is escaped 64 KB at a time: an emoji and escapes across the cuts.
+  const straddling = "a".repeat(65_534) + "🙂\n" + "b".repeat(65_530) + '\n"🙂\u0001' + "c".repeat(100);
+  const messages = [];
+  // A conversation of many short messages (nothing set aside), some right at the length limit.
+  for (let i = 0; i < 300; i++) {
+    const content = i % 50 === 0 ? "x".repeat(1023) : `turn ${i} ${escapes}`;
+    messages.push({ id: `m${i}`, role: i % 2 ? "assistant" : "user", content });
+  }
+  messages.push({ id: "a", role: "user", content: long("User-word") + "x".repeat(1024) });
+  messages.push({ id: "b", role: "assistant", content: repeated, thinking: repeated });
+  messages.push({ id: "c", role: "assistant", content: `${escapes}\u0000\u00001"\u0000` + "y".repeat(2000), custom_payload: { note: repeated, short: escapes, straddling } });
+  messages.push({ id: "d", role: "user", content: repeated });
+  const chat = new ChatSession({ dialect: "anthropic" });
+  chat.setMessages(messages);
+  const saved = chat.saveMessages();
+  assert.equal(saved, JSON.stringify(JSON.parse(saved)), "written as JSON.stringify writes it");
+  const restored = new ChatSession({ dialect: "anthropic" });
+  restored.loadMessages(saved);
+  assert.deepEqual(restored.getSnapshot().messages, chat.getSnapshot().messages);
+  assert.equal(restored.saveMessages(), saved, "saved again, the same text");
+  const back = JSON.parse(saved);
+  assert.equal(back.length, messages.length);
+  assert.equal(back.at(-1).content, repeated);
+  assert.equal(back.at(-2).content, messages.at(-2).content);
+  assert.deepEqual(back.at(-2).custom_payload, messages.at(-2).custom_payload);
+  chat.dispose();
+  restored.dispose();
+});
