@@ -172,22 +172,24 @@ impl ChatSession {
     /// read, and the lists of the step before, cleared, keep their room for this one (two
     /// allocations and two frees fewer a push).
     pub fn push_into(&mut self, bytes: &[u8], step: &mut Step) {
+        self.read_stream(|stream| stream.push(bytes, &mut step.events));
+        self.step_into(step);
+    }
+
+    /// Runs `read` on the response's stream, if there is one, then keeps what the session needs of
+    /// the text it read past the stream.
+    fn read_stream(&mut self, read: impl FnOnce(&mut ChatStream)) {
         if let Some(stream) = self.stream.as_mut() {
-            stream.push(bytes, &mut step.events);
+            read(stream);
             self.text_is_deltas_joined = stream.text_is_deltas_joined();
             self.text_left = stream.take_text_left();
         }
-        self.step_into(step);
     }
 
     /// The response ended; in provider mode, the tools it called are to run next.
     pub fn finish(&mut self) -> (Step, After) {
         let mut events = Vec::new();
-        if let Some(stream) = self.stream.as_mut() {
-            stream.finish(&mut events);
-            self.text_is_deltas_joined = stream.text_is_deltas_joined();
-            self.text_left = stream.take_text_left();
-        }
+        self.read_stream(|stream| stream.finish(&mut events));
         self.response_ended(events)
     }
 
@@ -195,11 +197,7 @@ impl ChatSession {
     /// what arrived, then the error.
     pub fn fail(&mut self, code: ErrorCode, message: &str) -> (Step, After) {
         let mut events = Vec::new();
-        if let Some(stream) = self.stream.as_mut() {
-            stream.fail(code, message, &mut events);
-            self.text_is_deltas_joined = stream.text_is_deltas_joined();
-            self.text_left = stream.take_text_left();
-        }
+        self.read_stream(|stream| stream.fail(code, message, &mut events));
         self.response_ended(events)
     }
 
@@ -223,11 +221,8 @@ impl ChatSession {
             return Step { events: vec![event], patches: Vec::new() };
         }
         let mut events = Vec::new();
-        if let Some(mut stream) = self.stream.take() {
-            stream.cancel(&mut events);
-            self.text_is_deltas_joined = stream.text_is_deltas_joined();
-            self.text_left = stream.take_text_left();
-        }
+        self.read_stream(|stream| stream.cancel(&mut events));
+        self.stream = None;
         match &mut self.mode {
             Mode::Backend => {}
             // When tools were running (no response), or the response had completed already, the

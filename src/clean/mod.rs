@@ -581,6 +581,30 @@ mod tests {
         assert_eq!(*payload, whole);
     }
 
+    /// A session's cleaner leaves the text to the reader that joins the deltas: `complete` holds
+    /// none of it, and what is left, given the deltas joined, makes the payload a cleaner keeping
+    /// the text makes (here with a marker and a thinking tag, so the text is cut into parts).
+    #[test]
+    fn the_text_left_to_the_reader_is_not_kept_and_makes_the_same_payload() {
+        let deltas = ["  Hello", " world", " [[tool:0]] then", " <think>hm</think>", "ok done.  "];
+        let mut cleaner = Cleaner::new(CleanOptions::default());
+        cleaner.leave_text_to_reader();
+        let mut events = Vec::new();
+        for delta in deltas {
+            cleaner.push(ProviderEvent::Text(delta.into()), &mut StreamEvents::new(&mut events));
+        }
+        cleaner.push(ProviderEvent::End, &mut StreamEvents::new(&mut events));
+        let joined: String = (events.iter())
+            .filter_map(|e| if let StreamEvent::TextDelta { text } = e { Some(text.as_str()) } else { None })
+            .collect();
+        let Some(StreamEvent::Complete { payload }) = events.last() else { panic!("complete last: {events:?}") };
+        assert_eq!((payload.message.as_ref(), payload.text.as_ref()), ("", ""), "the cleaner kept the text");
+        let left = cleaner.take_text_left().expect("the text left to the reader");
+        let (message, text, segments) = left.resolve(joined, &payload.tool_history);
+        let Some(StreamEvent::Complete { payload: kept }) = events_of(&deltas).pop() else { panic!() };
+        assert_eq!((message, text, segments), (kept.message.clone(), kept.text.clone(), kept.segments.clone()));
+    }
+
     /// A cancel is a `Cancelled` from the provider: `complete` with what arrived (an unfinished
     /// marker released as text), then `cancelled`; after it, a cancel is a CONFLICT and text is ignored.
     #[test]

@@ -63,8 +63,14 @@ impl TextLeft {
         let parts = if self.parts.iter().all(|part| matches!(part, Part::Held(_))) {
             vec![Part::Text(joined)]
         } else {
-            // The text as released, end to end, is the lead, the deltas joined, then the tail.
+            // The text as released, end to end, is the lead, the deltas joined, then the tail: true
+            // while the cleaner only trims the text's two edges (no paragraph breaks put in it).
             let pieces = [self.lead.as_str(), joined.as_str(), self.tail.as_str()];
+            debug_assert_eq!(
+                (self.parts.iter()).map(|part| if let Part::Held(len) = part { *len } else { 0 }).sum::<usize>(),
+                pieces.iter().map(|piece| piece.len()).sum::<usize>(),
+                "the held lengths are the text released"
+            );
             let mut at = 0;
             (self.parts.into_iter())
                 .map(|part| match part {
