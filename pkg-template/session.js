@@ -390,7 +390,11 @@ export function makeChatSession(wasm, module) {
         if (got.failed) return step(this.#end(this.#wasmSession, 2 /* refuse */, "NETWORK_ERROR", wasm.connectionFailed(...errorParts(got.failed))));
         const response = got.value;
         if (!response.ok) {
-          const { code, message } = wasm.httpError(response.status, await response.text().catch(() => ""));
+          let said = "";
+          try {
+            said = String(await response.text());
+          } catch {} // an error page that cannot be read (or a Response-like object without one) says nothing more
+          const { code, message } = wasm.httpError(response.status, said);
           return step(this.#end(this.#wasmSession, 2 /* refuse */, code, message));
         }
         // The module reads the headers only to find the dialect: with one given (or provider
@@ -1145,7 +1149,7 @@ const noPageFor = (what, where, url) =>
 
 /** What a fetch gave, if it is a Response: an app's `fetch` option may give anything. */
 function aResponse(response) {
-  if (typeof response?.ok === "boolean" && typeof response.headers?.get === "function" && typeof response.text === "function") {
+  if (typeof response?.ok === "boolean" && typeof response.status === "number" && typeof response.headers?.get === "function") {
     return response;
   }
   const kind = typeof response;
