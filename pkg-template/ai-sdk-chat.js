@@ -8,7 +8,7 @@
 // and keeps immutable snapshots for `subscribe` / `getSnapshot` (React's useSyncExternalStore
 // contract). Its names are the AI SDK's (`useChat`, `Chat`), so that a useChat app moves over by
 // renaming what it imports.
-import { ChatstreamError, errorParts, readBody, refusedWithCode, report, settle } from "./io.js";
+import { ChatstreamError, aResponse, errorParts, readBody, refusedWithCode, report, settle } from "./io.js";
 import { loadFailure } from "./loading.js";
 import { functionOption, stringOption } from "./session-options.js";
 
@@ -364,7 +364,7 @@ export function makeAiSdkChat(module) {
     #post(body, headers, credentials, signal) {
       const fetch = this.#request.fetch ?? globalThis.fetch;
       const init = { method: "POST", headers: { "content-type": "application/json", ...headers }, body, credentials, signal };
-      return settle(signal.aborted ? null : (async () => fetch.call(globalThis, this.#request.api, init))(), 0, signal);
+      return settle(signal.aborted ? null : (async () => aResponse(await fetch.call(globalThis, this.#request.api, init)))(), 0, signal);
     }
 
     /** Reads the answer `posted` (what #post gave) into the messages; resolves with the module's `finish` for it. */
@@ -375,10 +375,13 @@ export function makeAiSdkChat(module) {
       if (got.cancelled) step(core.cancel());
       else if (got.failed) step(core.fail("NETWORK_ERROR", errorParts(got.failed)[1] || "The request failed"));
       else if (!got.value.ok) {
-        const text = await got.value.text().catch(() => "");
+        let text = "";
+        try {
+          text = String(await got.value.text());
+        } catch {} // an error page that cannot be read (or a Response-like object without one) says nothing more
         if (signal.aborted) step(core.cancel());
         else step(core.fail(module.bindings().httpError(got.value.status, text).code, text || "Failed to fetch the chat response."));
-      } else if (got.value.body === null) {
+      } else if (got.value.body == null) {
         step(core.fail("SERVICE_UNAVAILABLE", "The response body is empty."));
       } else {
         // Read to the body's end, as useChat does, unless the stream reported an error: it stops there.

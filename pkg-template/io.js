@@ -250,4 +250,14 @@ export function report(error) {
   else setTimeout(() => { throw error; });
 }
 
+/** What a fetch gave, if it is a Response: an app's `fetch` option may give anything. */
+export function aResponse(response) {
+  if (typeof response?.ok === "boolean" && typeof response.status === "number" && typeof response.headers?.get === "function") {
+    return response;
+  }
+  const kind = typeof response;
+  const what = response == null ? String(response) : kind === "object" ? "an object that is not one" : `a ${kind}`;
+  throw new Error(`the fetch option gave ${what}, not a Response`);
+}
+
 export const isThenable = (value) => typeof value?.then === "function";

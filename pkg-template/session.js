@@ -3,7 +3,7 @@
 // the model calls) and keeps immutable snapshots for `subscribe` / `getSnapshot` (React's
 // useSyncExternalStore contract), built from the patches each step returns, so one update costs
 // the same however long the message is.
-import { EventQueue, errorParts, isThenable, refusedWithCode, report, settle } from "./io.js";
+import { EventQueue, aResponse, errorParts, isThenable, refusedWithCode, report, settle } from "./io.js";
 import { NOTHING_TO_CANCEL, STATE_BEFORE_LOAD, firstRequest, loadFailure } from "./loading.js";
 import { RECONNECTING, keptStream, readResumable, resumeOptions } from "./resume.js";
 import { CALLBACKS, REQUEST_OPTIONS, functionOption, stringOption } from "./session-options.js";
@@ -1146,16 +1146,6 @@ function resolvable(url) {
 const noPageFor = (what, where, url) =>
   `${what} is a relative URL, and there is no page here to resolve it against (Node): ` +
   `give ${where} an absolute URL, such as "http://localhost:3000${url.startsWith("/") ? "" : "/"}${url}"`;
-
-/** What a fetch gave, if it is a Response: an app's `fetch` option may give anything. */
-function aResponse(response) {
-  if (typeof response?.ok === "boolean" && typeof response.status === "number" && typeof response.headers?.get === "function") {
-    return response;
-  }
-  const kind = typeof response;
-  const what = response == null ? String(response) : kind === "object" ? "an object that is not one" : `a ${kind}`;
-  throw new Error(`the fetch option gave ${what}, not a Response`);
-}
 
 /** An option that may be a function (sync or async), evaluated now: its value, or a promise of it. */
 function evaluate(option) {

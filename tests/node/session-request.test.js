@@ -1,12 +1,15 @@
 // A session's request as the app's options make it: a `fetch` option that gives something other
-// than a Response, and `headers` / `body` functions whose promises never settle, end the turn with
-// an event (never a throw, never a turn left loading); the request takes the options as they are
-// when `send` is called.
+// than a Response (for a ChatSession and the AI SDK backend mode's AiSdkChat), and `headers` /
+// `body` functions whose promises never settle, end the turn with an event or an error status
+// (never a throw to the host, never a turn left loading); the request takes the options as they
+// are when `send` is called.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import { initSync, ChatSession } from "../../pkg/index.js";
+// The node entry loads the AI SDK backend mode's module from its file.
+import { AiSdkChat } from "../../pkg/node.js";
 
 initSync({ module: readFileSync(new URL("../../pkg/chatstream_bg.wasm", import.meta.url)) });
 
@@ -69,4 +72,19 @@ test("the request takes the options as they are when send is called, not a setOp
   );
   assert.deepEqual(events.map((e) => e.type), ["text_delta", "complete"]);
   assert.deepEqual(seen, [["first", "first", "first"]]);
+});
+
+test("AiSdkChat: a fetch option that gives no Response ends the send with the error status that says so", async () => {
+  for (const [given, what] of [
+    [undefined, "undefined"],
+    [{ ok: true }, "an object that is not one"],
+  ]) {
+    const errors = [];
+    const chat = new AiSdkChat({ api: "http://127.0.0.1:9/chat", fetch: async () => given, onError: (error) => errors.push(error) });
+    await chat.sendMessage({ text: "hi" });
+    assert.equal(chat.status, "error", what);
+    assert.equal(chat.error.message, `the fetch option gave ${what}, not a Response`, what);
+    assert.deepEqual(errors, [chat.error], what);
+    chat.dispose();
+  }
 });
