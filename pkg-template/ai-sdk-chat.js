@@ -8,7 +8,7 @@
 // and keeps immutable snapshots for `subscribe` / `getSnapshot` (React's useSyncExternalStore
 // contract). Its names are the AI SDK's (`useChat`, `Chat`), so that a useChat app moves over by
 // renaming what it imports.
-import { ChatstreamError, aResponse, errorParts, readBody, refusedWithCode, report, settle } from "./io.js";
+import { ChatstreamError, aResponse, errorPageText, errorParts, readBody, refusedWithCode, report, settle } from "./io.js";
 import { loadFailure } from "./loading.js";
 import { functionOption, stringOption } from "./session-options.js";
 
@@ -375,10 +375,7 @@ export function makeAiSdkChat(module) {
       if (got.cancelled) step(core.cancel());
       else if (got.failed) step(core.fail("NETWORK_ERROR", errorParts(got.failed)[1] || "The request failed"));
       else if (!got.value.ok) {
-        let text = "";
-        try {
-          text = String(await got.value.text());
-        } catch {} // an error page that cannot be read (or a Response-like object without one) says nothing more
+        const text = await errorPageText(got.value);
         if (signal.aborted) step(core.cancel());
         else step(core.fail(module.bindings().httpError(got.value.status, text).code, text || "Failed to fetch the chat response."));
       } else if (got.value.body == null) {

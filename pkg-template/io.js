@@ -250,6 +250,15 @@ export function report(error) {
   else setTimeout(() => { throw error; });
 }
 
+/** An error response's text, or "" when it cannot be read (or a Response-like object has none). */
+export async function errorPageText(response) {
+  try {
+    return String(await response.text());
+  } catch {
+    return "";
+  }
+}
+
 /** What a fetch gave, if it is a Response: an app's `fetch` option may give anything. */
 export function aResponse(response) {
   if (typeof response?.ok === "boolean" && typeof response.status === "number" && typeof response.headers?.get === "function") {

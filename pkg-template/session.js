@@ -3,7 +3,7 @@
 // the model calls) and keeps immutable snapshots for `subscribe` / `getSnapshot` (React's
 // useSyncExternalStore contract), built from the patches each step returns, so one update costs
 // the same however long the message is.
-import { EventQueue, aResponse, errorParts, isThenable, refusedWithCode, report, settle } from "./io.js";
+import { EventQueue, aResponse, errorPageText, errorParts, isThenable, refusedWithCode, report, settle } from "./io.js";
 import { NOTHING_TO_CANCEL, STATE_BEFORE_LOAD, firstRequest, loadFailure } from "./loading.js";
 import { RECONNECTING, keptStream, readResumable, resumeOptions } from "./resume.js";
 import { CALLBACKS, REQUEST_OPTIONS, functionOption, stringOption } from "./session-options.js";
@@ -390,11 +390,7 @@ export function makeChatSession(wasm, module) {
         if (got.failed) return step(this.#end(this.#wasmSession, 2 /* refuse */, "NETWORK_ERROR", wasm.connectionFailed(...errorParts(got.failed))));
         const response = got.value;
         if (!response.ok) {
-          let said = "";
-          try {
-            said = String(await response.text());
-          } catch {} // an error page that cannot be read (or a Response-like object without one) says nothing more
-          const { code, message } = wasm.httpError(response.status, said);
+          const { code, message } = wasm.httpError(response.status, await errorPageText(response));
           return step(this.#end(this.#wasmSession, 2 /* refuse */, code, message));
         }
         // The module reads the headers only to find the dialect: with one given (or provider
